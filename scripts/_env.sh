@@ -1,0 +1,34 @@
+# Shared by scripts/lab and scripts/test: make sure Java 17 and the project's virtualenv exist.
+# Sourced, not executed. Installs only from the project's own files (pyproject.toml).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${EXPLORER_VENV:-$ROOT/.venv}"
+PY="${PYTHON:-python3}"
+
+ensure_java() {
+  if command -v java >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "[setup] java not found: installing Debian's openjdk-17-jre-headless" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null
+  else
+    echo "[setup] Java 17 is required but 'java' is not on PATH." >&2
+    echo "        On Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless" >&2
+    echo "        Elsewhere: install any Java 17 runtime and put 'java' on PATH (or set JAVA_HOME)." >&2
+    exit 1
+  fi
+}
+
+ensure_venv() {
+  local extra="$1"
+  if [ ! -x "$VENV/bin/python" ]; then
+    echo "[setup] creating virtualenv $VENV" >&2
+    "$PY" -m venv "$VENV"
+  fi
+  local stamp="$VENV/.installed-$extra"
+  if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ]; then
+    echo "[setup] installing sequence-explorer[$extra] into $VENV" >&2
+    "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
+    "$VENV/bin/python" -m pip install -q -e "$ROOT[$extra]"
+    touch "$stamp"
+  fi
+}

@@ -1,0 +1,78 @@
+"""The public entry points: find a scenario (preset, file, YAML text or Python mapping) and run it.
+
+``run`` picks the engine adapter from the scenario's ``engine`` and wraps the capture in a result object that
+explains it (``IcebergResult`` or ``PaimonResult``). Engines are imported lazily so that the pure core and the
+CLI's validation work without starting a JVM.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from explorer.core.errors import ScenarioError
+from explorer.core.scenario import Scenario, load_scenario, parse_scenario, scenario_from_yaml
+
+PRESETS_DIR = Path(__file__).parent / "presets"
+
+
+def preset_paths() -> dict[str, Path]:
+    return {p.stem: p for p in sorted(PRESETS_DIR.glob("*.yaml"))}
+
+
+def list_presets(engine: str | None = None) -> list[Scenario]:
+    """Every built-in scenario (optionally only one engine's), in name order."""
+    scenarios = [load_scenario(p) for p in preset_paths().values()]
+    return [s for s in scenarios if engine is None or s.engine == engine]
+
+
+def load_preset(name: str) -> Scenario:
+    paths = preset_paths()
+    if name not in paths:
+        raise ScenarioError(f"no preset named {name!r}. Presets: {', '.join(paths)}", field="preset")
+    return load_scenario(paths[name])
+
+
+def to_scenario(source: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
+    """Accept a Scenario, a mapping, a preset name, a path to a YAML file, or YAML text."""
+    if isinstance(source, Scenario):
+        return source
+    if isinstance(source, Mapping):
+        return parse_scenario(source)
+    if isinstance(source, Path):
+        return load_scenario(source)
+    if isinstance(source, str):
+        text = source.strip()
+        if text in preset_paths():
+            return load_preset(text)
+        if "\n" in text or text.startswith("{"):
+            return scenario_from_yaml(text)
+        if text.endswith((".yaml", ".yml")):
+            return load_scenario(text)
+        raise ScenarioError(f"{text!r} is neither a preset name nor a .yaml file. Presets: "
+                            f"{', '.join(preset_paths())}", field="scenario")
+    raise ScenarioError(f"cannot make a scenario from a {type(source).__name__}", field="scenario")
+
+
+Progress = Callable[..., None]
+
+
+def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalog: str | None = None,
+        keep_warehouse: bool = False, progress: Progress | None = None):
+    """Run a scenario on its real engine and return the explained result.
+
+    Iceberg → :class:`explorer.core.result.IcebergResult`; Paimon → :class:`explorer.core.paimon_result.PaimonResult`.
+    Raises ScenarioError before anything runs if the scenario is invalid, EngineError (with ``.capture`` of the
+    last good snapshot when there is one) if the engine refuses a step.
+    """
+    scenario = to_scenario(source)
+    if scenario.engine == "paimon":
+        from explorer.engines.paimon_runner import run_paimon
+
+        return run_paimon(scenario, keep_warehouse=keep_warehouse, progress=progress)
+    from explorer.core.result import IcebergResult
+    from explorer.engines.iceberg_runner import run_iceberg
+
+    capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep_warehouse,
+                          progress=progress)
+    return IcebergResult(capture)

@@ -1,0 +1,54 @@
+"""Start JupyterLab on the notebooks (default) or the voila dashboard (``--voila``) and print the URL.
+
+Used by ``bash scripts/lab``. Binds to loopback by default; pass ``--ip 0.0.0.0`` to reach it from outside a
+container. The token is generated here and printed in the URL, so the link works in one click.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+START = "00-start-here.ipynb"
+PLAYGROUND = "05-playground.ipynb"
+
+
+def build_command(args: argparse.Namespace, token: str) -> list[str]:
+    python = sys.executable
+    if args.voila:
+        # voila serves one dashboard without a login token; it listens on loopback unless --ip says otherwise.
+        return [python, "-m", "voila", str(NOTEBOOKS / PLAYGROUND), f"--port={args.port}", "--no-browser",
+                f"--Voila.ip={args.ip}", "--show_tracebacks=False"]
+    cmd = [python, "-m", "jupyterlab", f"--notebook-dir={NOTEBOOKS}", f"--ServerApp.ip={args.ip}",
+           f"--ServerApp.port={args.port}", f"--IdentityProvider.token={token}", "--no-browser",
+           f"--LabApp.default_url=/lab/tree/{START}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    return cmd
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="scripts/lab", description=__doc__)
+    parser.add_argument("--voila", action="store_true", help="open the playground as a voila dashboard")
+    parser.add_argument("--port", type=int, default=8888)
+    parser.add_argument("--ip", default="127.0.0.1")
+    args = parser.parse_args(argv)
+    token = os.environ.get("EXPLORER_TOKEN") or secrets.token_hex(16)
+    cmd = build_command(args, token)
+    host = "localhost" if args.ip in ("127.0.0.1", "0.0.0.0") else args.ip
+    if args.voila:
+        url = f"http://{host}:{args.port}/"
+    else:
+        url = f"http://{host}:{args.port}/lab/tree/{START}?token={token}"
+    print(f"\n  Sequence Explorer is starting. Open:\n\n    {url}\n\n  (Ctrl+C to stop)\n", flush=True)
+    os.execv(cmd[0], cmd)
+    return 0  # pragma: no cover
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -268,9 +268,47 @@ class WriteStep(Step):
         return _rows_plain(self.rows)
 
 
+@dataclass(frozen=True)
+class Job:
+    """One writer in a concurrent step: a name and the single operation it performs."""
+
+    name: str
+    step: Step
+
+
+@dataclass(frozen=True)
+class ConcurrentStep(Step):
+    """Two (or more) jobs start from the same snapshot and commit in ``commit_order``.
+
+    Iceberg's optimistic concurrency validates each commit against what committed since the job started, so a
+    later job may be retried on top of the winner, or rejected. This step can make one snapshot per job.
+    """
+
+    jobs: tuple[Job, ...] = ()
+    commit_order: tuple[str, ...] = ()
+    isolation: str = "serializable"  # serializable | snapshot
+    kind: ClassVar[str] = "concurrent"
+
+    def describe(self) -> str:
+        return "concurrent: " + " then ".join(
+            f"{n} ({self.job(n).step.describe()})" for n in self.commit_order)
+
+    def job(self, name: str) -> Job:
+        return next(j for j in self.jobs if j.name == name)
+
+    def body(self):
+        jobs = {}
+        for j in self.jobs:
+            plain = j.step.to_plain()
+            jobs[j.name] = plain
+        return {"jobs": jobs, "commit_order": list(self.commit_order), "isolation": self.isolation}
+
+
+CONCURRENT_JOB_KINDS = ("insert", "delete", "update", "merge", "equality_delete", "upsert")
 ICEBERG_STEPS: dict[str, type[Step]] = {
     cls.kind: cls for cls in
-    (InsertStep, EqualityDeleteStep, DeleteStep, UpdateStep, UpsertStep, MergeStep, CompactStep, SqlStep)}
+    (InsertStep, EqualityDeleteStep, DeleteStep, UpdateStep, UpsertStep, MergeStep, CompactStep, SqlStep,
+     ConcurrentStep)}
 PAIMON_STEPS: dict[str, type[Step]] = {cls.kind: cls for cls in (WriteStep, CompactStep)}
 STEP_KINDS = {"iceberg": ICEBERG_STEPS, "paimon": PAIMON_STEPS}
 _MODIFIERS = {"label", "files", "key", "on"}
@@ -317,7 +355,15 @@ class Scenario:
     def to_yaml(self) -> str:
         import yaml
 
-        return yaml.safe_dump(self.to_plain(), sort_keys=False, allow_unicode=True, width=110)
+        class _Dumper(yaml.SafeDumper):
+            """Multi-line text (descriptions) as readable ``|`` blocks."""
+
+        def _text(dumper, value: str):
+            style = "|" if "\n" in value else None
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+        _Dumper.add_representer(str, _text)
+        return yaml.dump(self.to_plain(), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
 
     def replace_steps(self, steps: list[Step] | tuple[Step, ...]) -> "Scenario":
         """A copy with other steps, re-validated (so indexes and types stay right)."""
@@ -697,7 +743,47 @@ def _parse_write(index, label, body, raw, table):
     return WriteStep(index=index, label=label, rows=rows)
 
 
+def _parse_concurrent(index, label, body, raw, table):
+    if not isinstance(body, Mapping) or not isinstance(body.get("jobs"), Mapping):
+        raise ScenarioError("needs {jobs: {A: {delete: ...}, B: {update: ...}}, commit_order: [B, A]}",
+                            step=index, field="concurrent")
+    for key in body:
+        if key not in ("jobs", "commit_order", "isolation"):
+            raise ScenarioError("unknown key; concurrent takes jobs, commit_order and isolation",
+                                step=index, field=f"concurrent.{key}")
+    jobs = []
+    for name, job_raw in body["jobs"].items():
+        where = f"concurrent.jobs.{name}"
+        if not isinstance(name, str) or not _IDENT_RE.match(name):
+            raise ScenarioError("job names are short identifiers such as A, B or nightly_etl", step=index,
+                                field=where)
+        if isinstance(job_raw, Mapping):
+            kinds = [k for k in job_raw if k not in _MODIFIERS]
+            if len(kinds) == 1 and kinds[0] not in CONCURRENT_JOB_KINDS:
+                raise ScenarioError(f"a job does one of {', '.join(CONCURRENT_JOB_KINDS)}", step=index,
+                                    field=f"{where}.{kinds[0]}")
+        try:
+            inner = _parse_step(index, job_raw, table, "iceberg")
+        except ScenarioError as exc:
+            raise ScenarioError(exc.message, step=index,
+                                field=f"{where}.{exc.field}" if exc.field else where) from None
+        jobs.append(Job(name=name, step=inner))
+    if len(jobs) < 2:
+        raise ScenarioError("a race needs at least two jobs", step=index, field="concurrent.jobs")
+    names = [j.name for j in jobs]
+    order = body.get("commit_order", names)
+    if not isinstance(order, list) or sorted(map(str, order)) != sorted(names):
+        raise ScenarioError(f"must list every job exactly once, e.g. {names[::-1]}", step=index,
+                            field="concurrent.commit_order")
+    isolation = body.get("isolation", "serializable")
+    if isolation not in ("serializable", "snapshot"):
+        raise ScenarioError("must be serializable or snapshot", step=index, field="concurrent.isolation")
+    return ConcurrentStep(index=index, label=label, jobs=tuple(jobs), commit_order=tuple(order),
+                          isolation=isolation)
+
+
 _STEP_PARSERS = {
+    "concurrent": _parse_concurrent,
     "insert": _parse_insert, "equality_delete": _parse_equality_delete, "delete": _parse_delete,
     "update": _parse_update, "upsert": _parse_upsert, "merge": _parse_merge, "compact": _parse_compact,
     "sql": _parse_sql, "write": _parse_write,

@@ -173,3 +173,27 @@ def test_replace_steps_revalidates_and_renumbers():
     s = load_preset("seed-delete-insert-delete")
     shorter = s.replace_steps(s.steps[1:])
     assert [st.index for st in shorter.steps] == list(range(1, len(s.steps)))
+
+
+def test_concurrent_step_parses_jobs_and_commit_order():
+    from explorer.core.scenario import ConcurrentStep
+
+    s = parse_scenario(scenario({"concurrent": {
+        "jobs": {"A": {"delete": {"user_id": 500}}, "B": {"update": {"set": {"name": "x"}, "where": {"user_id": 500}}}},
+        "commit_order": ["B", "A"]}, "label": "race"}))
+    step = s.steps[0]
+    assert isinstance(step, ConcurrentStep) and step.commit_order == ("B", "A") and step.label == "race"
+    assert isinstance(step.job("A").step, DeleteStep) and isinstance(step.job("B").step, UpdateStep)
+    assert parse_scenario(s.to_plain()) == s
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"jobs": {"A": {"delete": {"user_id": 1}}}}, "concurrent.jobs"),
+    ({"jobs": {"A": {"delete": {"nope": 1}}, "B": {"delete": {"user_id": 1}}}}, "concurrent.jobs.A.delete.nope"),
+    ({"jobs": {"A": {"compact": {}}, "B": {"delete": {"user_id": 1}}}}, "concurrent.jobs.A.compact"),
+    ({"jobs": {"A": {"delete": {"user_id": 1}}, "B": {"delete": {"user_id": 2}}}, "commit_order": ["A"]},
+     "concurrent.commit_order"),
+])
+def test_bad_concurrent_steps_name_the_job_and_field(body, field):
+    err = error_of(scenario({"concurrent": body}))
+    assert err.step == 1 and err.field == field

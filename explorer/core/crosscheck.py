@@ -1,0 +1,80 @@
+"""Cross-check: do the rows the resolver predicts equal the rows the engine actually returned?
+
+Rows are compared as multisets of normalized dicts, so column order, row order, ``1`` vs ``1.0`` and a date vs
+its ISO text do not count as differences, while a duplicated or missing row does.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from decimal import Decimal
+from typing import Any, Iterable, Mapping
+
+
+@dataclass(frozen=True)
+class RowComparison:
+    """``missing``: rows the engine returned that the resolver did not predict; ``unexpected``: the reverse."""
+
+    agrees: bool
+    missing: tuple[dict, ...]
+    unexpected: tuple[dict, ...]
+
+    def to_plain(self) -> dict:
+        return {"agrees": self.agrees, "missing": list(self.missing), "unexpected": list(self.unexpected)}
+
+
+def normalize_value(value: Any) -> Any:
+    """A comparable, JSON-safe form of one engine or scenario value."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        if value != value:  # pandas NaT
+            return None
+        return value.isoformat(sep=" ")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, (numbers.Real, Decimal)):
+        number = float(value)
+        if math.isnan(number):  # pandas writes a missing number as NaN
+            return None
+        return int(number) if number.is_integer() and abs(number) < 2**53 else number
+    return value
+
+
+def normalize_row(row: Mapping[str, Any]) -> dict:
+    return {str(k): normalize_value(v) for k, v in row.items()}
+
+
+def _key(row: dict) -> tuple:
+    return tuple(sorted(((k, repr(v)) for k, v in row.items())))
+
+
+def compare_rows(predicted: Iterable[Mapping[str, Any]], actual: Iterable[Mapping[str, Any]]) -> RowComparison:
+    """Order-insensitive multiset comparison of predicted rows and the engine's rows."""
+    pred = [normalize_row(r) for r in predicted]
+    act = [normalize_row(r) for r in actual]
+    pred_count = Counter(_key(r) for r in pred)
+    act_count = Counter(_key(r) for r in act)
+    missing = _surplus(act, act_count - pred_count)
+    unexpected = _surplus(pred, pred_count - act_count)
+    return RowComparison(agrees=not missing and not unexpected, missing=missing, unexpected=unexpected)
+
+
+def _surplus(rows: list[dict], extra: Counter) -> tuple[dict, ...]:
+    out = []
+    for r in rows:
+        k = _key(r)
+        if extra.get(k, 0) > 0:
+            extra[k] -= 1
+            out.append(r)
+    return tuple(out)

@@ -256,16 +256,25 @@ class SqlStep(Step):
 
 @dataclass(frozen=True)
 class WriteStep(Step):
-    """Paimon: one batch of records written and committed together."""
+    """Paimon: one batch of records written and committed together.
+
+    ``writer`` names a long-running writer (a streaming job) that keeps its own sequence-number counter across
+    its commits; without it, each step is its own batch job.
+    """
 
     rows: tuple[Row, ...] = ()
+    writer: str | None = None
     kind: ClassVar[str] = "write"
 
     def describe(self) -> str:
-        return f"write {_rows_brief(self.rows)}"
+        who = f" by {self.writer}" if self.writer else ""
+        return f"write{who} {_rows_brief(self.rows)}"
 
     def body(self):
         return _rows_plain(self.rows)
+
+    def extras(self):
+        return {"writer": self.writer} if self.writer else {}
 
 
 @dataclass(frozen=True)
@@ -311,7 +320,7 @@ ICEBERG_STEPS: dict[str, type[Step]] = {
      ConcurrentStep)}
 PAIMON_STEPS: dict[str, type[Step]] = {cls.kind: cls for cls in (WriteStep, CompactStep)}
 STEP_KINDS = {"iceberg": ICEBERG_STEPS, "paimon": PAIMON_STEPS}
-_MODIFIERS = {"label", "files", "key", "on"}
+_MODIFIERS = {"label", "files", "key", "on", "writer"}
 
 
 @dataclass(frozen=True)
@@ -533,7 +542,8 @@ def _parse_step(index: int, raw: Any, table: TableSpec, engine: str) -> Step:
     label = raw.get("label")
     if label is not None and not isinstance(label, str):
         label = str(label)
-    allowed_mods = {"insert": {"files"}, "upsert": {"key"}, "equality_delete": {"on"}}.get(kind, set())
+    allowed_mods = {"insert": {"files"}, "upsert": {"key"}, "equality_delete": {"on"},
+                    "write": {"writer"}}.get(kind, set())
     for mod in _MODIFIERS - {"label"}:
         if mod in raw and mod not in allowed_mods:
             raise ScenarioError(f"'{mod}' does not go with a {kind} step", step=index, field=mod)
@@ -740,7 +750,10 @@ def _parse_sql(index, label, body, raw, table):
 
 def _parse_write(index, label, body, raw, table):
     rows = _rows(index, "write", body, table, required=table.primary_key)
-    return WriteStep(index=index, label=label, rows=rows)
+    writer = raw.get("writer")
+    if writer is not None and (not isinstance(writer, str) or not _IDENT_RE.match(writer)):
+        raise ScenarioError("a writer name is a short identifier such as A or cdc_job", step=index, field="writer")
+    return WriteStep(index=index, label=label, rows=rows, writer=writer)
 
 
 def _parse_concurrent(index, label, body, raw, table):

@@ -16,9 +16,14 @@ from typing import Any, Mapping
 
 from .capture import StepOutcome
 from .paimon_model import KeyDecision, merge, ordering_text, sequence_values, visible_rows
-from .paimon_options import executable_options, modelled_options
+from .paimon_options import executable_options, merge_engine, modelled_options
 from .scenario import Scenario, TableSpec
 from .values import to_plain
+
+
+FIRST_ROW_NOTE = ("first-row: a batch read skips level-0 files (Paimon's batchScanSkipLevel0), and pypaimon "
+                  "cannot compact, so nothing is readable yet; the per-key decisions show what a full compaction "
+                  "(by Flink or Spark) would make readable.")
 
 
 @dataclass(frozen=True)
@@ -138,8 +143,24 @@ class PaimonResult:
         table = self.executed_table if executed else self.table
         return merge(self.capture.records, table, as_of_snapshot=as_of_snapshot)
 
-    def predicted_rows(self, as_of_snapshot: int | None = None, *, executed: bool = False) -> tuple[tuple, ...]:
+    @property
+    def skips_level0(self) -> bool:
+        """Paimon's batch scan of a first-row table skips level-0 files (CoreOptions.batchScanSkipLevel0)."""
+        return merge_engine(self.table.options) == "first-row"
+
+    def merged_rows(self, as_of_snapshot: int | None = None, *, executed: bool = False) -> tuple[tuple, ...]:
+        """What the model merges from every record: the rows a full compaction would write."""
         rows = visible_rows(self.decisions(as_of_snapshot, executed=executed))
+        return tuple(sorted((normalise_row(r, self.columns) for r in rows), key=self._row_key))
+
+    def predicted_rows(self, as_of_snapshot: int | None = None, *, executed: bool = False) -> tuple[tuple, ...]:
+        """What the model says a batch read returns (for first-row: only records in files above level 0)."""
+        if not self.skips_level0:
+            return self.merged_rows(as_of_snapshot, executed=executed)
+        upper = {f.name for f in self.capture.files if f.level > 0}
+        records = [r for r in self.capture.records if r.file in upper]
+        table = self.executed_table if executed else self.table
+        rows = visible_rows(merge(records, table, as_of_snapshot=as_of_snapshot))
         return tuple(sorted((normalise_row(r, self.columns) for r in rows), key=self._row_key))
 
     def engine_rows(self, as_of_snapshot: int | None = None) -> tuple[tuple, ...] | None:
@@ -195,6 +216,7 @@ class PaimonResult:
             "rows": [dict(zip(self.columns, map(to_plain, r))) for r in (engine or ())],
             "predicted_rows": [dict(zip(self.columns, map(to_plain, r)))
                                for r in self.predicted_rows(as_of_snapshot)],
+            "merged_rows": [dict(zip(self.columns, map(to_plain, r))) for r in self.merged_rows(as_of_snapshot)],
             "disagreements": [{"snapshot_id": c.snapshot_id,
                                "model": [dict(zip(self.columns, map(to_plain, r))) for r in c.model_rows],
                                "pypaimon": [dict(zip(self.columns, map(to_plain, r))) for r in c.engine_rows]}
@@ -203,7 +225,7 @@ class PaimonResult:
                                      "pypaimon": r.engine_sequence_number} for r in self.sequence_mismatches],
             "steps": [{"step": s.step, "kind": s.kind, "title": s.title, "snapshot_ids": list(s.snapshot_ids),
                        "note": s.note} for s in cap.steps],
-            "notes": list(cap.notes),
+            "notes": list(cap.notes) + ([FIRST_ROW_NOTE] if self.skips_level0 else []),
         }
         if self.modelled:
             out["executed_rows"] = [dict(zip(self.columns, map(to_plain, r)))
@@ -240,6 +262,8 @@ class PaimonResult:
         label = "Predicted rows (MODELLED)" if self.modelled else "Predicted rows (model)"
         lines.append(f"{label}: {_rows_text(plain['predicted_rows'])}")
         lines.append(f"pypaimon read:            {_rows_text(plain['rows'])}")
+        if plain["merged_rows"] != plain["predicted_rows"]:
+            lines.append(f"After a full compaction:  {_rows_text(plain['merged_rows'])}")
         if not self.agrees:
             lines += ["", "#" * 78, "DISAGREEMENT: the model and pypaimon do not agree.", "#" * 78]
             for d in plain["disagreements"]:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 import numbers
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ def normalize_value(value: Any) -> Any:
         return value
     if isinstance(value, datetime):
         if value.tzinfo is not None:
-            value = value.astimezone(timezone.utc).replace(tzinfo=None)
-        if value != value:  # pandas NaT
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        if type(value).__name__ == "NaTType":  # pandas' missing timestamp is a datetime subclass
             return None
         return value.isoformat(sep=" ")
     if isinstance(value, date):

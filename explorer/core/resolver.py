@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from .capture import FileContent, FileRecord, TableState
-from .resolution import Decision, Outcome, Rule, RowFate
+from .resolution import Decision, Outcome, RowFate, Rule
 from .values import to_plain
 
 _EQ = FileContent.EQUALITY_DELETES

@@ -6,8 +6,9 @@ computes each snapshot's view once, on demand (time travel costs nothing on the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from .capture import Capture, FileRecord, SnapshotRecord, StepOutcome, TableState
 from .crosscheck import RowComparison, compare_rows
@@ -165,8 +166,9 @@ class IcebergResult:
         comparison = view.comparison
         if comparison is not None and not comparison.agrees:
             bar = "!" * 78
-            out += [bar, "!!! RESOLVER AND ENGINE DISAGREE at sequence number "
-                    f"{plain['as_of_sequence_number']} (snapshot {plain['as_of_snapshot_id']})", bar]
+            headline = (f"!!! RESOLVER AND ENGINE DISAGREE at sequence number {plain['as_of_sequence_number']} "
+                        f"(snapshot {plain['as_of_snapshot_id']})")
+            out += [bar, headline, bar]
             out += [f"  engine returned, resolver did not predict: {_brief(r)}" for r in comparison.missing]
             out += [f"  resolver predicted, engine did not return: {_brief(r)}" for r in comparison.unexpected]
             out.append(bar)

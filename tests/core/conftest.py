@@ -11,8 +11,15 @@ from typing import Any
 
 import pytest
 
-from explorer.core.capture import (Capture, DeletedPosition, FileContent, FileRecord, SnapshotRecord, StepOutcome,
-                                   TableState)
+from explorer.core.capture import (
+    Capture,
+    DeletedPosition,
+    FileContent,
+    FileRecord,
+    SnapshotRecord,
+    StepOutcome,
+    TableState,
+)
 from explorer.core.scenario import parse_scenario
 
 

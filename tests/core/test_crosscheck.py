@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 from explorer.core.crosscheck import compare_rows, normalize_value
 
@@ -34,7 +34,7 @@ def test_duplicates_count_as_a_multiset():
 
 def test_float_int_dates_and_none_normalize():
     predicted = [{"x": 1, "d": date(2024, 1, 2), "t": datetime(2024, 1, 2, 10, 0), "n": None, "f": 0.5}]
-    actual = [{"x": 1.0, "d": "2024-01-02", "t": datetime(2024, 1, 2, 10, 0, tzinfo=timezone.utc),
+    actual = [{"x": 1.0, "d": "2024-01-02", "t": datetime(2024, 1, 2, 10, 0, tzinfo=UTC),
                "n": float("nan"), "f": 0.5}]
     assert compare_rows(predicted, actual).agrees
     assert not compare_rows([{"f": 0.5}], [{"f": 0.25}]).agrees

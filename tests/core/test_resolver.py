@@ -10,8 +10,13 @@ from hypothesis import strategies as st
 
 from explorer.core.capture import DeletedPosition, FileContent, FileRecord
 from explorer.core.resolution import Outcome, Rule
-from explorer.core.resolver import (DeleteFileIndex, brute_force_for_data_file, decide_all, predicted_rows,
-                                    row_fates)
+from explorer.core.resolver import (
+    DeleteFileIndex,
+    brute_force_for_data_file,
+    decide_all,
+    predicted_rows,
+    row_fates,
+)
 
 
 def decision(build, data, delete, *others):

@@ -166,8 +166,12 @@ def _reason(data_file: FileRecord, delete_file: FileRecord, outcome: Outcome) ->
         verdict = "true → applies" if outcome is Outcome.APPLIES else "false → ignored"
         return f"{head}; {scope}; {_seq_text(d)}, and {ds} < {xs} is {verdict}"
     if outcome is Outcome.OTHER_PARTITION:
-        return (f"{kind} {x.id} belongs to {_partition_text(x)} and {d.id} to {_partition_text(d)}; "
+        text = (f"{kind} {x.id} belongs to {_partition_text(x)} and {d.id} to {_partition_text(d)}; "
                 f"position deletes only apply inside their own partition → out of scope")
+        if x.referenced_data_file == d.path:
+            text += (" (it names this very file, which a well-formed table never does across partitions; "
+                     "Iceberg's Java reader matches such file-scoped deletes by path alone)")
+        return text
     if outcome is Outcome.OTHER_FILE:
         refs = sorted(referenced_paths(x))
         shown = ", ".join(refs[:3]) + (f" (+{len(refs) - 3} more)" if len(refs) > 3 else "") if refs else "nothing"
@@ -176,6 +180,9 @@ def _reason(data_file: FileRecord, delete_file: FileRecord, outcome: Outcome) ->
             + (f" (file sequence number {x.file_sequence_number})" if x.file_sequence_number != xs else "")
             + f"; it applies to data with a smaller or equal sequence number; {_seq_text(d)}, and {ds} <= {xs} is ")
     if outcome is Outcome.IGNORED_BY_SEQUENCE:
+        if x.content is _DV:
+            return head + ("false → ignored (a DV older than its data file is invalid metadata: Iceberg's Java "
+                           "reader refuses to scan such a table)")
         return head + "false → ignored"
     if outcome is Outcome.SUPERSEDED_BY_DV:
         return (head + f"true, but a deletion vector covers {d.id}; in v3 a DV replaces every position delete "

@@ -193,6 +193,8 @@ def test_deletion_vector_for_another_file_and_older_dv(build):
     index = DeleteFileIndex([other, older])
     assert index.explain(d1, other).outcome is Outcome.OTHER_FILE
     assert index.explain(d1, older).outcome is Outcome.IGNORED_BY_SEQUENCE
+    assert "3 <= 2 is false" in index.explain(d1, older).reason
+    assert "refuses" in index.explain(d1, older).reason  # Java's DeleteFileIndex.findDV fails such a scan
     assert index.for_data_file(d1) == ()
 
 

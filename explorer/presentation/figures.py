@@ -11,8 +11,9 @@ number of connectors, matrix cells and table rows, saying so in the title instea
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -146,7 +147,7 @@ class _Polylines:
         for i, row in enumerate(self.rows):
             if row is not None:
                 cd[i] = row
-        return dict(x=np.asarray(self.xs, dtype=float), y=np.asarray(self.ys, dtype=float), customdata=cd)
+        return {"x": np.asarray(self.xs, dtype=float), "y": np.asarray(self.ys, dtype=float), "customdata": cd}
 
 
 def file_caption(f: FileRecord) -> str:
@@ -256,7 +257,7 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
         if bars:
             traces.append(trace_cls(
                 **bars.arrays(), mode="lines", name="data file" + ("" if live else " (removed)"),
-                line=dict(color=DATA_COLOR, width=10 if len(born) <= LANE_LABELS_UP_TO else 3),
+                line={"color": DATA_COLOR, "width": 10 if len(born) <= LANE_LABELS_UP_TO else 3},
                 opacity=1.0 if live else 0.3,
                 hovertemplate="%{customdata[0]}: data file, sequence %{customdata[2]} "
                               "(file sequence %{customdata[3]})<extra></extra>",
@@ -270,8 +271,8 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
     if moved:
         traces.append(trace_cls(
             **moved.arrays(), mode="lines+markers", name="data seq ≠ file seq",
-            line=dict(color=DATA_COLOR, dash="dot", width=2),
-            marker=dict(symbol="circle-open", size=13, color=DATA_COLOR, line=dict(width=2)),
+            line={"color": DATA_COLOR, "dash": "dot", "width": 2},
+            marker={"symbol": "circle-open", "size": 13, "color": DATA_COLOR, "line": {"width": 2}},
             hovertemplate="%{customdata[0]}: data sequence number %{customdata[2]} is what delete rules compare; "
                           "the file was written at %{customdata[3]}<extra></extra>",
             meta={"role": "data-sequence", "fields": list(FILE_FIELDS)}))
@@ -289,15 +290,15 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
         for i, f in enumerate(files):
             cd[i] = file_row(f)
         color = DELETE_COLORS[content]
-        traces.append(trace_cls(**spans.arrays(), mode="lines", line=dict(color=color, width=1), opacity=0.5,
+        traces.append(trace_cls(**spans.arrays(), mode="lines", line={"color": color, "width": 1}, opacity=0.5,
                                 hoverinfo="skip", showlegend=False,
                                 meta={"role": "delete-lifespan", "fields": list(FILE_FIELDS)}))
         traces.append(trace_cls(
             x=np.array([f.sequence_number for f in files], dtype=float),
             y=np.array([lane[f.id] for f in files], dtype=float), customdata=cd, mode="markers",
             name=content.value.replace("_", " "),
-            marker=dict(symbol=DELETE_SYMBOLS[content], size=14 if len(born) <= LANE_LABELS_UP_TO else 6,
-                        color=color, opacity=[1.0 if f.id in live_ids else 0.3 for f in files]),
+            marker={"symbol": DELETE_SYMBOLS[content], "size": 14 if len(born) <= LANE_LABELS_UP_TO else 6,
+                        "color": color, "opacity": [1.0 if f.id in live_ids else 0.3 for f in files]},
             hovertemplate="%{customdata[0]}: " + content.value.replace("_", " ") +
                           " at sequence %{customdata[2]}<extra></extra>",
             meta={"role": "delete-file", "content": content.value, "fields": list(FILE_FIELDS)}))
@@ -319,8 +320,8 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
             traces.append(conn_cls(
                 **lines.arrays(), mode="lines",
                 name="delete applies" if applies else "ignored by sequence",
-                line=dict(color=APPLIES_COLOR if applies else IGNORED_COLOR, width=2.5 if applies else 1.5,
-                          dash="solid" if applies else "dash"),
+                line={"color": APPLIES_COLOR if applies else IGNORED_COLOR, "width": 2.5 if applies else 1.5,
+                          "dash": "solid" if applies else "dash"},
                 hovertemplate="<b>%{customdata[1]} → %{customdata[0]}</b>: %{customdata[3]} "
                               "(%{customdata[4]} rule: %{customdata[5]})<br>%{customdata[6]}<extra></extra>",
                 meta={"role": "connector", "applies": applies, "fields": list(CONNECTOR_FIELDS)}))
@@ -332,9 +333,9 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
     if hidden:
         title += f" — {hidden:,} of {len(in_scope):,} connectors not drawn (see Decisions)"
     fig.update_layout(
-        title=dict(text=title, x=0.01), template="plotly_white", hovermode="closest",
+        title={"text": title, "x": 0.01}, template="plotly_white", hovermode="closest",
         height=max(320, min(1600, 140 + 34 * len(born))) if labels else 900,
-        margin=dict(l=10, r=10, t=60, b=110), legend=dict(orientation="h", y=-0.32 if labels else -0.08),
+        margin={"l": 10, "r": 10, "t": 60, "b": 110}, legend={"orientation": "h", "y": -0.32 if labels else -0.08},
         meta={"kind": "timeline", "snapshot_id": snap.snapshot_id, "sequence_number": snap.sequence_number,
               "lanes": [f.id for f in born], "connectors_hidden": hidden})
     fig.update_xaxes(title_text="sequence number", tickvals=tickvals, ticktext=ticktext,
@@ -393,8 +394,8 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
     fig = go.Figure(go.Heatmap(
         z=z, x=delete_ids, y=data_ids, text=text, texttemplate="%{text}" if small else None,
         customdata=cd, zmin=0, zmax=n, colorscale=scale, xgap=2, ygap=2, hoverongaps=False,
-        colorbar=dict(tickvals=[c + 0.5 for c in sorted(OUTCOME_CODES.values())],
-                      ticktext=[OUTCOME_SHORT[o] for o, _ in sorted(OUTCOME_CODES.items(), key=lambda kv: kv[1])]),
+        colorbar={"tickvals": [c + 0.5 for c in sorted(OUTCOME_CODES.values())],
+                      "ticktext": [OUTCOME_SHORT[o] for o, _ in sorted(OUTCOME_CODES.items(), key=lambda kv: kv[1])]},
         hovertemplate="<b>%{x} → %{y}</b>: %{customdata[0]} (%{customdata[1]} rule, %{customdata[2]})"
                       "<br>%{customdata[3]}<extra></extra>",
         meta={"role": "decision-matrix", "fields": ["outcome", "rule", "comparison", "reason", "applies"],
@@ -405,9 +406,9 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
                  f"{cut_rows:,} data and {cut_cols:,} delete files not shown)"
     if not delete_ids:
         title += " — no live delete files"
-    fig.update_layout(title=dict(text=title, x=0.01), template="plotly_white",
+    fig.update_layout(title={"text": title, "x": 0.01}, template="plotly_white",
                       height=max(300, min(1400, 160 + 44 * len(data_ids))),
-                      margin=dict(l=10, r=10, t=60, b=40),
+                      margin={"l": 10, "r": 10, "t": 60, "b": 40},
                       meta={"kind": "decision-matrix", "sequence_number": ex.snapshot.sequence_number})
     fig.update_xaxes(title_text="delete file", side="top", type="category")
     fig.update_yaxes(title_text="data file", autorange="reversed", type="category")
@@ -427,12 +428,12 @@ def matrix_cell(fig: go.Figure, data_file: str, delete_file: str) -> dict | None
 
 def _table(header: Sequence[str], columns: Sequence[Sequence[Any]], fill: Sequence[str] | None,
            meta: dict, title: str, n_rows: int) -> go.Figure:
-    cells = dict(values=[list(c) for c in columns], align="left", height=24)
+    cells = {"values": [list(c) for c in columns], "align": "left", "height": 24}
     if fill is not None:
         cells["fill_color"] = [list(fill)] * len(columns)
-    fig = go.Figure(go.Table(header=dict(values=[f"<b>{h}</b>" for h in header], align="left",
-                                         fill_color="#eceff1"), cells=cells, meta=meta))
-    fig.update_layout(title=dict(text=title, x=0.01), margin=dict(l=10, r=10, t=50, b=10),
+    fig = go.Figure(go.Table(header={"values": [f"<b>{h}</b>" for h in header], "align": "left",
+                                         "fill_color": "#eceff1"}, cells=cells, meta=meta))
+    fig.update_layout(title={"text": title, "x": 0.01}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
                       height=min(900, 120 + 26 * max(1, n_rows)))
     return fig
 

@@ -8,7 +8,7 @@ from types import MappingProxyType
 import pytest
 
 from explorer.core.capture import Capture, DeletedPosition, FileContent, FileRecord, SnapshotRecord
-from explorer.core.resolution import Decision, Outcome, Rule, RowFate
+from explorer.core.resolution import Decision, Outcome, RowFate, Rule
 from explorer.presentation import figures as F
 
 

@@ -10,10 +10,11 @@ adapter (``explorer.engines.changelog_capture``) against a :class:`Capture`'s fi
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .capture import Capture, FileRecord, SnapshotRecord
 from .crosscheck import compare_rows, normalize_row
@@ -59,7 +60,7 @@ class Projection(str, Enum):
         }[self.value]
 
 
-def parse_projection(value: "Projection | str") -> Projection:
+def parse_projection(value: Projection | str) -> Projection:
     try:
         return Projection(value)
     except ValueError:
@@ -103,7 +104,7 @@ class ChangeRow:
         return row_key(self.values)
 
     def sort_key(self) -> tuple:
-        return (self.change_ordinal, _TYPE_ORDER.get(self.change_type, 9), _value_order(self.values))
+        return (self.change_ordinal, _value_order(self.values), _TYPE_ORDER.get(self.change_type, 9))
 
     def describe(self) -> str:
         return f"{self.change_type} {format_row(self.values)} at ordinal {self.change_ordinal}"
@@ -475,10 +476,10 @@ def _entry_text(label: str, rows: Sequence[ChangeRow], capture: Capture | None) 
         who = f"step {r.step}" + (f" ({step.title})" if step is not None else "") if r.step is not None else \
             f"snapshot {r.commit_snapshot_id}"
         if r.is_carry_over:
-            parts.append(f"in {label}, the entry at ordinal {r.change_ordinal} is a carry-over: "
+            parts.append(f"In {label}, the entry at ordinal {r.change_ordinal} is a carry-over: "
                          f"{r.carry_over.reason}")
         else:
-            parts.append(f"in {label}, the entry at ordinal {r.change_ordinal} is a real change made by {who}")
+            parts.append(f"In {label}, the entry at ordinal {r.change_ordinal} is a real change made by {who}")
     return ". ".join(parts)
 
 

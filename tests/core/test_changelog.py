@@ -15,8 +15,18 @@ import pytest
 from explorer.api import to_scenario
 from explorer.core.capture import Capture, FileContent, FileRecord, SnapshotRecord, StepOutcome
 from explorer.core.changelog import (
-    ChangelogResult, ChangelogRun, CompareResult, Projection, build_changelog, classify_carry_overs,
-    change_rows, compare_changelogs, file_lineage, identifier_columns_for, parse_projection)
+    ChangelogResult,
+    ChangelogRun,
+    CompareResult,
+    Projection,
+    build_changelog,
+    change_rows,
+    classify_carry_overs,
+    compare_changelogs,
+    file_lineage,
+    identifier_columns_for,
+    parse_projection,
+)
 from explorer.core.errors import ScenarioError
 from explorer.core.scenario import parse_scenario
 
@@ -144,8 +154,8 @@ def test_compare_net_views_lists_the_carry_over_rows_with_reason():
     d = diffs[0]
     assert [r.change_ordinal for r in d.a] == [0] and [r.change_ordinal for r in d.b] == [1]
     assert d.reason.startswith("Physical, not logical")
-    assert "in B, the entry at ordinal 1 is a carry-over" in d.reason
-    assert "in A, the entry at ordinal 0 is a real change made by step 1" in d.reason
+    assert "In B, the entry at ordinal 1 is a carry-over" in d.reason
+    assert "In A, the entry at ordinal 0 is a real change made by step 1" in d.reason
 
 
 def test_compare_flags_logical_differences_too():

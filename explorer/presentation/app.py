@@ -156,6 +156,7 @@ class App:
         self.check = None
         self.current_figures: dict[str, go.Figure] = {}
         self.progress_text = ""
+        self.progress_log: list[str] = []  # every progress line of the last run, for tests and curious learners
         self.snapshot_key: int | None = None
         self.predict_mode = False
         self.revealed = True
@@ -493,6 +494,7 @@ class App:
         try:
             scenario = self.scenario()
             steps = len(scenario.steps)
+            self.progress_log = []
             self.w_progress.max, self.w_progress.value = max(1, steps), 0
             self._set_progress(f"running {steps} steps on {scenario.engine}…")
             result = self._api.run(scenario, spark=self._spark, progress=self._on_progress)
@@ -512,18 +514,21 @@ class App:
         return result
 
     def _on_progress(self, *args, **kwargs) -> None:
-        index = kwargs.get("step_index")
-        total = kwargs.get("total_steps")
-        outcome = kwargs.get("outcome")
+        """Runners report (step index, total, outcome or None, message), positionally or by keyword."""
+        names = ("step_index", "total_steps", "outcome", "message")
+        info = dict(zip(names, args)) | {k: v for k, v in kwargs.items() if k in names}
+        index, total, outcome = info.get("step_index"), info.get("total_steps"), info.get("outcome")
         if total:
             self.w_progress.max = total
         if index is not None:
-            self.w_progress.value = index
-        title = getattr(outcome, "title", None) or kwargs.get("message") or " ".join(map(str, args))
-        self._set_progress(f"step {index}/{total}: {title}" if index is not None else str(title))
+            # A step counts as done once its outcome is reported.
+            self.w_progress.value = index if outcome is not None else max(0, index - 1)
+        message = info.get("message") or getattr(outcome, "title", None) or ""
+        self._set_progress(str(message) if message else f"step {index}/{total}")
 
     def _set_progress(self, text: str) -> None:
         self.progress_text = text
+        self.progress_log.append(text)
         self.w_progress_label.value = text
 
     def show_result(self, result) -> None:

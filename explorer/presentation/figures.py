@@ -26,7 +26,7 @@ from explorer.core.values import to_plain
 WEBGL_ABOVE_FILES = 400
 MAX_CONNECTORS = 3_000
 MAX_MATRIX_SIDE = 150
-MAX_TABLE_ROWS = 2_000
+MAX_TABLE_ROWS = 1_000
 LANE_LABELS_UP_TO = 150
 
 APPLIES_COLOR = "#2e7d32"
@@ -37,7 +37,8 @@ DELETE_COLORS = {FileContent.EQUALITY_DELETES: "#d62728", FileContent.POSITION_D
 DELETE_SYMBOLS = {FileContent.EQUALITY_DELETES: "diamond", FileContent.POSITION_DELETES: "square",
                   FileContent.DELETION_VECTOR: "triangle-up"}
 
-CONNECTOR_FIELDS = ("data_file", "delete_file", "applies", "outcome", "rule", "comparison", "reason")
+CONNECTOR_FIELDS = ("data_file", "delete_file", "applies", "outcome", "rule", "comparison", "reason",
+                    "rows_removed")
 FILE_FIELDS = ("file", "content", "sequence_number", "file_sequence_number", "born", "removed", "live")
 
 # Decision-matrix cell codes (z values), from "applies" down to the ways a delete can be out of scope.
@@ -154,7 +155,7 @@ def file_caption(f: FileRecord) -> str:
     """A short lane label: id and what kind of file it is."""
     if f.content is FileContent.DATA:
         part = f" {_partition_text(f)}" if f.partition else ""
-        return f"{f.id} data ({f.record_count} rows){part}"
+        return f"{f.id} data ({f.record_count} row{'' if f.record_count == 1 else 's'}){part}"
     if f.content is FileContent.EQUALITY_DELETES:
         return f"{f.id} equality delete on {', '.join(f.equality_columns) or '?'}"
     target = f" → {f.referenced_data_file.rsplit('/', 1)[-1]}" if f.referenced_data_file else ""
@@ -196,7 +197,9 @@ def connectors(fig: go.Figure) -> dict[tuple[str, str], dict]:
 
 
 def _scatter(n_points: int):
-    return go.Scattergl if n_points > WEBGL_ABOVE_FILES else go.Scatter
+    """A trace builder: plain dicts, so the figure validates (and copies) each big array once, not twice."""
+    kind = "scattergl" if n_points > WEBGL_ABOVE_FILES else "scatter"
+    return lambda **props: {"type": kind, **props}
 
 
 def _ticks(snapshots: Sequence[SnapshotRecord]) -> tuple[list[int], list[str]]:
@@ -303,28 +306,38 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
                           " at sequence %{customdata[2]}<extra></extra>",
             meta={"role": "delete-file", "content": content.value, "fields": list(FILE_FIELDS)}))
 
-    # Connectors: delete marker → data file's data sequence number, for every in-scope decision.
+    # Connectors: delete marker → data file's data sequence number, for every in-scope decision. Applying
+    # deletes that actually remove rows of that file are drawn bold; the rest of the scope stays thin.
     in_scope = [d for d in ex.decisions if d.outcome.in_scope]
     hidden = max(0, len(in_scope) - MAX_CONNECTORS)
     shown = in_scope[:MAX_CONNECTORS]
+    removed = rows_removed(ex.fates)
     conn_cls = _scatter(len(shown) * 2)
-    for applies in (True, False):
+    styles = (  # (applies, removes rows, legend name, line style)
+        (True, True, "delete applies, removes rows", {"color": APPLIES_COLOR, "width": 3.5, "dash": "solid"}),
+        (True, False, "delete applies (no row matches)", {"color": APPLIES_COLOR, "width": 1.2,
+                                                          "dash": "solid"}),
+        (False, False, "ignored by sequence", {"color": IGNORED_COLOR, "width": 1.8, "dash": "dash"}),
+    )
+    for applies, removes, name, line in styles:
         lines = _Polylines(len(CONNECTOR_FIELDS))
         for d in shown:
-            if d.applies != applies or d.data_file not in lane or d.delete_file not in lane:
+            n_removed = removed.get((d.data_file, d.delete_file), 0)
+            if d.applies != applies or (n_removed > 0) != removes or d.data_file not in lane \
+                    or d.delete_file not in lane:
                 continue
-            row = [d.data_file, d.delete_file, d.applies, d.outcome.value, d.rule.value, d.comparison, d.reason]
+            row = [d.data_file, d.delete_file, d.applies, d.outcome.value, d.rule.value, d.comparison, d.reason,
+                   n_removed]
             lines.add(*_curve(d.delete_sequence_number, lane[d.delete_file], d.data_sequence_number,
                               lane[d.data_file]), row)
         if lines:
             traces.append(conn_cls(
-                **lines.arrays(), mode="lines",
-                name="delete applies" if applies else "ignored by sequence",
-                line={"color": APPLIES_COLOR if applies else IGNORED_COLOR, "width": 2.5 if applies else 1.5,
-                          "dash": "solid" if applies else "dash"},
+                **lines.arrays(), mode="lines", name=name, line=line, opacity=1.0 if removes or not applies else 0.6,
                 hovertemplate="<b>%{customdata[1]} → %{customdata[0]}</b>: %{customdata[3]} "
-                              "(%{customdata[4]} rule: %{customdata[5]})<br>%{customdata[6]}<extra></extra>",
-                meta={"role": "connector", "applies": applies, "fields": list(CONNECTOR_FIELDS)}))
+                              "(%{customdata[4]} rule: %{customdata[5]}), removes %{customdata[7]} row(s)"
+                              "<br>%{customdata[6]}<extra></extra>",
+                meta={"role": "connector", "applies": applies, "removes_rows": removes,
+                      "fields": list(CONNECTOR_FIELDS)}))
 
     fig = go.Figure(data=traces)  # one validation pass: add_trace would copy every array again
     tickvals, ticktext = _ticks(snapshots)
@@ -345,6 +358,15 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
                      ticktext=[file_caption(f) for f in born] if labels else None,
                      showticklabels=labels, autorange="reversed", showgrid=False, zeroline=False)
     return fig
+
+
+def rows_removed(fates: Iterable[RowFate]) -> dict[tuple[str, str], int]:
+    """(data file, delete file) → how many rows of that file the delete removes (a row may be removed twice)."""
+    out: dict[tuple[str, str], int] = {}
+    for fate in fates:
+        for killer in fate.all_deleted_by or ((fate.deleted_by,) if fate.deleted_by else ()):
+            out[(fate.file, killer)] = out.get((fate.file, killer), 0) + 1
+    return out
 
 
 _CURVE_T = tuple(i / 8 for i in range(9))
@@ -378,14 +400,17 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
     text: list[list[str]] = [[""] * len(delete_ids) for _ in data_ids]
     cd: list[list[Any]] = [[None] * len(delete_ids) for _ in data_ids]
     small = len(data_ids) * len(delete_ids) <= 400
+    removed = rows_removed(ex.fates)
     for d in ex.decisions:
         i, j = row_of.get(d.data_file), col_of.get(d.delete_file)
         if i is None or j is None:
             continue
+        n_removed = removed.get((d.data_file, d.delete_file), 0)
         z[i][j] = OUTCOME_CODES[d.outcome]
-        text[i][j] = (f"{OUTCOME_SHORT[d.outcome]}<br>{d.comparison}" if small and d.outcome.in_scope
-                      else OUTCOME_SHORT[d.outcome] if small else "")
-        cd[i][j] = [d.outcome.value, d.rule.value, d.comparison, d.reason, d.applies]
+        if small:
+            text[i][j] = OUTCOME_SHORT[d.outcome] + (f"<br>{d.comparison}" if d.outcome.in_scope else "") + \
+                (f"<br>removes {n_removed} row{'' if n_removed == 1 else 's'}" if d.applies else "")
+        cd[i][j] = [d.outcome.value, d.rule.value, d.comparison, d.reason, d.applies, n_removed]
     # A discrete colour scale: each code gets its own band.
     n = len(OUTCOME_CODES)
     scale = []
@@ -398,9 +423,11 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
                       "ticktext": [OUTCOME_SHORT[o] for o, _ in sorted(OUTCOME_CODES.items(), key=lambda kv: kv[1])]},
         hovertemplate="<b>%{x} → %{y}</b>: %{customdata[0]} (%{customdata[1]} rule, %{customdata[2]})"
                       "<br>%{customdata[3]}<extra></extra>",
-        meta={"role": "decision-matrix", "fields": ["outcome", "rule", "comparison", "reason", "applies"],
+        meta={"role": "decision-matrix",
+              "fields": ["outcome", "rule", "comparison", "reason", "applies", "rows_removed"],
               "codes": {o.value: c for o, c in OUTCOME_CODES.items()}}))
-    title = f"Which delete applies to which data file, at sequence {ex.snapshot.sequence_number}"
+    title = (f"Which delete file (columns) applies to which data file (rows), at sequence "
+             f"{ex.snapshot.sequence_number}")
     if cut_rows or cut_cols:
         title += f" (first {len(data_ids)} data × {len(delete_ids)} delete files shown; " \
                  f"{cut_rows:,} data and {cut_cols:,} delete files not shown)"
@@ -410,8 +437,8 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
                       height=max(300, min(1400, 160 + 44 * len(data_ids))),
                       margin={"l": 10, "r": 10, "t": 60, "b": 40},
                       meta={"kind": "decision-matrix", "sequence_number": ex.snapshot.sequence_number})
-    fig.update_xaxes(title_text="delete file", side="top", type="category")
-    fig.update_yaxes(title_text="data file", autorange="reversed", type="category")
+    fig.update_xaxes(side="top", type="category")
+    fig.update_yaxes(autorange="reversed", type="category")
     return fig
 
 

@@ -156,6 +156,8 @@ def test_real_run_pick_edit_run_slide(spark):
     assert result is not None and app.error_text == "", app.error_text
     assert app.banner_text == "" and app.check.agrees is True
     assert app.w_progress.value == app.w_progress.max and app.w_run.disabled is False
+    # Progress was reported step by step while Spark ran.
+    assert [i for i in range(1, 7) if any(f"step {i}/6" in line for line in app.progress_log)] == [1, 2, 3, 4, 5, 6]
     cap = result.capture
     d_new = next(f.id for f in cap.files if not f.is_delete and f.sequence_number == 5)
     eq = {f.sequence_number: f.id for f in cap.files if f.is_delete}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.core.changelog import ChangelogResult, ChangelogRun, CompareResult, Projection, parse_projection
-from explorer.core.errors import ScenarioError
+from explorer.core.errors import EngineError, ScenarioError
 from explorer.core.scenario import Scenario
 
 Source = Scenario | Mapping[str, Any] | str | Path
@@ -87,8 +87,12 @@ def changelog(source: Source, *, view: Projection | str = "raw", spark=None,
 
 def compare(source_a: Source, source_b: Source, *, spark=None) -> CompareResult:
     """Two scenarios side by side: final states, all four changelog views, file lineage, differing rows."""
-    a = _iceberg_scenario(source_a)
-    b = _iceberg_scenario(source_b)
-    run_a = run_changelogs(a, tuple(Projection), spark=spark)
-    run_b = run_changelogs(b, tuple(Projection), spark=spark)
-    return CompareResult(run_a, run_b)
+    scenarios = (("A", _iceberg_scenario(source_a)), ("B", _iceberg_scenario(source_b)))
+    runs = []
+    for label, scenario in scenarios:
+        try:
+            runs.append(run_changelogs(scenario, tuple(Projection), spark=spark))
+        except EngineError as err:  # say which of the two histories the engine refused
+            raise EngineError(f"history {label} ({scenario.name}): {err.message}", step=err.step,
+                              field=err.field, detail=err.detail) from None
+    return CompareResult(*runs, label_a="A", label_b="B")

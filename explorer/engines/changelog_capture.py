@@ -37,8 +37,13 @@ def _first_line(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _delete_file_steps(capture: Capture) -> list[str]:
-    steps = []
+_ALWAYS_DELETE_FILES = ("equality_delete", "upsert")
+
+
+def _delete_file_steps(capture: Capture) -> tuple[list[str], set[str]]:
+    """Which steps wrote delete files (as text for a learner), and their step kinds."""
+    steps: list[str] = []
+    kinds: set[str] = set()
     for f in capture.files:
         if not f.is_delete:
             continue
@@ -50,19 +55,23 @@ def _delete_file_steps(capture: Capture) -> list[str]:
         text = f"{where} wrote {f.id}"
         if text not in steps:
             steps.append(text)
-    return steps
+        kinds.add(snap.kind or "")
+    return steps, kinds
 
 
 def merge_on_read_refusal(capture: Capture, detail: str | None = None) -> EngineError:
     """The learner-facing error for Iceberg's "Delete files are currently not supported in changelog scans"."""
-    steps = _delete_file_steps(capture)
+    steps, kinds = _delete_file_steps(capture)
     which = ("; ".join(steps) + ". ") if steps else ""
+    always = sorted(kinds & set(_ALWAYS_DELETE_FILES))
+    caveat = (f" ({' and '.join(always)} steps always write delete files, whatever the write mode.)"
+              if always else "")
     message = (
         "Iceberg cannot build a changelog for this table: some snapshots added delete files (merge-on-read), and "
         f"changelog scans only read data files. {which}To see a changelog, run the scenario with "
         "table.write_mode: copy-on-write (deletes, updates and merges then rewrite data files instead of writing "
         "delete files), or compact the table (a compact step) and read only the snapshots after the compaction: "
-        "the snapshots that wrote delete files stay in the table's history.")
+        f"the snapshots that wrote delete files stay in the table's history.{caveat}")
     return EngineError(message, field="table.write_mode", detail=detail)
 
 

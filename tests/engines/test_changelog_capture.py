@@ -153,3 +153,35 @@ def test_updates_view_says_why_it_is_unavailable_without_a_key(spark):
     assert "not available" in result.to_text()
     keyed = changelog(NO_KEY_YAML, view="updates", spark=spark, identifier_columns=["id"])
     assert {(1, "a", "UPDATE_BEFORE", 1), (1, "z", "UPDATE_AFTER", 1)} <= set(_table(keyed.changelog))
+
+
+COMPACT_YAML = """
+name: cow-compact-changelog
+engine: iceberg
+table: {columns: {id: int, value: string}, format_version: 2, write_mode: copy-on-write}
+steps:
+  - insert: [{id: 1, value: a}, {id: 2, value: b}]
+    files: 2
+  - compact
+  - update: {set: {value: z}, where: {id: 1}}
+"""
+
+
+def test_ordinals_skip_the_compaction_and_still_map_to_the_right_step(spark):
+    result = changelog(COMPACT_YAML, view="raw", spark=spark)
+    got = {(r.values["id"], r.values["value"], r.change_type, r.change_ordinal, r.step, r.is_carry_over)
+           for r in result.rows}
+    # The compaction (step 2, a 'replace' snapshot) is not a change, so the update is ordinal 1 but step 3.
+    assert got == {(1, "a", "INSERT", 0, 1, False), (2, "b", "INSERT", 0, 1, False),
+                   (1, "a", "DELETE", 1, 3, False), (1, "z", "INSERT", 1, 3, False),
+                   (2, "b", "DELETE", 1, 3, True), (2, "b", "INSERT", 1, 3, True)}
+    compacted = result.run.lineage[1].added[0]
+    assert {r.carry_over.source_file for r in result.carry_overs} == {compacted}
+
+
+def test_compare_names_the_refused_history(spark):
+    with pytest.raises(EngineError) as err:
+        compare("changelog-sequence-a", "seed-delete-insert-delete", spark=spark)
+    text = str(err.value)
+    assert "history B (seed-delete-insert-delete): Iceberg cannot build a changelog" in text
+    assert "equality_delete steps always write delete files" in text

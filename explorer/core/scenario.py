@@ -437,6 +437,7 @@ def parse_scenario(data: Any) -> Scenario:
     if not isinstance(raw_steps, list):
         raise ScenarioError("must be a list of steps", field="steps")
     steps = tuple(_parse_step(i, raw, table, engine) for i, raw in enumerate(raw_steps, start=1))
+    _check_v1_equality_deletes(steps, table)
     scenario = Scenario(name=name, table=table, steps=steps, title=data.get("title"),
                         description=data.get("description"), engine=engine)
     if engine == "paimon":
@@ -609,6 +610,22 @@ def _predicate(index: int, where: str, raw: Any, table: TableSpec) -> Predicate:
                         step=index, field=where)
 
 
+def _check_v1_equality_deletes(steps: tuple[Step, ...], table: TableSpec) -> None:
+    """Equality deletes need format v2+. On a v1 table they are allowed only after a ``sql`` step, which can
+    upgrade the table (ALTER TABLE ... SET TBLPROPERTIES ('format-version'='2')); the engine judges then."""
+    if table.format_version >= 2:
+        return
+    for step in steps:
+        if isinstance(step, SqlStep):
+            return
+        if isinstance(step, EqualityDeleteStep):
+            raise ScenarioError("equality deletes need table format version 2 or 3 (this table is v1; a sql "
+                                "step can upgrade it first)", step=step.index, field="equality_delete")
+        if isinstance(step, UpsertStep):
+            raise ScenarioError("upserts write equality deletes, which need format version 2 or 3 (this table "
+                                "is v1; a sql step can upgrade it first)", step=step.index, field="upsert")
+
+
 def _parse_insert(index, label, body, raw, table):
     rows = _rows(index, "insert", body, table)
     files = raw.get("files", 1)
@@ -649,9 +666,6 @@ def _parse_equality_delete(index, label, body, raw, table):
                     f"the table is partitioned by {p!r}: say which partition this delete belongs to "
                     f"(an equality delete only applies inside its partition)",
                     step=index, field=f"equality_delete[{r}].{p}")
-    if table.format_version < 2:
-        raise ScenarioError("equality deletes need table format version 2 or 3 (this table is v1)",
-                            step=index, field="equality_delete")
     _check_partitions(index, "equality_delete", rows, table)
     return EqualityDeleteStep(index=index, label=label, rows=rows, columns=on)
 
@@ -691,9 +705,6 @@ def _parse_upsert(index, label, body, raw, table):
             raise ScenarioError(f"rows {seen[k]} and {r} have the same key {dict(zip(key, map(to_plain, k)))}; "
                                 "one upsert writes each key once", step=index, field=f"upsert[{r}]")
         seen[k] = r
-    if table.format_version < 2:
-        raise ScenarioError("upserts write equality deletes, which need format version 2 or 3",
-                            step=index, field="upsert")
     return UpsertStep(index=index, label=label, rows=rows, key=key)
 
 

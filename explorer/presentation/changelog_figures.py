@@ -85,12 +85,12 @@ def timeline_traces(run: ChangelogRun, label: str, *, legend: bool = True) -> li
 def changelog_table(rows: tuple[ChangeRow, ...], columns: tuple[str, ...], label: str,
                     projection: Projection) -> go.Table:
     """The change rows as a table; carry-over rows get a yellow fill and their reason in the last column."""
-    header = ["ordinal", "step (seq)", "change", *columns, "carry-over?"]
+    header = ["ordinal", "step (seq)", "change", *columns, "carry-over (from → into)"]
     cells = [[r.change_ordinal for r in rows],
              [f"{r.step} ({r.sequence_number})" if r.step is not None else "?" for r in rows],
              [r.change_type for r in rows]]
     cells += [[to_plain(r.values.get(c)) for r in rows] for c in columns]
-    cells.append([f"yes: {r.carry_over.source_file or '?'} → {r.carry_over.rewritten_into or '?'}"
+    cells.append([f"{r.carry_over.source_file or '?'} → {r.carry_over.rewritten_into or '?'}"
                   if r.is_carry_over else "" for r in rows])
     fill = [CARRY_OVER_FILL if r.is_carry_over else REAL_FILL for r in rows]
     custom = [[r.change_ordinal, r.step, r.sequence_number, r.change_type,
@@ -101,6 +101,7 @@ def changelog_table(rows: tuple[ChangeRow, ...], columns: tuple[str, ...], label
     return go.Table(
         header={"values": header, "fill_color": HEADER_FILL, "align": "left"},
         cells={"values": cells, "fill_color": [fill] * len(header), "align": "left"},
+        columnwidth=[1.1, 1.1, 1.6, *([1.2] * len(columns)), 1.6],
         customdata=custom, name=f"{label}: {projection.value}",
         meta={"role": "changelog", "side": label, "view": projection.value, "fields": list(CHANGE_FIELDS),
               "carry_over_rows": [i for i, r in enumerate(rows) if r.is_carry_over]})
@@ -111,7 +112,7 @@ def compare_figure(result: CompareResult, view: Projection | str = Projection.NE
     projection = parse_projection(view)
     la, lb = result.label_a, result.label_b
     runs = ((la, result.a), (lb, result.b))
-    titles = [f"{lbl}: {run.scenario.display_title} — file rewrites" for lbl, run in runs]
+    titles = [f"{lbl} ({run.scenario.name}): file rewrites" for lbl, run in runs]
     titles += [f"{lbl}: changelog view '{projection.value}'" for lbl, _ in runs]
     fig = make_subplots(rows=2, cols=2, specs=[[{"type": "xy"}, {"type": "xy"}], [{"type": "table"}] * 2],
                         subplot_titles=titles, vertical_spacing=0.12, horizontal_spacing=0.08,
@@ -132,7 +133,7 @@ def compare_figure(result: CompareResult, view: Projection | str = Projection.NE
     fig.update_layout(
         title=(f"Final tables {state}; view '{projection.value}': {len(diffs)} differing row entr"
                f"{'y' if len(diffs) == 1 else 'ies'} (carry-overs highlighted)"),
-        height=760, margin={"t": 110, "l": 50, "r": 30, "b": 30},
+        height=820, margin={"t": 110, "l": 50, "r": 30, "b": 30},
         legend={"orientation": "h", "y": 1.08, "x": 1, "xanchor": "right"},
         meta={"kind": "changelog-compare", "view": projection.value, "labels": [la, lb],
               "final_states_equal": result.final_states_equal,

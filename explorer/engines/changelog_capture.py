@@ -23,20 +23,10 @@ from explorer.core.changelog import (
     unavailable,
 )
 from explorer.core.errors import EngineError
+from explorer.engines.iceberg_runner import _first_line  # the one Java-message-to-one-line rule
 
 _view_counter = itertools.count(1)
 _DELETE_FILES_REFUSAL = "not supported in changelog scans"
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    for line in text.splitlines():
-        line = line.strip()
-        if line:
-            return line[:300]
-    return type(exc).__name__
-
-
 _ALWAYS_DELETE_FILES = ("equality_delete", "upsert")
 
 

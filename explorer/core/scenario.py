@@ -522,10 +522,18 @@ def _name_list(raw: Any, names: list[str], where: str, step: int | None) -> tupl
     return tuple(raw)
 
 
+def _yaml11_keys(raw: Any) -> Any:
+    """YAML 1.1 reads an unquoted ``on:`` key as the boolean true; give it back its name."""
+    if isinstance(raw, Mapping) and True in raw.keys():
+        return {("on" if k is True else k): v for k, v in raw.items()}
+    return raw
+
+
 def _parse_step(index: int, raw: Any, table: TableSpec, engine: str) -> Step:
     kinds = STEP_KINDS[engine]
     if isinstance(raw, str) and raw in kinds:  # e.g. "- compact"
         raw = {raw: {}}
+    raw = _yaml11_keys(raw)
     if not isinstance(raw, Mapping):
         raise ScenarioError(f"a step is a mapping with one of: {', '.join(kinds)}", step=index)
     kind_keys = [k for k in raw if k not in _MODIFIERS]
@@ -709,6 +717,7 @@ def _parse_upsert(index, label, body, raw, table):
 
 
 def _parse_merge(index, label, body, raw, table):
+    body = _yaml11_keys(body)
     if not isinstance(body, Mapping):
         raise ScenarioError("needs {rows: [...], on: [column], matched: update, not_matched: insert}",
                             step=index, field="merge")

@@ -36,6 +36,19 @@ def build_parser() -> argparse.ArgumentParser:
                        help="show the table as of sequence number N (Paimon: snapshot id N); default latest")
     p_run.add_argument("--keep-warehouse", action="store_true", help="keep the temporary warehouse folder")
 
+    p_changelog = sub.add_parser("changelog", help="run an Iceberg scenario and read its changelog")
+    p_changelog.add_argument("scenario", nargs="?", help="path to a scenario YAML file")
+    p_changelog.add_argument("--preset", help="name of a built-in scenario")
+    p_changelog.add_argument("--view", default="raw", choices=["raw", "carryover-removed", "net", "updates"],
+                             help="raw = the changes table (carry-overs kept); carryover-removed = "
+                                  "create_changelog_view; net = net_changes; updates = compute_updates")
+    p_changelog.add_argument("--json", action="store_true")
+
+    p_compare = sub.add_parser("compare", help="two Iceberg histories side by side: states, changelogs, files")
+    p_compare.add_argument("a", help="scenario A: a YAML file or a preset name")
+    p_compare.add_argument("b", help="scenario B: a YAML file or a preset name")
+    p_compare.add_argument("--json", action="store_true")
+
     p_presets = sub.add_parser("presets", help="list the built-in scenarios")
     p_presets.add_argument("--json", action="store_true")
     p_presets.add_argument("--engine", choices=["iceberg", "paimon"], default=None)
@@ -72,6 +85,16 @@ def _dispatch(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.command == "run":
         return _cmd_run(args)
+    if args.command == "changelog":
+        from explorer.changelog_api import changelog
+
+        result = changelog(_scenario_from_args(args), view=args.view)
+        return _emit(result, args.json)
+    if args.command == "compare":
+        from explorer.changelog_api import compare
+
+        result = compare(_source(args.a), _source(args.b))
+        return _emit(result, args.json)
     raise AssertionError(args.command)
 
 
@@ -89,6 +112,24 @@ def _scenario_from_args(args):
     if not path.exists():
         raise ScenarioError(f"no such file: {path}", field="scenario")
     return to_scenario(path)
+
+
+def _source(text: str):
+    """A compare argument: an existing file, or else a preset name."""
+    from pathlib import Path
+
+    from explorer.api import load_preset, to_scenario
+
+    path = Path(text)
+    return to_scenario(path) if path.exists() else load_preset(text)
+
+
+def _emit(result, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(result.to_plain(), indent=2, default=str))
+    else:
+        print(result.to_text())
+    return EXIT_OK
 
 
 def _cmd_presets(args) -> int:

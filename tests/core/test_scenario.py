@@ -197,3 +197,17 @@ def test_concurrent_step_parses_jobs_and_commit_order():
 def test_bad_concurrent_steps_name_the_job_and_field(body, field):
     err = error_of(scenario({"concurrent": body}))
     assert err.step == 1 and err.field == field
+
+
+def test_unquoted_on_keys_survive_yaml_1_1():
+    text = """
+name: t
+table: {columns: {user_id: int, name: string}}
+steps:
+  - merge: {rows: [{user_id: 1, name: d}], on: [user_id]}
+  - equality_delete: [{user_id: 1, name: d}]
+    on: [user_id]
+"""
+    s = scenario_from_yaml(text)
+    assert s.steps[0].on == ("user_id",)
+    assert s.steps[1].columns == ("user_id",)

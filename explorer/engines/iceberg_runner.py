@@ -347,5 +347,5 @@ def _no_snapshot_note(step: Step) -> str:
         return ("this statement changed no data, so Iceberg made no snapshot (table properties, schema and "
                 "format-version changes only write new table metadata)")
     if isinstance(step, (DeleteStep, UpdateStep, MergeStep)):
-        return "no row matched, so Iceberg had nothing to commit and made no snapshot"
+        return "Iceberg had nothing to commit for this statement, so it made no snapshot"
     return "Iceberg made no snapshot for this step"

@@ -165,7 +165,7 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
                         if f.file_name in seen_files:
                             continue
                         seen_files.add(f.file_name)
-                        stored = pq.read_table(f.file_path).to_pylist()
+                        stored = pq.ParquetFile(f.file_path).read().to_pylist()  # no hive-path partition inference
                         files.append(PaimonFile(
                             f.file_name, f.level, snap_id, f.min_sequence_number, f.max_sequence_number,
                             f.row_count, tuple(split.partition.values) if hasattr(split.partition, "values")

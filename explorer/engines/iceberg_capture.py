@@ -37,6 +37,10 @@ _EPOCH = datetime(1970, 1, 1)
 ADDED, DELETED = 1, 2  # manifest entry status (0 is EXISTING)
 
 
+# Iceberg v3 row lineage: rewritten data files carry these reserved metadata columns.
+ROW_LINEAGE_COLUMNS = frozenset(("_row_id", "_last_updated_sequence_number"))
+
+
 def local_path(location: str) -> str:
     """A filesystem path for a ``file:`` URI or a plain path (the explorer's warehouses are local)."""
     parsed = urlparse(location)
@@ -246,6 +250,10 @@ class IcebergRecorder:
             positions = table.column("pos").to_pylist()
             return replace(record, positions=tuple(
                 DeletedPosition(self.relative(p), int(pos)) for p, pos in zip(paths, positions)))
+        # v3 compaction writes row-lineage columns into the new files; they are metadata, not table columns.
+        names = [n for n in table.column_names if n not in ROW_LINEAGE_COLUMNS]
+        if len(names) != table.num_columns:
+            table = table.select(names)
         rows = tuple(MappingProxyType({k: _plain_value(v) for k, v in row.items()}) for row in table.to_pylist())
         return replace(record, rows=rows)
 

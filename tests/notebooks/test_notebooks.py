@@ -23,6 +23,8 @@ NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-re
              "03-changelog-copy-on-write.ipynb", "04-paimon-sequence-and-rowkind.ipynb", "05-playground.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
+# 01 prints "E1 x D4: 5 < 4 -> ignored-by-sequence" for each decision it shows.
+DECISION_RE = re.compile(r"^(E\d+) x (D\d+): (\d+) < (\d+) -> (\S+)$", flags=re.MULTILINE)
 
 
 def _generator():
@@ -150,15 +152,14 @@ def test_00_start_here_executes(kernel_env, tmp_path):
 def test_01_sequence_numbers_executes(kernel_env, tmp_path):
     nb = execute("01-sequence-numbers.ipynb", tmp_path)
     text = text_of(nb)
-    decisions = re.findall(r"^(E\d+) x (D\d+): (\d+) < (\d+) -> (\S+)$", text, flags=re.M)
+    decisions = DECISION_RE.findall(text)
     assert decisions, text
     # Every decision printed follows the strict rule, with the numbers the engine wrote.
     for _, _, data_seq, delete_seq, outcome in decisions:
         assert outcome == ("applies" if int(data_seq) < int(delete_seq) else "ignored-by-sequence")
     # The first delete (E1) is ignored for the re-inserted row's file, in the original story.
     first_story = text.split("user 500 now:")[0]
-    assert any(e == "E1" and o == "ignored-by-sequence" for e, _, _, _, o in
-               re.findall(r"^(E\d+) x (D\d+): (\d+) < (\d+) -> (\S+)$", first_story, flags=re.M))
+    assert any(e == "E1" and o == "ignored-by-sequence" for e, _, _, _, o in DECISION_RE.findall(first_story))
     assert "Resolver and engine agree: False" not in text
     assert "engine agrees: False" not in text
     assert "Resolver and engine agree: True" in text
@@ -176,7 +177,7 @@ def test_01_sequence_numbers_executes(kernel_env, tmp_path):
 def test_02_merge_on_read_executes(kernel_env, tmp_path):
     nb = execute("02-merge-on-read-deletes.ipynb", tmp_path)
     text = text_of(nb)
-    lines = re.findall(r"^(\S+) x (\S+) \[(\w+)\]: (\d+) (<=?) (\d+) -> (\S+)$", text, flags=re.M)
+    lines = re.findall(r"^(\S+) x (\S+) \[(\w+)\]: (\d+) (<=?) (\d+) -> (\S+)$", text, flags=re.MULTILINE)
     rules = {rule: op for _, _, rule, _, op, _, _ in lines}
     assert rules.get("equality") == "<"
     assert rules.get("position") == "<="
@@ -184,10 +185,10 @@ def test_02_merge_on_read_executes(kernel_env, tmp_path):
     assert "resolver and engine agree: False" not in text
     assert text.count("resolver and engine agree: True") == 6
     # Compaction: some data file's data sequence number is older than the commit that wrote it.
-    seqs = re.findall(r"^D\d+: data sequence number (\d+), file sequence number (\d+)$", text, flags=re.M)
+    seqs = re.findall(r"^D\d+: data sequence number (\d+), file sequence number (\d+)$", text, flags=re.MULTILINE)
     assert any(int(d) < int(f) for d, f in seqs), text
     # The v1 files read back with data sequence number 0.
-    assert re.search(r"^D\d+: data\s+data sequence number 0$", text, flags=re.M)
+    assert re.search(r"^D\d+: data\s+data sequence number 0$", text, flags=re.MULTILINE)
     assert_figures_offline(nb, at_least=4)
 
 

@@ -118,8 +118,8 @@ SEQUENCE_NUMBERS = [
       is a new commit.
 
     Iceberg therefore orders changes with a **sequence number**. The table metadata remembers the last
-    sequence number it handed out. Every commit that adds files gets the next one, and it gets it *at commit
-    time*: if two writers race, the loser retries on top of the winner and receives a fresh, larger number.
+    sequence number it handed out, and every new snapshot gets the next one. It gets it *at commit time*: if
+    two writers race, the loser retries on top of the winner and receives a fresh, larger number.
     Sequence numbers only grow, and they follow the order in which commits actually landed.
 
     Let's run the seed story on real Spark + Iceberg.
@@ -452,7 +452,8 @@ CHANGELOG = [
     them.
 
     * **Sequence A** inserts three rows as three separate files, then MERGEs `(1,d), (5,e), (6,f)`.
-    * **Sequence B** MERGEs the same three rows into an empty table (fewer files), then runs the same MERGE.
+    * **Sequence B** MERGEs the same three rows into an empty table (which writes them as one file), then
+      runs the same MERGE.
     """),
     code("""
     from explorer.api import load_preset, to_scenario
@@ -705,7 +706,7 @@ PLAYGROUND = [
     md("""
     # Playground
 
-    Build your own scenario and watch the engine order it. It starts with a one-column table and a single
+    Build your own scenario and watch the engine order it. It starts with a small two-column table and a single
     insert.
 
     1. **Table**: set the columns as `name: type` pairs (types: `int`, `long`, `string`, `double`,

@@ -41,6 +41,14 @@ ADDED, DELETED = 1, 2  # manifest entry status (0 is EXISTING)
 ROW_LINEAGE_COLUMNS = frozenset(("_row_id", "_last_updated_sequence_number"))
 
 
+def _entry_key(data_file: dict) -> str:
+    """How the recorder tells files apart: by path, except deletion vectors. One Puffin file can hold the DVs
+    of several data files (one DELETE touching many files), each a blob at its own content offset."""
+    path = local_path(str(data_file["file_path"]))
+    offset = data_file.get("content_offset")
+    return path if offset is None else f"{path}#{offset}"
+
+
 def local_path(location: str) -> str:
     """A filesystem path for a ``file:`` URI or a plain path (the explorer's warehouses are local)."""
     parsed = urlparse(location)
@@ -173,7 +181,7 @@ class IcebergRecorder:
                 if entry.get("snapshot_id") != sid:
                     continue
                 data_file = entry["data_file"]
-                path = local_path(data_file["file_path"])
+                path = _entry_key(data_file)
                 if entry["status"] == ADDED and path not in self.files:
                     data_seq = entry.get("sequence_number")
                     file_seq = entry.get("file_sequence_number")
@@ -233,7 +241,7 @@ class IcebergRecorder:
             lower_bounds=MappingProxyType(bounds[0]),
             upper_bounds=MappingProxyType(bounds[1]),
         )
-        self.files[local_path(location)] = _Born(self._with_contents(record, data_file, location))
+        self.files[_entry_key(data_file)] = _Born(self._with_contents(record, data_file, location))
 
     def _with_contents(self, record: FileRecord, data_file: dict, location: str) -> FileRecord:
         path = local_path(location)

@@ -24,6 +24,9 @@ from explorer.core.paimon_result import FileRow, PaimonCapture, PaimonFile, Paim
 from explorer.core.scenario import Scenario
 
 ROW_KIND_BYTES = {0: "+I", 1: "-U", 2: "+U", 3: "-D"}
+RAW_READ_NOTE = ("pypaimon 2.1.0 records no delete-row count for files holding -U/-D records, so it would read a "
+                 "single such file raw and return the retractions as rows; the explorer sent those reads through "
+                 "pypaimon's merge reader, as Paimon does.")
 COMPACT_NOTE = ("pypaimon 2.1.0 has no compaction API, so no snapshot was made. A read already merges every "
                 "file, so a full compaction would write exactly the rows pypaimon reads now.")
 
@@ -158,6 +161,8 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
                 snap_id = new[-1].id
                 read_builder = table.new_read_builder()
                 splits = read_builder.new_scan().plan().splits()
+                if _merge_splits_holding_retractions(splits, pq) and RAW_READ_NOTE not in notes:
+                    notes.append(RAW_READ_NOTE)
                 df = read_builder.new_read().to_pandas(splits)
                 rows_after[snap_id] = tuple(df.to_dict("records"))
                 for split in splits:
@@ -191,6 +196,26 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
                          steps=tuple(steps), rows_after=rows_after,
                          warehouse=str(location) if keep_warehouse else None, notes=tuple(notes),
                          engine_version=_engine_version())
+
+
+def _merge_splits_holding_retractions(splits, pq) -> bool:
+    """Send a split through pypaimon's merge reader when one of its files stores -U/-D records.
+
+    pypaimon 2.1.0 writes ``delete_row_count=0`` for every data file, so a split of one file looks
+    "raw convertible" and its retractions would be returned as rows. Paimon's writer records the real count,
+    which makes such a split go through the merge (and drop-delete) reader; this restores that.
+    """
+    changed = False
+    for split in splits:
+        if not getattr(split, "raw_convertible", False):
+            continue
+        for f in split.files:
+            kinds = pq.ParquetFile(f.file_path).read(columns=["_VALUE_KIND"]).column(0).to_pylist()
+            if any(k in (1, 3) for k in kinds):
+                split.raw_convertible = False
+                changed = True
+                break
+    return changed
 
 
 def _attach_engine_sequences(records: tuple[PaimonRecord, ...], files: list[PaimonFile], scenario: Scenario

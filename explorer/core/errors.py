@@ -36,7 +36,10 @@ class EngineError(ExplorerError):
     """The engine refused a step while running. The table stays at its last good snapshot.
 
     ``detail`` is the engine's own one-line reason (the first line of a Java exception, without the trace).
+    ``capture`` is what the run recorded up to the last good snapshot (set by the engine adapter, else None).
     """
+
+    capture = None
 
     def __init__(self, message: str, *, step: int | None = None, field: str | None = None,
                  detail: str | None = None):

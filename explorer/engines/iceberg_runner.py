@@ -126,9 +126,19 @@ def _predicate_sql(where: Predicate, table: TableSpec, prefix: str, args: dict) 
         if value is None:
             parts.append(f"{_q(col)} IS NULL")
         else:
-            args[f"{prefix}{i}"] = to_plain(value)
-            parts.append(f"{_q(col)} = CAST(:{prefix}{i} AS {SPARK_TYPES[table.type_of(col)]})")
+            parts.append(f"{_q(col)} = {_param(f'{prefix}{i}', value, table.type_of(col), args)}")
     return " AND ".join(parts)
+
+
+def _param(name: str, value: Any, column_type: str, args: dict) -> str:
+    """A named parameter marker for ``value``. Numbers, text and booleans bind as typed literals directly;
+    dates and timestamps travel as ISO text with a CAST (a bare CAST on every marker costs Spark ~80 ms)."""
+    if value is None:
+        return "NULL"
+    args[name] = to_plain(value)
+    if column_type in ("date", "timestamp"):
+        return f"CAST(:{name} AS {SPARK_TYPES[column_type]})"
+    return f":{name}"
 
 
 def _first_line(exc: BaseException) -> str:
@@ -257,10 +267,9 @@ class _Runner:
             args = {}
             sets = []
             for i, (col, value) in enumerate(step.set.items()):
-                args[f"s{i}"] = to_plain(value)
-                sets.append(f"{_q(col)} = CAST(:s{i} AS {SPARK_TYPES[self.spec.type_of(col)]})")
+                sets.append(f"{_q(col)} = {_param(f's{i}', value, self.spec.type_of(col), args)}")
             where = _predicate_sql(step.where, self.spec, "w", args)
-            self.spark.sql(f"UPDATE {self.name} SET {', '.join(sets)} WHERE {where}", args=args)
+            self.spark.sql(f"UPDATE {self.name} SET {', '.join(sets)} WHERE {where}", args=args or None)
             return None
         if isinstance(step, MergeStep):
             return self._merge(step)

@@ -57,7 +57,12 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
                             field="engine")
     _validate(scenario)
     spark = spark or get_spark()
-    table = new_run_table(spark, scenario.name, catalog or CATALOG)
+    try:
+        table = new_run_table(spark, scenario.name, catalog or CATALOG)
+    except Exception as exc:
+        raise EngineError(f"cannot create a namespace in the Spark catalog {catalog or CATALOG!r}; is it an "
+                          "Iceberg catalog configured on this session?", field="catalog",
+                          detail=_first_line(exc)) from None
     runner = _Runner(spark, table, scenario, progress)
     try:
         return runner.run()

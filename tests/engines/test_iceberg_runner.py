@@ -312,3 +312,16 @@ def test_progress_reports_each_step_and_the_warehouse_is_cleaned(spark):
     assert calls[3][2].snapshot_ids == () and "no snapshot" in calls[3][2].note
     assert not Path(local_path(capture.table_location)).exists()
     assert not spark.catalog.tableExists(capture.table_name)
+
+
+def test_a_users_own_catalog_and_a_missing_one(spark, tmp_path):
+    spark.conf.set("spark.sql.catalog.explorer_alt", "org.apache.iceberg.spark.SparkCatalog")
+    spark.conf.set("spark.sql.catalog.explorer_alt.type", "hadoop")
+    spark.conf.set("spark.sql.catalog.explorer_alt.warehouse", tmp_path.as_uri())
+    capture = run_iceberg(load_preset("same-commit-upsert"), spark=spark, catalog="explorer_alt")
+    assert capture.table_name.startswith("explorer_alt.") and IcebergResult(capture).agrees
+    assert local_path(capture.table_location).startswith(str(tmp_path))
+    assert not Path(local_path(capture.table_location)).exists()
+    with pytest.raises(EngineError) as err:
+        run_iceberg(load_preset("same-commit-upsert"), spark=spark, catalog="no_such_catalog")
+    assert err.value.field == "catalog" and "no_such_catalog" in str(err.value)

@@ -1,0 +1,154 @@
+"""Differential checks: run one scenario on its real engine and compare every snapshot with the pure side.
+
+For Iceberg the resolver's predicted rows must equal Spark's rows at every snapshot; for Paimon the merge model
+must equal pypaimon's read after every commit (and the sequence numbers it stamped). An engine refusal is
+reported as a refusal with its reason, never as agreement. ``shrink_plain`` cuts a failing scenario down to a
+small one that still fails, for a regression preset.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from explorer.core.errors import EngineError, ScenarioError
+from explorer.core.scenario import Scenario, parse_scenario
+
+
+@dataclass(frozen=True)
+class Check:
+    """One scenario's verdict. ``ok`` only when something was compared, nothing disagreed and nothing refused."""
+
+    scenario: Scenario
+    snapshots_compared: int
+    disagreements: tuple[str, ...]
+    refusal: str | None
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.refusal is None and not self.disagreements and self.snapshots_compared > 0
+
+
+def refusal_reason(error: EngineError) -> str:
+    """A short, countable reason: the engine's one-line detail without table names, paths and numbers."""
+    text = error.detail or error.message
+    text = re.sub(r"explorer\.run_\d+_\d+\.\w+", "<table>", text)
+    text = re.sub(r"(file:|/)\S+", "<path>", text)
+    text = re.sub(r"\d+", "N", text)
+    return f"{error.field or '-'}: {text[:120]}"
+
+
+def check_iceberg(scenario: Scenario, *, spark=None) -> Check:
+    """Run on Spark + Iceberg; every snapshot's resolver rows against the rows Spark read at that snapshot."""
+    from explorer.api import run
+
+    started = time.perf_counter()
+    try:
+        result = run(scenario, spark=spark)
+    except EngineError as exc:
+        return Check(scenario, 0, (), refusal_reason(exc), time.perf_counter() - started)
+    problems = []
+    compared = disagreeing = 0
+    for view in result.views:
+        seq, sid = view.snapshot.sequence_number, view.snapshot.snapshot_id
+        if view.comparison is None:
+            problems.append(f"snapshot {sid} (seq {seq}): Spark's rows were not captured, nothing compared")
+            continue
+        compared += 1
+        if not view.comparison.agrees:
+            disagreeing += 1
+            problems.append(f"snapshot {sid} (seq {seq}, step {view.snapshot.step}): Spark returned but the "
+                            f"resolver did not predict {list(view.comparison.missing)}; the resolver predicted "
+                            f"but Spark did not return {list(view.comparison.unexpected)}")
+    if result.agrees != (not disagreeing):
+        problems.append("IcebergResult.agrees contradicts the per-snapshot comparison")
+    return Check(scenario, compared, tuple(problems), None, time.perf_counter() - started)
+
+
+def check_paimon(scenario: Scenario) -> Check:
+    """Run on pypaimon; the model's rows after every commit against pypaimon's read, and its sequence numbers."""
+    from explorer.engines.paimon_runner import run_paimon
+
+    started = time.perf_counter()
+    try:
+        result = run_paimon(scenario)
+    except EngineError as exc:
+        return Check(scenario, 0, (), refusal_reason(exc), time.perf_counter() - started)
+    problems = [f"after snapshot {c.snapshot_id}: model {list(c.model_rows)} but pypaimon read "
+                f"{list(c.engine_rows)}" for c in result.disagreements]
+    problems += [f"record {r.label()} of step {r.step}: model sequence number {r.sequence_number}, pypaimon "
+                 f"wrote {r.engine_sequence_number}" for r in result.sequence_mismatches]
+    if result.agrees != (not problems):
+        problems.append("PaimonResult.agrees contradicts its own checks")
+    return Check(scenario, len(result.checks), tuple(problems), None, time.perf_counter() - started)
+
+
+# --------------------------------------------------------------------------------------------- shrinking
+
+
+def _candidates(plain: dict):
+    """Smaller variants of a scenario: drop a step, drop a row, fewer files, simpler merge/compact bodies."""
+    steps = plain["steps"]
+    for i in range(len(steps)):
+        if len(steps) > 1:
+            smaller = copy.deepcopy(plain)
+            del smaller["steps"][i]
+            yield smaller
+    for i, step in enumerate(steps):
+        if not isinstance(step, dict):
+            continue
+        for kind in ("insert", "upsert", "equality_delete", "write"):
+            rows = step.get(kind)
+            if isinstance(rows, list) and len(rows) > 1:
+                for r in range(len(rows)):
+                    smaller = copy.deepcopy(plain)
+                    del smaller["steps"][i][kind][r]
+                    files = smaller["steps"][i].get("files")
+                    if files and files > len(smaller["steps"][i][kind]):
+                        smaller["steps"][i]["files"] = len(smaller["steps"][i][kind])
+                    yield smaller
+        if step.get("files", 1) > 1:
+            smaller = copy.deepcopy(plain)
+            smaller["steps"][i]["files"] -= 1
+            if smaller["steps"][i]["files"] == 1:
+                del smaller["steps"][i]["files"]
+            yield smaller
+        merge = step.get("merge")
+        if isinstance(merge, dict) and len(merge.get("rows", [])) > 1:
+            for r in range(len(merge["rows"])):
+                smaller = copy.deepcopy(plain)
+                del smaller["steps"][i]["merge"]["rows"][r]
+                yield smaller
+    if plain["table"].get("partitioned_by"):
+        yield _unpartitioned(plain)
+
+
+def _unpartitioned(plain: dict) -> dict:
+    smaller = copy.deepcopy(plain)
+    smaller["table"].pop("partitioned_by", None)
+    return smaller
+
+
+def shrink_plain(plain: dict, still_fails: Callable[[dict], bool], *, max_runs: int = 200) -> dict:
+    """Greedy shrinking: keep taking the first smaller valid variant that still fails, until none does."""
+    current = copy.deepcopy(plain)
+    runs = 0
+    improved = True
+    while improved and runs < max_runs:
+        improved = False
+        for candidate in _candidates(current):
+            try:
+                parse_scenario(candidate)
+            except ScenarioError:
+                continue
+            runs += 1
+            if still_fails(candidate):
+                current, improved = candidate, True
+                break
+            if runs >= max_runs:
+                break
+    return current

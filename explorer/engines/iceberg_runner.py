@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -146,21 +147,32 @@ def _param(name: str, value: Any, column_type: str, args: dict) -> str:
     return f":{name}"
 
 
+# A Java class name in front of a message ("org.apache.spark.SparkException: ...") says nothing to a learner.
+_JAVA_CLASS = re.compile(r"\b(?:[a-z_][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error)\b:?\s*")
+
+
 def _first_line(exc: BaseException) -> str:
-    """The engine's reason in one line: the Java exception's message without its stack trace."""
+    """The engine's reason in one line: the Java exception's message, without its class name or stack trace.
+
+    A failed Spark task ("Job aborted due to stage failure ...") is explained by its root cause's message.
+    """
     java = getattr(exc, "java_exception", None)
+    text = str(exc)
     if java is not None:
         try:
-            text = str(java.toString())
+            text = str(java.getMessage() or java.toString())
+            if "Job aborted due to stage failure" in text:
+                root = java
+                while root.getCause() is not None:
+                    root = root.getCause()
+                text = str(root.getMessage() or text)
         except Exception:
-            text = str(exc)
-    else:
-        text = str(exc)
+            pass
     for line in text.strip().splitlines():
-        line = line.strip()
+        line = _JAVA_CLASS.sub("", line).strip()
         if line:
             return line[:500]
-    return type(exc).__name__
+    return "the engine gave no reason"
 
 
 # ---------------------------------------------------------------------------------------------- the runner
@@ -213,6 +225,11 @@ class _Runner:
         self.timings["engine_rows_wait"] += time.perf_counter() - started
         return self.recorder.capture()
 
+    def _read_back(self, snapshot_ids: tuple[int, ...]) -> None:
+        # Snapshots never change, so Spark reads each one back while the next step already runs.
+        for sid in snapshot_ids:
+            self._reads[sid] = self._reader.submit(engine_rows_at, self.spark, self.name, sid)
+
     def _run_step(self, step: Step) -> StepOutcome:
         started = time.perf_counter()
         before = self.recorder.current_snapshot_id()
@@ -225,16 +242,14 @@ class _Runner:
             error = EngineError(f"Spark/Iceberg refused the {step.kind} step ({step.title})",
                                 step=step.index, field=_error_field(step), detail=_first_line(exc))
             try:
-                self.recorder.record_step(step)  # a failed step can still have committed (e.g. sql)
+                self._read_back(self.recorder.record_step(step))  # a failed sql step may have committed
             except Exception:
                 pass
             error.capture = self._capture()
             raise error from None
         executed = time.perf_counter()
         new_ids = self.recorder.record_step(step)
-        for sid in new_ids:
-            # Snapshots never change, so Spark reads this one back while the next step already runs.
-            self._reads[sid] = self._reader.submit(engine_rows_at, self.spark, self.name, sid)
+        self._read_back(new_ids)
         done = time.perf_counter()
         self.timings["statement"] += executed - started
         self.timings["capture"] += done - executed

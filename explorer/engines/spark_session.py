@@ -39,7 +39,8 @@ appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+appender.console.layout.alwaysWriteExceptions = false
 logger.repl.name = org.apache.spark.repl.Main
 logger.repl.level = error
 """
@@ -105,7 +106,11 @@ def get_spark(*, warehouse: str | os.PathLike | None = None):
             wanted.mkdir(parents=True, exist_ok=True)
             _owned_warehouse = False
         log_conf = wanted / ".log4j2.properties"
-        log_conf.write_text(_LOG4J2, encoding="utf-8")
+        # A failed task logs a Java stack trace; learners get the one-line reason from the EngineError instead
+        # (EXPLORER_DEBUG=1 keeps the traces).
+        log_conf.write_text(_LOG4J2 if not os.environ.get("EXPLORER_DEBUG") else _LOG4J2.replace(
+            "%m%n\n", "%m%n%ex\n").replace("alwaysWriteExceptions = false", "alwaysWriteExceptions = true"),
+            encoding="utf-8")
         _session = _build_session(jar, wanted, log_conf)
         _warehouse = wanted
         return _session

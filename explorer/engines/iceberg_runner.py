@@ -225,6 +225,11 @@ class _Runner:
         self.timings["engine_rows_wait"] += time.perf_counter() - started
         return self.recorder.capture()
 
+    def _read_back(self, snapshot_ids: tuple[int, ...]) -> None:
+        # Snapshots never change, so Spark reads each one back while the next step already runs.
+        for sid in snapshot_ids:
+            self._reads[sid] = self._reader.submit(engine_rows_at, self.spark, self.name, sid)
+
     def _run_step(self, step: Step) -> StepOutcome:
         started = time.perf_counter()
         before = self.recorder.current_snapshot_id()
@@ -237,16 +242,14 @@ class _Runner:
             error = EngineError(f"Spark/Iceberg refused the {step.kind} step ({step.title})",
                                 step=step.index, field=_error_field(step), detail=_first_line(exc))
             try:
-                self.recorder.record_step(step)  # a failed step can still have committed (e.g. sql)
+                self._read_back(self.recorder.record_step(step))  # a failed sql step may have committed
             except Exception:
                 pass
             error.capture = self._capture()
             raise error from None
         executed = time.perf_counter()
         new_ids = self.recorder.record_step(step)
-        for sid in new_ids:
-            # Snapshots never change, so Spark reads this one back while the next step already runs.
-            self._reads[sid] = self._reader.submit(engine_rows_at, self.spark, self.name, sid)
+        self._read_back(new_ids)
         done = time.perf_counter()
         self.timings["statement"] += executed - started
         self.timings["capture"] += done - executed

@@ -490,7 +490,7 @@ class App:
         self._running = True
         self.w_run.disabled = True
         self._clear_error()
-        self._clear_result()
+        # The last good result stays on screen until a new run succeeds.
         try:
             scenario = self.scenario()
             steps = len(scenario.steps)
@@ -499,6 +499,7 @@ class App:
             self._set_progress(f"running {steps} steps on {scenario.engine}…")
             result = self._api.run(scenario, spark=self._spark, progress=self._on_progress)
         except ExplorerError as exc:
+            self._show_partial(exc)
             self._show_error(exc)
             return None
         except Exception as exc:  # noqa: BLE001 - never a stack trace in the app: one line naming what failed
@@ -512,6 +513,16 @@ class App:
         self.w_progress.value = self.w_progress.max
         self._set_result(result)
         return result
+
+    def _show_partial(self, exc: ExplorerError) -> None:
+        """An engine that refused a step leaves the table at its last good snapshot: show that run so far."""
+        capture = getattr(exc, "capture", None)
+        if not isinstance(exc, EngineError) or capture is None or not getattr(capture, "snapshots", ()):
+            return
+        if getattr(capture, "engine", None) == "iceberg":
+            from explorer.core.result import IcebergResult
+
+            self._set_result(IcebergResult(capture))
 
     def _on_progress(self, *args, **kwargs) -> None:
         """Runners report (step index, total, outcome or None, message), positionally or by keyword."""

@@ -396,9 +396,11 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
     data_ids, delete_ids = data_ids[:MAX_MATRIX_SIDE], delete_ids[:MAX_MATRIX_SIDE]
     row_of = {d: i for i, d in enumerate(data_ids)}
     col_of = {d: j for j, d in enumerate(delete_ids)}
-    z: list[list[Any]] = [[None] * len(delete_ids) for _ in data_ids]
-    text: list[list[str]] = [[""] * len(delete_ids) for _ in data_ids]
-    cd: list[list[Any]] = [[None] * len(delete_ids) for _ in data_ids]
+    # numpy arrays, not nested lists: plotly validates nested lists cell by cell (about a second at 150 × 150)
+    shape = (len(data_ids), len(delete_ids))
+    z = np.full(shape, np.nan)
+    text = np.full(shape, "", dtype=object)
+    cd = np.empty(shape, dtype=object)
     small = len(data_ids) * len(delete_ids) <= 400
     removed = rows_removed(ex.fates)
     for d in ex.decisions:
@@ -406,26 +408,28 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
         if i is None or j is None:
             continue
         n_removed = removed.get((d.data_file, d.delete_file), 0)
-        z[i][j] = OUTCOME_CODES[d.outcome]
+        z[i, j] = OUTCOME_CODES[d.outcome]
         if small:
-            text[i][j] = OUTCOME_SHORT[d.outcome] + (f"<br>{d.comparison}" if d.outcome.in_scope else "") + \
+            text[i, j] = OUTCOME_SHORT[d.outcome] + (f"<br>{d.comparison}" if d.outcome.in_scope else "") + \
                 (f"<br>removes {n_removed} row{'' if n_removed == 1 else 's'}" if d.applies else "")
-        cd[i][j] = [d.outcome.value, d.rule.value, d.comparison, d.reason, d.applies, n_removed]
+        cd[i, j] = [d.outcome.value, d.rule.value, d.comparison, d.reason, d.applies, n_removed]
     # A discrete colour scale: each code gets its own band.
     n = len(OUTCOME_CODES)
     scale = []
     for outcome, code in sorted(OUTCOME_CODES.items(), key=lambda kv: kv[1]):
         scale += [[code / n, OUTCOME_COLORS[outcome]], [(code + 1) / n, OUTCOME_COLORS[outcome]]]
-    fig = go.Figure(go.Heatmap(
-        z=z, x=delete_ids, y=data_ids, text=text, texttemplate="%{text}" if small else None,
-        customdata=cd, zmin=0, zmax=n, colorscale=scale, xgap=2, ygap=2, hoverongaps=False,
-        colorbar={"tickvals": [c + 0.5 for c in sorted(OUTCOME_CODES.values())],
-                      "ticktext": [OUTCOME_SHORT[o] for o, _ in sorted(OUTCOME_CODES.items(), key=lambda kv: kv[1])]},
-        hovertemplate="<b>%{x} → %{y}</b>: %{customdata[0]} (%{customdata[1]} rule, %{customdata[2]})"
-                      "<br>%{customdata[3]}<extra></extra>",
-        meta={"role": "decision-matrix",
-              "fields": ["outcome", "rule", "comparison", "reason", "applies", "rows_removed"],
-              "codes": {o.value: c for o, c in OUTCOME_CODES.items()}}))
+    ticks = sorted(OUTCOME_CODES.items(), key=lambda kv: kv[1])
+    heatmap = {  # a plain dict: the figure validates (and copies) the arrays once, not twice
+        "type": "heatmap", "z": z, "x": delete_ids, "y": data_ids, "text": text,
+        "texttemplate": "%{text}" if small else None, "customdata": cd, "zmin": 0, "zmax": n,
+        "colorscale": scale, "xgap": 2, "ygap": 2, "hoverongaps": False,
+        "colorbar": {"tickvals": [c + 0.5 for _, c in ticks], "ticktext": [OUTCOME_SHORT[o] for o, _ in ticks]},
+        "hovertemplate": "<b>%{x} → %{y}</b>: %{customdata[0]} (%{customdata[1]} rule, %{customdata[2]})"
+                         "<br>%{customdata[3]}<extra></extra>",
+        "meta": {"role": "decision-matrix",
+                 "fields": ["outcome", "rule", "comparison", "reason", "applies", "rows_removed"],
+                 "codes": {o.value: c for o, c in OUTCOME_CODES.items()}}}
+    fig = go.Figure(data=[heatmap])
     title = (f"Which delete file (columns) applies to which data file (rows), at sequence "
              f"{ex.snapshot.sequence_number}")
     if cut_rows or cut_cols:

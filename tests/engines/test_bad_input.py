@@ -12,14 +12,14 @@ import pytest
 
 from explorer.api import run, to_scenario
 from explorer.core.errors import EngineError, ScenarioError
+from explorer.engines.spark_session import RunTable, drop_run_table, warehouse_dir
 from explorer.presentation.app import App
 from explorer.testing.bad_input import FAILING_SQL, GOOD, INJECTION, INVALID
 
 pytestmark = pytest.mark.spark
 
-def _warehouse_listing() -> set[str]:
-    from explorer.engines.spark_session import warehouse_dir
 
+def _warehouse_listing() -> set[str]:
     root = warehouse_dir()
     return {str(p.relative_to(root)) for p in root.rglob("*")} if root else set()
 
@@ -64,7 +64,7 @@ def test_injection_looking_text_stays_data_and_the_table_survives(spark):
         assert spark.catalog.tableExists(capture.table_name)
         assert spark.table(capture.table_name).count() == 2
     finally:
-        spark.sql(f"DROP TABLE IF EXISTS {capture.table_name} PURGE")
+        drop_run_table(spark, RunTable(*capture.table_name.split(".")), capture.table_location)
 
 
 def test_failing_sql_step_names_step_and_field_and_keeps_the_last_good_snapshot(spark):

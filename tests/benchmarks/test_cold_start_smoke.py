@@ -1,0 +1,35 @@
+"""The cold-start benchmark in smoke mode: one fresh explorer process and one bare Spark process.
+
+Both children are separate processes with their own JVM (a cold start cannot be measured in the suite's warm
+session). Checked: the phases add up to the total, the explorer child reached a real decision table on which
+resolver and engine agree. Timings on a shared 2-core machine are not asserted here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "cold_start.py"
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_smoke_run_reports_consistent_phases(tmp_path):
+    out = tmp_path / "cold_start.json"
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--smoke", "--json", str(out)], capture_output=True,
+                          text=True, timeout=900, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "ratio explorer / bare" in proc.stdout
+    m = json.loads(out.read_text())["result"]
+    assert m["reps"] == 1 and m["agrees"] and m["has_decision_table"]
+    assert m["decisions"] == 8  # the seed story's last snapshot: 4 live data files x 2 equality deletes
+    assert list(m["explorer_phases_s"]) == ["import", "spark_start", "table_creation", "steps", "capture", "resolve"]
+    for phases, total in ((m["explorer_phases_s"], m["explorer_total_s"]), (m["bare_phases_s"], m["bare_total_s"])):
+        assert all(v >= 0 for v in phases.values())
+        assert sum(phases.values()) == pytest.approx(total)
+    assert m["ratio"] == pytest.approx(m["explorer_total_s"] / m["bare_total_s"])

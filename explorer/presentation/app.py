@@ -182,7 +182,7 @@ class App:
         self.w_predict = W.Checkbox(description="Predict before reveal", value=False, indent=False)
         self.w_predict.observe(lambda c: None if self._quiet else self.set_predict_mode(c["new"]), names="value")
         self.w_progress = W.IntProgress(min=0, max=1, value=0, layout=W.Layout(width="200px"))
-        self.w_progress_label = W.Label("")
+        self.w_progress_label = W.Label("", layout=W.Layout(width="auto"))
         self.w_error = W.HTML("")
         self.w_banner = W.HTML("")
         # table settings
@@ -440,10 +440,10 @@ class App:
         kinds = list(STEP_KINDS.get(self.engine, {}))
         for i, d in enumerate(self._drafts, start=1):
             kind = W.Dropdown(options=kinds if d.kind in kinds else kinds + [d.kind], value=d.kind,
-                              layout=W.Layout(width="150px"))
-            label = W.Text(value=d.label, placeholder="label", layout=W.Layout(width="200px"))
-            body = W.Textarea(value=d.body_text, layout=W.Layout(width="420px", height="56px"))
-            mods = W.Text(value=d.modifiers_text, placeholder="{files: 2}", layout=W.Layout(width="140px"))
+                              layout=W.Layout(width="140px"))
+            label = W.Text(value=d.label, placeholder="label", layout=W.Layout(width="180px"))
+            body = W.Textarea(value=d.body_text, layout=W.Layout(width="360px", height="56px"))
+            mods = W.Text(value=d.modifiers_text, placeholder="{files: 2}", layout=W.Layout(width="110px"))
             up, down, rm = (W.Button(icon=ic, layout=W.Layout(width="36px"), tooltip=tip)
                             for ic, tip in (("arrow-up", "move up"), ("arrow-down", "move down"),
                                             ("trash", "remove")))

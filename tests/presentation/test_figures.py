@@ -192,15 +192,16 @@ def test_large_run_builds_fast_with_webgl_and_a_bounded_payload():
                                       f.sequence_number, f.sequence_number, "s < s", "same commit"))
             fates.append(RowFate(f.id, 0, f.rows[0]))
     ex = F.Explained(cap, cap.state(), tuple(decisions), tuple(fates))
-    # Best of three: the suite shares two cores with a JVM, and the budget is for this code, not the neighbours.
+    # CPU time, best of three: the suite shares two cores with JVMs and other suites, and the budget is for
+    # this code, not for waiting on the neighbours.
     timings = []
     for _ in range(3):
-        started = time.perf_counter()
+        started = time.process_time()
         timeline = F.timeline_figure(ex)
         matrix = F.decision_matrix_figure(ex)
         rows = F.row_fate_figure(ex)
-        timings.append(time.perf_counter() - started)
-    assert min(timings) < 2.0, f"building the three figures took {min(timings):.2f}s at best"
+        timings.append(time.process_time() - started)
+    assert min(timings) < 2.0, f"building the three figures took {min(timings):.2f}s of CPU at best"
     assert all(type(t).__name__ == "Scattergl" for t in F.trace_by_role(timeline, "data-file"))
     assert timeline.layout.meta["connectors_hidden"] == len(decisions) - F.MAX_CONNECTORS
     assert "not drawn" in timeline.layout.title.text

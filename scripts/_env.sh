@@ -32,3 +32,18 @@ ensure_venv() {
     touch "$stamp"
   fi
 }
+
+ensure_browser() {
+  # The browser tests (pytest -m browser) drive Debian's chromium through Playwright; nothing is downloaded
+  # by Playwright itself. Without chromium those tests skip with a reason, so a failure here only warns.
+  if command -v chromium >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "[setup] chromium not found: installing Debian's chromium for the browser tests" >&2
+    if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; then
+      echo "[setup] could not install chromium; the browser tests will be skipped" >&2
+    fi
+  else
+    echo "[setup] chromium is not installed and this is not root with apt-get: the browser tests will skip." >&2
+    echo "        On Debian/Ubuntu: sudo apt-get install chromium" >&2
+  fi
+}

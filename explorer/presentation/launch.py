@@ -20,11 +20,12 @@ PLAYGROUND = "05-playground.ipynb"
 
 def build_command(args: argparse.Namespace, token: str) -> list[str]:
     python = sys.executable
+    notebooks = Path(getattr(args, "notebook_dir", None) or NOTEBOOKS)
     if args.voila:
         # voila serves one dashboard without a login token; it listens on loopback unless --ip says otherwise.
-        return [python, "-m", "voila", str(NOTEBOOKS / PLAYGROUND), f"--port={args.port}", "--no-browser",
+        return [python, "-m", "voila", str(notebooks / PLAYGROUND), f"--port={args.port}", "--no-browser",
                 f"--Voila.ip={args.ip}", "--show_tracebacks=False"]
-    cmd = [python, "-m", "jupyterlab", f"--notebook-dir={NOTEBOOKS}", f"--ServerApp.ip={args.ip}",
+    cmd = [python, "-m", "jupyterlab", f"--notebook-dir={notebooks}", f"--ServerApp.ip={args.ip}",
            f"--ServerApp.port={args.port}", f"--IdentityProvider.token={token}", "--no-browser",
            f"--LabApp.default_url=/lab/tree/{START}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -37,7 +38,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--voila", action="store_true", help="open the playground as a voila dashboard")
     parser.add_argument("--port", type=int, default=8888)
     parser.add_argument("--ip", default="127.0.0.1")
+    parser.add_argument("--notebook-dir", default=str(NOTEBOOKS),
+                        help="serve the notebooks of this directory (default: the repository's notebooks/)")
     args = parser.parse_args(argv)
+    wanted = Path(args.notebook_dir) / (PLAYGROUND if args.voila else START)
+    if not wanted.is_file():
+        print(f"scripts/lab: {wanted} does not exist; --notebook-dir must hold {START} and {PLAYGROUND}",
+              file=sys.stderr)
+        return 2
     token = os.environ.get("EXPLORER_TOKEN") or secrets.token_hex(16)
     cmd = build_command(args, token)
     host = "localhost" if args.ip in ("127.0.0.1", "0.0.0.0") else args.ip

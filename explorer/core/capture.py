@@ -110,6 +110,38 @@ class StepOutcome:
     note: str | None = None
 
 
+JOB_STATUSES = ("committed", "retried-and-committed", "rejected")
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """One job of a concurrent step: where it started, and what Iceberg's commit validation made of it.
+
+    ``status``: "committed" (nothing committed since it started), "retried-and-committed" (another job won the
+    race; Iceberg re-read the table, validated this job against the winner's commit and committed it on top),
+    or "rejected" (the validation found a conflict: nothing of this job reached the table). ``reason`` says
+    why in one line; ``checks`` names the validations the commit ran, ``conflict_filter`` the rows they cover.
+    """
+
+    step: int
+    name: str
+    kind: str
+    title: str
+    commit_position: int  # 1 = tried to commit first
+    started_from_snapshot: int | None
+    status: str
+    reason: str
+    committed_snapshot_id: int | None = None
+    sequence_number: int | None = None
+    parent_snapshot_id: int | None = None
+    checks: tuple[str, ...] = ()
+    conflict_filter: str | None = None
+
+    @property
+    def committed(self) -> bool:
+        return self.status != "rejected"
+
+
 @dataclass(frozen=True)
 class TableState:
     """The table as of one snapshot: its live files (what a scan at that snapshot plans over)."""
@@ -135,6 +167,8 @@ class Capture:
     # snapshot id -> rows the engine itself returned when reading the table at that snapshot
     engine_rows: Mapping[int, tuple[Mapping[str, Any], ...]] = field(default_factory=lambda: MappingProxyType({}))
     partition_columns: tuple[str, ...] = ()
+    # Concurrent steps only: every job's outcome, in commit order within each step.
+    jobs: tuple[JobOutcome, ...] = ()
 
     def file(self, file_id: str) -> FileRecord:
         for f in self.files:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .capture import Capture, FileRecord, SnapshotRecord, StepOutcome, TableState
+from .capture import Capture, FileRecord, JobOutcome, SnapshotRecord, StepOutcome, TableState
 from .crosscheck import RowComparison, compare_rows
 from .resolution import Decision, RowFate
 from .resolver import DeleteFileIndex, decide_all, id_order_key, predicted_rows, row_fates
@@ -136,6 +136,7 @@ class IcebergResult:
             "engine_rows": None if view.engine_rows is None else [plain_row(r) for r in view.engine_rows],
             "comparison": None if view.comparison is None else view.comparison.to_plain(),
             "steps": [_step_plain(s) for s in cap.steps],
+            "jobs": [_job_plain(j) for j in cap.jobs],
         }
 
     # ---------------------------------------------------------------------------------------- text form
@@ -148,6 +149,9 @@ class IcebergResult:
         out += ["SNAPSHOTS", _table(["seq", "snapshot id", "operation", "step", "label"], [
             [s["sequence_number"], s["snapshot_id"], s["operation"], s["step"], s["label"] or s["kind"]]
             for s in plain["snapshots"]]), ""]
+        if self.capture.jobs:
+            out += ["CONCURRENT JOBS (each started from one snapshot; Iceberg validated each commit)"]
+            out += _jobs_text(self.capture.jobs) + [""]
         out += ["FILES", _table(["id", "content", "data seq", "file seq", "added in", "removed in", "records",
                                  "partition", "refers to"], [
             [f["id"], f["content"], f["sequence_number"], f["file_sequence_number"], f["added_in"], f["removed_in"],
@@ -183,6 +187,25 @@ class IcebergResult:
 def _step_plain(step: StepOutcome) -> dict:
     return {"step": step.step, "kind": step.kind, "title": step.title, "snapshot_ids": list(step.snapshot_ids),
             "seconds": step.seconds, "note": step.note}
+
+
+def _job_plain(job: JobOutcome) -> dict:
+    return {"step": job.step, "job": job.name, "kind": job.kind, "title": job.title,
+            "commit_position": job.commit_position, "started_from_snapshot": job.started_from_snapshot,
+            "status": job.status, "committed_snapshot_id": job.committed_snapshot_id,
+            "sequence_number": job.sequence_number, "parent_snapshot_id": job.parent_snapshot_id,
+            "checks": list(job.checks), "conflict_filter": job.conflict_filter, "reason": job.reason}
+
+
+def _jobs_text(jobs: tuple[JobOutcome, ...]) -> list[str]:
+    """One line per job in commit order, its reason indented below (rejections stand out in capitals)."""
+    lines = []
+    for j in jobs:
+        where = f"sequence number {j.sequence_number}" if j.committed else "nothing committed"
+        lines.append(f"step {j.step}, job {j.name} ({j.title}): commit #{j.commit_position} -> "
+                     f"{j.status.upper()}, {where}")
+        lines.append(f"    {j.reason}")
+    return lines
 
 
 def _brief(mapping: Mapping[str, Any]) -> str:

@@ -25,6 +25,7 @@ from explorer.core.capture import (
     DeletedPosition,
     FileContent,
     FileRecord,
+    JobOutcome,
     SnapshotRecord,
     StepOutcome,
 )
@@ -118,6 +119,7 @@ class IcebergRecorder:
     files: dict[str, _Born] = field(default_factory=dict)  # local path -> file, in order of birth
     steps: list[StepOutcome] = field(default_factory=list)
     engine_rows: dict[int, tuple] = field(default_factory=dict)
+    jobs: list[JobOutcome] = field(default_factory=list)  # concurrent steps' jobs
     _counters: dict[str, int] = field(default_factory=dict)
     _metadata: dict = field(default_factory=dict)
     _columns: dict[int, tuple[str, str]] = field(default_factory=dict)  # field id -> (name, type)
@@ -281,6 +283,7 @@ class IcebergRecorder:
             steps=tuple(self.steps),
             engine_rows=MappingProxyType(dict(self.engine_rows)),
             partition_columns=tuple(self.scenario.table.partitioned_by),
+            jobs=tuple(self.jobs),
         )
 
 

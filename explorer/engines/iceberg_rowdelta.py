@@ -66,11 +66,12 @@ class _Records:
 
 
 def commit_row_delta(spark, jtable, table: TableSpec, *, delete_rows: Iterable[Mapping[str, Any]],
-                     equality: Iterable[str], data_rows: Iterable[Mapping[str, Any]] = ()) -> None:
+                     equality: Iterable[str], data_rows: Iterable[Mapping[str, Any]] = (), into=None) -> None:
     """Write equality deletes on ``equality`` (and ``data_rows``) per partition; commit them as one RowDelta.
 
     ``delete_rows`` hold the equality columns plus, for a partitioned table, the partition columns (which say
-    which partition each delete belongs to).
+    which partition each delete belongs to). ``into``: hand the written files to this object's
+    ``addDeletes``/``addRows`` instead, and commit nothing (concurrent jobs commit later, validated).
     """
     jvm = spark._jvm
     iceberg = jvm.org.apache.iceberg
@@ -121,9 +122,10 @@ def commit_row_delta(spark, jtable, table: TableSpec, *, delete_rows: Iterable[M
                 writer.close()
             add(finish(writer))
 
-    delta = jtable.newRowDelta()
+    delta = jtable.newRowDelta() if into is None else into
     write(delete_rows, lambda key: factory.newEqDeleteWriter(output(key, "eq-deletes"), parquet, key),
           delete_schema, lambda w: w.toDeleteFile(), delta.addDeletes)
     write(data_rows, lambda key: factory.newDataWriter(output(key, "data"), parquet, key),
           schema, lambda w: w.toDataFile(), delta.addRows)
-    delta.commit()
+    if into is None:
+        delta.commit()

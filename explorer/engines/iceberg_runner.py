@@ -19,6 +19,7 @@ from explorer.core.capture import Capture, StepOutcome
 from explorer.core.errors import EngineError, ScenarioError
 from explorer.core.scenario import (
     CompactStep,
+    ConcurrentStep,
     DeleteStep,
     EqualityDeleteStep,
     InsertStep,
@@ -79,6 +80,10 @@ def _validate(scenario: Scenario) -> None:
     for step in scenario.steps:
         if isinstance(step, SqlStep):
             upgraded = True  # a statement may change the format version or write modes; let Iceberg judge
+        if isinstance(step, ConcurrentStep) and not upgraded:
+            from .iceberg_concurrent import check_supported
+
+            check_supported(step, table)
         if isinstance(step, MergeStep) and step.matched == "none" and step.not_matched == "none":
             raise ScenarioError("a MERGE needs at least one action: set matched or not_matched",
                                 step=step.index, field="merge")
@@ -233,6 +238,7 @@ class _Runner:
     def _run_step(self, step: Step) -> StepOutcome:
         started = time.perf_counter()
         before = self.recorder.current_snapshot_id()
+        recorded = len(self.recorder.snapshots)  # a concurrent step records its jobs' snapshots itself
         try:
             note = self._execute(step)
         except (EngineError, ScenarioError) as exc:
@@ -242,13 +248,15 @@ class _Runner:
             error = EngineError(f"Spark/Iceberg refused the {step.kind} step ({step.title})",
                                 step=step.index, field=_error_field(step), detail=_first_line(exc))
             try:
-                self._read_back(self.recorder.record_step(step))  # a failed sql step may have committed
+                self.recorder.record_step(step)  # a failed sql step may have committed
+                self._read_back(tuple(s.snapshot_id for s in self.recorder.snapshots[recorded:]))
             except Exception:
                 pass
             error.capture = self._capture()
             raise error from None
         executed = time.perf_counter()
-        new_ids = self.recorder.record_step(step)
+        self.recorder.record_step(step)
+        new_ids = tuple(s.snapshot_id for s in self.recorder.snapshots[recorded:])
         self._read_back(new_ids)
         done = time.perf_counter()
         self.timings["statement"] += executed - started
@@ -309,6 +317,10 @@ class _Runner:
         if isinstance(step, SqlStep):
             self.spark.sql(step.sql.replace("{table}", self.name)).collect()
             return None
+        if isinstance(step, ConcurrentStep):
+            from .iceberg_concurrent import run_concurrent
+
+            return run_concurrent(self.spark, self.recorder, self.name, self.spec, step)
         raise EngineError(f"the Iceberg engine has no '{step.kind}' step", step=step.index, field=step.kind)
 
     def _insert(self, step: InsertStep) -> None:

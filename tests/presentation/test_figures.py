@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from types import MappingProxyType
 
 import pytest
@@ -172,8 +171,10 @@ def test_bare_snapshot_view_draws_matrix_and_rows_but_timeline_needs_the_run(see
 # ----------------------------------------------------------------------------------- scale
 
 
-def test_large_run_builds_fast_with_webgl_and_a_bounded_payload():
-    """1,000 snapshots and 20,000 files: each commit writes 19 data files and one partitioned equality delete."""
+def test_large_run_uses_webgl_and_a_bounded_payload():
+    """1,000 snapshots and 20,000 files: each commit writes 19 data files and one partitioned equality delete.
+
+    How fast this builds is measured in benchmarks/figure_scale.py, not asserted here."""
     n_snaps, per = 1000, 19
     files, decisions, fates = [], [], []
     for s in range(1, n_snaps + 1):
@@ -192,16 +193,9 @@ def test_large_run_builds_fast_with_webgl_and_a_bounded_payload():
                                       f.sequence_number, f.sequence_number, "s < s", "same commit"))
             fates.append(RowFate(f.id, 0, f.rows[0]))
     ex = F.Explained(cap, cap.state(), tuple(decisions), tuple(fates))
-    # CPU time, best of three: the suite shares two cores with JVMs and other suites, and the budget is for
-    # this code, not for waiting on the neighbours.
-    timings = []
-    for _ in range(3):
-        started = time.process_time()
-        timeline = F.timeline_figure(ex)
-        matrix = F.decision_matrix_figure(ex)
-        rows = F.row_fate_figure(ex)
-        timings.append(time.process_time() - started)
-    assert min(timings) < 2.0, f"building the three figures took {min(timings):.2f}s of CPU at best"
+    timeline = F.timeline_figure(ex)
+    matrix = F.decision_matrix_figure(ex)
+    rows = F.row_fate_figure(ex)
     assert all(type(t).__name__ == "Scattergl" for t in F.trace_by_role(timeline, "data-file"))
     assert timeline.layout.meta["connectors_hidden"] == len(decisions) - F.MAX_CONNECTORS
     assert "not drawn" in timeline.layout.title.text

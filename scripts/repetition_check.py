@@ -82,6 +82,7 @@ def main(argv=None) -> int:
         print(f"RSS JVM MB    {plain['rss_jvm_mb']}")
         print(f"fds python    {plain['fds_python']}")
         print(f"fds JVM       {plain['fds_jvm']}")
+        print(f"JVM heap after GC MB {plain['jvm_heap_after_gc_mb']}")
         print(f"growth after warm-up: RSS {plain['rss_growth_after_warm_up_mb']} MB, "
               f"fds {plain['fd_growth_after_warm_up']}")
         print(f"Spark scratch files: {plain['spark_scratch_files']}")

@@ -33,6 +33,7 @@ class Sample:
     fds_python: int
     fds_jvm: int
     leftovers: tuple[str, ...] = ()
+    jvm_heap_after_gc_mb: float | None = None  # live Java objects: tells a leak from a heap that grew
 
 
 @dataclass
@@ -74,6 +75,7 @@ class Report:
             "seconds_total": round(sum(x.seconds for x in s), 1),
             "rss_python_mb": _span(x.rss_python_mb for x in s), "rss_jvm_mb": _span(x.rss_jvm_mb for x in s),
             "fds_python": _span(x.fds_python for x in s), "fds_jvm": _span(x.fds_jvm for x in s),
+            "jvm_heap_after_gc_mb": _span(x.jvm_heap_after_gc_mb for x in s if x.jvm_heap_after_gc_mb is not None),
             "rss_growth_after_warm_up_mb": round(self.rss_growth_mb, 1),
             "fd_growth_after_warm_up": round(self.fd_growth, 1),
             "spark_scratch_files": {"start": self.scratch_files_start, "end": self.scratch_files_end},
@@ -103,6 +105,16 @@ def process_figures() -> tuple[float, float, int, int]:
         except psutil.Error:
             pass
     return me.memory_info().rss / MB, rss_jvm / MB, me.num_fds(), fds_jvm
+
+
+def jvm_heap_after_gc_mb(spark) -> float | None:
+    """Used JVM heap right after a full GC (None without a session)."""
+    if spark is None:
+        return None
+    jvm = spark.sparkContext._jvm
+    jvm.java.lang.System.gc()
+    runtime = jvm.java.lang.Runtime.getRuntime()
+    return round((runtime.totalMemory() - runtime.freeMemory()) / MB, 1)
 
 
 def listing(root: Path) -> set[str]:
@@ -153,7 +165,7 @@ def repeat(scenarios: Sequence[Scenario], runs: int, *, watch: Sequence[Path], s
             report.leftovers += [f"after run {i + 1} ({scenario.name}): {p}" for p in left]
         sample = Sample(i + 1, scenario.name, scenario.engine, round(seconds, 3),
                         *[round(v, 1) if isinstance(v, float) else v for v in process_figures()],
-                        leftovers=tuple(left))
+                        leftovers=tuple(left), jvm_heap_after_gc_mb=jvm_heap_after_gc_mb(spark))
         report.samples.append(sample)
         if progress:
             progress(sample)

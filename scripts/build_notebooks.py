@@ -56,6 +56,7 @@ START_HERE = [
     | `03-changelog-copy-on-write` | Why two histories with the same final table can have different changelogs |
     | `04-paimon-sequence-and-rowkind` | Paimon's clocks: sequence fields, row kinds, snapshot ordering |
     | `05-playground` | A blank page: build your own scenario |
+    | `06-concurrent-writers` | Two jobs race to commit: who wins, who is retried, who is rejected |
 
     ## How to use the app
 
@@ -743,6 +744,106 @@ PLAYGROUND = [
 ]
 
 
+# ======================================================================================= 06 concurrent writers
+
+CONCURRENT = [
+    md("""
+    # 6. Concurrent writers: two jobs race to commit
+
+    Iceberg never locks rows. Two jobs that change the same table both **start from the same snapshot**, read
+    it, write their own data and delete files, and then try to commit. Commits are optimistic: at commit time
+    Iceberg re-reads the table and **validates** the job against everything that committed since the job
+    started. Then one of three things happens:
+
+    | Outcome | When |
+    |---|---|
+    | **committed** | nothing committed since the job started |
+    | **retried-and-committed** | another job committed first, but its files cannot touch the rows this job read: Iceberg puts the job on top of the winner, with the next sequence number |
+    | **rejected** | a check failed (`ValidationException`): none of the job's files reach the table; it must re-run |
+
+    Which checks run depends on the operation and the isolation level, exactly as in Iceberg's Spark writer:
+
+    * every `DELETE`/`UPDATE`/`MERGE` checks that the data files its position deletes point at still exist;
+    * `UPDATE` and `MERGE` also check that no new **delete files** could apply to the rows they matched;
+    * **serializable** isolation adds: no new **data files** could hold rows their filter matches;
+    * appends (`INSERT`) and streaming upserts (equality deletes) run no checks at all.
+
+    A `concurrent` step in a scenario lists the jobs, the order they reach the commit, and the isolation level.
+    Each committed job becomes its own snapshot, labelled with the job's name.
+    """),
+    code("""
+    from explorer.api import run
+    from explorer.presentation.figures import timeline_figure
+
+
+    def show_race(result):
+        \"\"\"Each job of the race, in commit order: what happened, the sequence number it got, and why.\"\"\"
+        for job in result.capture.jobs:
+            where = f"at sequence number {job.sequence_number}" if job.committed else "(nothing committed)"
+            print(f"job {job.name}: {job.status} {where}")
+            print(f"    {job.reason}")
+        print("rows now:", sorted(tuple(r.values()) for r in result.at().predicted_rows))
+        print("resolver and engine agree at every snapshot:", result.agrees)
+    """),
+    md("""
+    ## Delete vs update, the update first
+
+    Job A deletes user 500; job B updates user 500. Both start from sequence number 2. B reaches the commit
+    first. A's delete, under serializable isolation, finds that B added a data file that may hold user 500,
+    a row A never saw.
+    """),
+    code("""
+    update_first = run("concurrent-delete-vs-update")
+    print(update_first.scenario.description)
+    show_race(update_first)
+    """),
+    code("""
+    timeline_figure(update_first)
+    """),
+    md("""
+    ## The same race, the delete first
+
+    Flip the commit order: now A's position delete is committed first, and B's update is the one refused,
+    because a new delete file may apply to the row B rewrote. Either way, the first committer wins.
+    """),
+    code("""
+    delete_first = run("concurrent-delete-vs-update-delete-first")
+    show_race(delete_first)
+    """),
+    md("""
+    ## Snapshot isolation: both succeed, and the delete is lost
+
+    Under **snapshot** isolation a `DELETE` does not look for new data files. A is committed on top of B as
+    sequence number 4, but its position delete names the *old* row, which B had already replaced. Both jobs
+    report success, and user 500 is still there. Compare the sequence numbers: B's new row (3) and A's delete
+    (4) never meet, because a position delete only applies to the file it names.
+    """),
+    code("""
+    lost_delete = run("concurrent-snapshot-isolation-lost-delete")
+    show_race(lost_delete)
+    """),
+    md("""
+    ## Jobs that touch different partitions
+
+    Job A deletes a user in region `eu`, job B updates one in region `us`. A's conflict filter names its
+    partition, so Iceberg can prove that nothing B wrote could hold A's rows: A is retried on top of B and both
+    commit, even under serializable isolation.
+
+    **Try it:** in the app (notebook 05), load this preset, let job A commit first (`commit_order: [A, B]`),
+    and make the table unpartitioned. The update B is then rejected, although it touches another row: position
+    delete files carry no statistics about the rows they delete, so without a partition to tell them apart,
+    Iceberg cannot rule out that A's delete file applies to B's rows.
+    """),
+    code("""
+    partitions = run("concurrent-different-partitions")
+    show_race(partitions)
+    """),
+    code("""
+    timeline_figure(partitions)
+    """),
+]
+
+
 NOTEBOOKS = {
     "00-start-here.ipynb": START_HERE,
     "01-sequence-numbers.ipynb": SEQUENCE_NUMBERS,
@@ -750,6 +851,7 @@ NOTEBOOKS = {
     "03-changelog-copy-on-write.ipynb": CHANGELOG,
     "04-paimon-sequence-and-rowkind.ipynb": PAIMON,
     "05-playground.ipynb": PLAYGROUND,
+    "06-concurrent-writers.ipynb": CONCURRENT,
 }
 
 

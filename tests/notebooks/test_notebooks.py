@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 KERNEL_NAME = "sequence-explorer-test"
 NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-read-deletes.ipynb",
-             "03-changelog-copy-on-write.ipynb", "04-paimon-sequence-and-rowkind.ipynb", "05-playground.ipynb")
+             "03-changelog-copy-on-write.ipynb", "04-paimon-sequence-and-rowkind.ipynb", "05-playground.ipynb",
+             "06-concurrent-writers.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 # 01 prints "E1 x D4: 5 < 4 -> ignored-by-sequence" for each decision it shows.
@@ -222,3 +223,24 @@ def test_05_playground_executes(kernel_env, tmp_path):
     assert count_mime(nb, WIDGET_MIME) == 1
     # It is the voila dashboard: with code hidden, the only output is the app (no stray prints or errors).
     assert [o["output_type"] for o in outputs(nb)] == ["display_data"]
+
+
+@pytest.mark.notebook
+@pytest.mark.spark
+def test_06_concurrent_writers_executes(kernel_env, tmp_path):
+    nb = execute("06-concurrent-writers.ipynb", tmp_path)
+    text = text_of(nb)
+    jobs = re.findall(r"^job (\w+): (committed|retried-and-committed|rejected) (?:at sequence number (\d+))?",
+                      text, flags=re.MULTILINE)
+    races = [jobs[i:i + 2] for i in range(0, len(jobs), 2)]
+    assert races == [
+        [("B", "committed", "3"), ("A", "rejected", "")],  # the update first: the delete is refused
+        [("A", "committed", "3"), ("B", "rejected", "")],  # the delete first: the update is refused
+        [("B", "committed", "3"), ("A", "retried-and-committed", "4")],  # snapshot isolation: the delete is lost
+        [("B", "committed", "2"), ("A", "retried-and-committed", "3")],  # different partitions
+    ], text
+    assert "Found conflicting files" in text and "Found new conflicting delete files" in text
+    assert "org.apache" not in text
+    assert text.count("resolver and engine agree at every snapshot: True") == 4
+    assert "agree at every snapshot: False" not in text
+    assert_figures_offline(nb, at_least=2)

@@ -84,7 +84,8 @@ def main(argv=None) -> int:
         print(f"fds JVM       {plain['fds_jvm']}")
         print(f"JVM heap after GC MB {plain['jvm_heap_after_gc_mb']}")
         print(f"growth after warm-up: RSS {plain['rss_growth_after_warm_up_mb']} MB, "
-              f"fds {plain['fd_growth_after_warm_up']}")
+              f"fds {plain['fd_growth_after_warm_up']}, live JVM heap after GC "
+              f"{plain['jvm_heap_after_gc_growth_mb']} MB")
         print(f"Spark scratch files: {plain['spark_scratch_files']}")
         print(f"files left outside a run's warehouse, or warehouses not removed: {len(plain['leftovers'])}")
         for line in plain["leftovers"][:20]:

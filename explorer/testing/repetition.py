@@ -77,6 +77,8 @@ class Report:
             "fds_python": _span(x.fds_python for x in s), "fds_jvm": _span(x.fds_jvm for x in s),
             "jvm_heap_after_gc_mb": _span(x.jvm_heap_after_gc_mb for x in s if x.jvm_heap_after_gc_mb is not None),
             "rss_growth_after_warm_up_mb": round(self.rss_growth_mb, 1),
+            "jvm_heap_after_gc_growth_mb": (round(self.growth("jvm_heap_after_gc_mb"), 1)
+                                            if s and s[-1].jvm_heap_after_gc_mb is not None else None),
             "fd_growth_after_warm_up": round(self.fd_growth, 1),
             "spark_scratch_files": {"start": self.scratch_files_start, "end": self.scratch_files_end},
             "samples": [asdict(x) for x in s],

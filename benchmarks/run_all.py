@@ -81,8 +81,9 @@ def verdict_lines(results: dict) -> list[str]:
     me = get("memory")
     if me:
         v = me["verdict"]
-        lines.append(f"memory: largest peak {v['worst']} {v['worst_peak_mib']:.0f} MiB (target < "
-                     f"{v['target_mib']} MiB each) -> {'met' if v['met'] else 'NOT met'}")
+        lines.append(f"memory: largest peak {v['worst']} {v['worst_peak_mib']:.0f} MiB = "
+                     f"{v['worst_peak_mib'] * 2**20 / 1e9:.2f} GB (target < {v['target_mib']} MiB = 1.5 GiB each) "
+                     f"-> {'met' if v['met'] else 'NOT met'}")
     for name, r in results.items():
         if r["exit_code"] != 0:
             lines.append(f"{name}: the benchmark exited with {r['exit_code']} (see its output above)")

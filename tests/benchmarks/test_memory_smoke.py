@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-import memory  # noqa: E402
+import memory
 
 ALLOCATE = "import time; block = bytearray({mib} * 2**20); block[::4096] = b'x' * len(block[::4096]); time.sleep(3)"
 

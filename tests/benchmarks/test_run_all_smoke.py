@@ -12,8 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-import charts  # noqa: E402
-import run_all  # noqa: E402
+import charts
+import run_all
 
 
 def test_smoke_subset_report_charts_and_doc_section(tmp_path):
@@ -31,7 +31,7 @@ def test_smoke_subset_report_charts_and_doc_section(tmp_path):
     figs = charts.figures(combined)
     assert set(figs) == {"resolver_scale", "figure_scale"}
     sizes = combined["results"]["figure_scale"]["report"]["result"]["sizes"]
-    timeline = [t for t in figs["figure_scale"].data if t.name == "timeline build"][0]
+    timeline = next(t for t in figs["figure_scale"].data if t.name == "timeline build")
     assert list(timeline.y) == [s["timeline_s"] for s in sizes]
 
     section = run_all.markdown(combined)

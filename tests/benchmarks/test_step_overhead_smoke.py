@@ -15,7 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-import step_overhead  # noqa: E402
+import step_overhead
 
 
 def test_literals_are_typed_and_quoted():

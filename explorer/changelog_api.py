@@ -7,7 +7,6 @@ Spark, then drop the run's table and files. ``explorer.api`` and the CLI call th
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,32 +35,11 @@ def run_changelogs(scenario: Scenario, projections: Iterable[Projection], *, spa
     from explorer.engines.spark_session import get_spark
 
     spark = spark or get_spark()
-    with _one_shuffle_partition(spark):
-        capture = run_iceberg(scenario, spark=spark, keep_warehouse=True)
+    capture = run_iceberg(scenario, spark=spark, keep_warehouse=True)
     try:
         return capture_changelogs(spark, capture, projections, identifier_columns=identifier_columns)
     finally:
         _drop(spark, capture)
-
-
-@contextmanager
-def _one_shuffle_partition(spark):
-    """Run with one shuffle partition, so that a MERGE (a join, then a shuffle) writes one data file.
-
-    With the session's two shuffle partitions, a MERGE splits its output over two files by a hash of the key,
-    and which rows share a file decides which rows become carry-overs. The changelog story needs the layout the
-    scenario describes ("the MERGE writes one file"), not one that depends on hash buckets.
-    """
-    key = "spark.sql.shuffle.partitions"
-    previous = spark.conf.get(key, None)
-    spark.conf.set(key, "1")
-    try:
-        yield
-    finally:
-        if previous is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, previous)
 
 
 def _drop(spark, capture) -> None:

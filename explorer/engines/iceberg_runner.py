@@ -35,7 +35,7 @@ from explorer.core.scenario import (
 from explorer.core.values import to_plain
 
 from .iceberg_capture import IcebergRecorder, engine_rows_at
-from .spark_session import CATALOG, RunTable, drop_run_table, get_spark, new_run_table
+from .spark_session import CATALOG, RunTable, drop_run_table, get_spark, new_run_table, one_shuffle_partition
 
 Progress = Callable[[int, int, "StepOutcome | None", str], None]
 
@@ -67,7 +67,8 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
                           detail=_first_line(exc)) from None
     runner = _Runner(spark, table, scenario, progress)
     try:
-        return runner.run()
+        with one_shuffle_partition(spark):
+            return runner.run()
     finally:
         if not keep_warehouse:
             drop_run_table(spark, table, runner.recorder.location or None)

@@ -14,6 +14,7 @@ import re
 import shutil
 import tempfile
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -202,3 +203,23 @@ def drop_run_table(spark, table: RunTable, location: str | None) -> None:
             parent = path.parent
             if parent.name == table.namespace:
                 shutil.rmtree(parent, ignore_errors=True)
+
+
+@contextmanager
+def one_shuffle_partition(spark):
+    """Run with one shuffle partition, so a MERGE or copy-on-write rewrite writes one file per partition.
+
+    With two shuffle partitions, a MERGE splits its output over two files by a hash of the key, and which rows
+    share a file decides which deletes apply and which rows become changelog carry-overs. Scenarios describe
+    file layouts ("the MERGE writes one file"); a hash bucket must not change the lesson.
+    """
+    key = "spark.sql.shuffle.partitions"
+    previous = spark.conf.get(key, None)
+    spark.conf.set(key, "1")
+    try:
+        yield
+    finally:
+        if previous is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, previous)

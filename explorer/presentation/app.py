@@ -582,7 +582,7 @@ class App:
         finally:
             self._quiet = False
         for name in TABS[:-1]:
-            self.w_tab_boxes[name].children = ()
+            _replace_children(self.w_tab_boxes[name], ())
 
     # ------------------------------------------------------------------------------------ time travel
 
@@ -627,10 +627,11 @@ class App:
         def fw(name):
             return [go.FigureWidget(figs[name])] if name in figs else []
 
-        self.w_tab_boxes["Timeline"].children = fw("timeline") or [W.HTML("<i>No timeline for this engine.</i>")]
-        self.w_tab_boxes["Decisions"].children = fw("decisions")
-        self.w_tab_boxes["Rows"].children = fw("rows") + fw("engine_rows")
-        self.w_tab_boxes["Snapshots & files"].children = fw("snapshots") + fw("files")
+        _replace_children(self.w_tab_boxes["Timeline"],
+                          fw("timeline") or [W.HTML("<i>No timeline for this engine.</i>")])
+        _replace_children(self.w_tab_boxes["Decisions"], fw("decisions"))
+        _replace_children(self.w_tab_boxes["Rows"], fw("rows") + fw("engine_rows"))
+        _replace_children(self.w_tab_boxes["Snapshots & files"], fw("snapshots") + fw("files"))
 
     # ------------------------------------------------------------------------------------ predict, reveal
 
@@ -745,3 +746,17 @@ def explore(preset: str | None = None, scenario: Scenario | str | Mapping | None
 
         scenario = api.to_scenario(scenario)
     return App(scenario, preset=preset, spark=spark)
+
+
+def _replace_children(box, new) -> None:
+    """Swap a box's children and close the widgets it drops.
+
+    Every FigureWidget lives in the kernel (and the front end) until it is closed; without this, each move of the
+    snapshot slider would leave a set of figures behind.
+    """
+    old = tuple(box.children)
+    box.children = tuple(new)
+    keep = {id(w) for w in new}
+    for widget in old:
+        if id(widget) not in keep:
+            widget.close()

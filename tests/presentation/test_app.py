@@ -223,3 +223,18 @@ def test_real_paimon_run_uses_the_paimon_views():
     assert F.table_rows(app.current_figures["rows"]) != F.table_rows(
         F.rows_table_figure([dict(zip(result.columns, r)) for r in result.predicted_rows()], list(result.columns),
                             "", "x"))
+
+
+def test_moving_the_slider_does_not_leave_widgets_behind(seed_capture):
+    """Each view change replaces the tab figures; the replaced widgets must be closed, not kept alive."""
+    import ipywidgets as W
+
+    app = explore(SEED)
+    app.show_result(IcebergResult(seed_capture))
+    app.set_snapshot(6)
+    before = len(W.Widget.widgets)
+    for _ in range(3):
+        for snap in seed_capture.snapshots:
+            app.set_snapshot(snapshot_id=snap.snapshot_id)
+    app.set_snapshot(6)
+    assert len(W.Widget.widgets) <= before

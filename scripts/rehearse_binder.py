@@ -44,10 +44,14 @@ SAMPLE_SECONDS = 0.1
 
 
 class TreeSampler:
-    """Peak resident memory of every process below ``root_pid`` (not ``root_pid`` itself), sampled in a thread.
+    """Peak memory of every process below ``root_pid`` (not ``root_pid`` itself), sampled in a thread.
 
-    RSS of separate processes is summed; shared pages are counted once per process, so this errs on the high
-    side, which is the right side for a limit.
+    Per process it takes PSS (proportional set size: a page shared by n processes counts 1/n in each), so
+    summing does not count shared pages twice. That matters: when the JVM forks a helper (Hadoop's local
+    file system runs shell commands), the child briefly shares all of the JVM's pages, and summed RSS would
+    report the JVM twice. Where PSS cannot be read, RSS is used. A JVM spawns helpers with vfork, whose child
+    shares the parent's whole address space (so even PSS shows it in full) until it execs: a process running
+    the same executable as its sampled parent is that moment, and is skipped.
     """
 
     def __init__(self, root_pid: int, interval: float = SAMPLE_SECONDS) -> None:
@@ -69,14 +73,26 @@ class TreeSampler:
             children = self._root.children(recursive=True)
         except psutil.Error:
             return
+        exes = {}
         for child in children:
             try:
-                rss = child.memory_info().rss
+                exes[child.pid] = child.exe()
+            except psutil.Error:
+                pass
+        for child in children:
+            try:
+                parent_exe = exes.get(child.ppid())
+                if parent_exe is not None and exes.get(child.pid) == parent_exe:
+                    continue  # a vfork child of a sampled process, not yet exec'd: the same memory
                 name = child.name()
+                try:
+                    used = child.memory_full_info().pss
+                except (psutil.AccessDenied, AttributeError):
+                    used = child.memory_info().rss
             except psutil.Error:  # exited between listing and reading
                 continue
-            total += rss
-            procs.append({"pid": child.pid, "name": name, "rss_mb": round(rss / MB, 1)})
+            total += used
+            procs.append({"pid": child.pid, "name": name, "mb": round(used / MB, 1)})
         self.samples += 1
         if total > self.peak:
             self.peak, self.peak_processes = total, procs
@@ -298,7 +314,7 @@ def print_table(report: dict) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[5])
-    print(f"limit: peak < {report['limit_mb']} MB (kernel + JVM, RSS summed over the process tree)")
+    print(f"limit: peak < {report['limit_mb']} MB (kernel + JVM: PSS summed over the process tree)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,7 @@ JupyterLab's autosave never writes outputs into the repository.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import re
 import shutil
@@ -112,6 +113,18 @@ def port_open(url: str) -> bool:
         return False
 
 
+try:  # resolved here, not in the child: a preexec_fn should only call into C
+    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):
+    _PRCTL = None
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGTERM the server if pytest itself is killed, so no orphaned server (and kernel JVM) lingers."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def launch(args: list[str], scratch: Path, *, wait_ok: bool = True) -> Launched:
     """Start the launcher in its own process group, read the URL it prints, and wait until it listens.
 
@@ -123,7 +136,8 @@ def launch(args: list[str], scratch: Path, *, wait_ok: bool = True) -> Launched:
     env = private_jupyter_env(scratch)
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "explorer.presentation.launch", *args], cwd=ROOT, env=env,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=_die_with_parent)  # noqa: PLW1509 - only a prctl call
     server = Launched(proc, "", log)
     deadline = time.monotonic() + SERVER_START_TIMEOUT
     try:

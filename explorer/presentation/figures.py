@@ -348,10 +348,12 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
     fig.update_layout(
         title={"text": title, "x": 0.01}, template="plotly_white", hovermode="closest",
         height=max(320, min(1600, 140 + 34 * len(born))) if labels else 900,
-        margin={"l": 10, "r": 10, "t": 60, "b": 110}, legend={"orientation": "h", "y": -0.32 if labels else -0.08},
+        # A wide right margin and visible overflow: the last snapshot's rotated label must not be cut off.
+        margin={"l": 10, "r": 70, "t": 60, "b": 110}, legend={"orientation": "h", "y": -0.32 if labels else -0.08},
         meta={"kind": "timeline", "snapshot_id": snap.snapshot_id, "sequence_number": snap.sequence_number,
               "lanes": [f.id for f in born], "connectors_hidden": hidden})
     fig.update_xaxes(title_text="sequence number", tickvals=tickvals, ticktext=ticktext,
+                     ticklabeloverflow="allow", automargin=True,
                      range=[min(tickvals, default=0) - 0.6, end + 0.3], zeroline=False,
                      showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(tickvals=list(range(len(born))) if labels else None,

@@ -120,7 +120,10 @@ def get_spark(*, warehouse: str | os.PathLike | None = None):
 def _build_session(jar: Path, warehouse: Path, log_conf: Path):
     from pyspark.sql import SparkSession
 
-    java_opts = f"-Dlog4j2.configurationFile={log_conf} -XX:+UseSerialGC"
+    # Serial GC with low free-heap ratios gives memory back to the OS after a collection, so a long workshop
+    # session does not keep every page it ever touched (the repetition check measures this).
+    java_opts = (f"-Dlog4j2.configurationFile={log_conf} -XX:+UseSerialGC "
+                 "-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30")
     builder = (
         SparkSession.builder.master("local[2]").appName("sequence-explorer")
         .config("spark.jars", str(jar))
@@ -132,6 +135,11 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path):
         .config("spark.driver.extraJavaOptions", java_opts)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
+        # Spark keeps finished jobs, stages and SQL executions in its status store even without a UI; a run
+        # makes dozens, and nobody reads old ones here.
+        .config("spark.ui.retainedJobs", "50")
+        .config("spark.ui.retainedStages", "50")
+        .config("spark.sql.ui.retainedExecutions", "20")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.default.parallelism", "2")
         .config("spark.sql.session.timeZone", "UTC")

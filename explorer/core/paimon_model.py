@@ -11,6 +11,7 @@ aggregation a per-column aggregate. No pypaimon here: the engine adapter checks 
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import Enum
@@ -47,8 +48,11 @@ class PaimonRecord:
     ignored: str | None = None  # why the record never reached the merge (e.g. ignore-delete)
     engine_sequence_number: int | None = None
     file: str | None = None
+    merged_from: tuple[int, ...] = ()  # input records a writer folded into this stored record (2+ when merged)
 
     def label(self) -> str:
+        if len(self.merged_from) > 1:
+            return "+".join(f"#{i}" for i in self.merged_from)
         return f"#{self.input_order}"
 
 
@@ -61,6 +65,7 @@ class Fate(str, Enum):
     CONTRIBUTES = "contributes"  # partial-update/aggregation: some column of the row comes from it
     OVERWRITTEN = "overwritten"  # partial-update: all its non-null values were overwritten later
     IGNORED = "ignored"  # dropped before merging (ignore-delete)
+    ORDER_UNDEFINED = "order-undefined"  # tied with another writer's record: its fate depends on an unknown order
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,12 @@ class KeyDecision:
     winner: Mapping[str, Any] | None
     summary: str
     retracted: bool = False
+    # Two writers stamped the same order (sequence fields and sequence number) on records of this key and the
+    # result depends on which merges last: ``winner`` is None and ``alternatives`` holds every possible result
+    # (a row, or None for "no row"); ``tie`` says why in words.
+    order_undefined: bool = False
+    alternatives: tuple[Mapping[str, Any] | None, ...] = ()
+    tie: str | None = None
 
     @property
     def key_text(self) -> str:
@@ -302,10 +313,135 @@ def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
     engine = merge_engine(table.options)
     if not live:
         return KeyDecision(key, tuple(ignored), None, "no record reached the merge", retracted=False)
-    decide = {"deduplicate": _deduplicate, "first-row": _first_row, "partial-update": _partial_update,
-              "aggregation": _aggregation}[engine]
-    candidates, winner, summary, retracted = decide(live, table)
+    groups = writer_merge(live, table)
+    stored = [s for s, _ in groups]
+    fold = _FOLDS[engine]
+    if engine in _PREMERGING:
+        candidates, winner, summary, retracted = fold(stored, table, groups)
+    else:  # keeping the last (first) of each commit and then of all gives the same record: explain it directly
+        candidates, winner, summary, retracted = fold(live, table)
+    runs = [run for run in _tie_runs(stored, table) if len(run) > 1]
+    if runs:
+        outcomes: list[Mapping[str, Any] | None] = []
+        for order in _orders(stored, runs):
+            row = fold(order, table, _regroup(order, groups))[1] if engine in _PREMERGING else fold(order, table)[1]
+            if not any(_same_row(row, o) for o in outcomes):
+                outcomes.append(row)
+        key_text = ", ".join(f"{k}={to_plain(v)}" for k, v in key.items())
+        if len(outcomes) > 1:
+            tie = "; ".join(_tie_text(run, key_text, table) for run in runs)
+            members_of = {id(s): m for s, m in groups}
+            tied = {m.input_order for run in runs for s in run for m in members_of[id(s)]}
+            candidates = [Candidate(c.record, Fate.ORDER_UNDEFINED, f"{tie}; which of them merges last decides")
+                          if c.record.input_order in tied else c for c in candidates]
+            possible = " or ".join("no row" if o is None else "{" + ", ".join(
+                f"{c}={_fmt(v)}" for c, v in o.items() if c not in table.primary_key) + "}" for o in outcomes)
+            return KeyDecision(key, tuple(candidates) + tuple(ignored), None,
+                               f"ORDER UNDEFINED: {tie}. Possible results: {possible}", False,
+                               order_undefined=True, alternatives=tuple(outcomes), tie=tie)
+        summary += " (" + "; ".join(_tie_text(run, key_text, table, harmless=True) for run in runs) + ")"
     return KeyDecision(key, tuple(candidates) + tuple(ignored), winner, summary, retracted)
+
+
+# ------------------------------------------------------------------------------------------ writer pre-merge
+
+_PREMERGING = ("partial-update", "aggregation")
+
+
+def writer_merge(live: list[PaimonRecord], table: "TableSpec"
+                 ) -> list[tuple[PaimonRecord, tuple[PaimonRecord, ...]]]:
+    """The records of one key as stored in data files: one per commit, with the input records behind it.
+
+    A writer sorts its buffer by key, sequence field(s) and sequence number, and folds the records of one key
+    with the table's merge function before it writes a file (pypaimon's ``KeyValueDataWriter._flush_all``,
+    Paimon's ``MergeTreeWriter``). Deduplicate keeps the last record and first-row the first; partial-update
+    and aggregation write a new record: the folded values, at the last record's sequence number. The read
+    then orders these stored records by their (merged) values, which is why a batch's fold is not the same as
+    one global fold. ``live`` must be in merge order; the result is in merge order too.
+    """
+    engine = merge_engine(table.options)
+    by_commit: dict[tuple, list[PaimonRecord]] = {}
+    for r in live:
+        by_commit.setdefault((r.step, r.snapshot_id, r.writer), []).append(r)
+    out = []
+    for members in by_commit.values():
+        if len(members) == 1 or engine not in _PREMERGING:
+            stored = members[0] if engine == "first-row" else members[-1]
+        else:
+            values = (_fold_partial(members, table)[0] if engine == "partial-update"
+                      else _fold_aggregate(members, table))
+            stored = _with(members[-1], values=MappingProxyType(values), row_kind="+I",
+                           merged_from=tuple(m.input_order for m in members))
+        out.append((stored, tuple(members)))
+    out.sort(key=lambda g: g[0].input_order)
+    out.sort(key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0], table)))
+    return out
+
+
+def _premerge_text(stored: PaimonRecord, members: tuple[PaimonRecord, ...], table: "TableSpec") -> str:
+    steps = " → ".join(m.label() for m in members)
+    why = "; ".join(explain_order(a, b, table) for a, b in zip(members, members[1:]))
+    values = ", ".join(f"{c}={_fmt(stored.values.get(c))}" for c in table.column_names
+                       if c not in table.primary_key)
+    return (f"records {', '.join(m.label() for m in members)} of this key in snapshot {stored.snapshot_id} were "
+            f"first merged by the writer, in its order {steps} ({why}), into one stored record {{{values}}} with "
+            f"sequence number {stored.sequence_number}, which the read orders by those values; ")
+
+
+def _regroup(order: list[PaimonRecord], groups) -> list[tuple[PaimonRecord, tuple[PaimonRecord, ...]]]:
+    members = {id(s): m for s, m in groups}
+    return [(s, members[id(s)]) for s in order]
+
+
+# ------------------------------------------------------------------------------------------ sequence ties
+
+
+def _tie_runs(stored: list[PaimonRecord], table: "TableSpec") -> list[list[PaimonRecord]]:
+    """Stored records (in merge order) split into runs that compare equal: same sequence fields and number."""
+    runs: list[list[PaimonRecord]] = []
+    for r in stored:
+        if runs and compare(runs[-1][-1], r, table) == 0:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    return runs
+
+
+_MAX_ORDERS = 720
+
+
+def _orders(stored: list[PaimonRecord], runs: list[list[PaimonRecord]]) -> list[list[PaimonRecord]]:
+    """Every merge order the tied runs allow (the model's default order first), at most ``_MAX_ORDERS``."""
+    tied = {id(r): i for i, run in enumerate(runs) for r in run}
+    options = [list(itertools.permutations(run)) for run in runs]
+    out = []
+    for choice in itertools.islice(itertools.product(*options), _MAX_ORDERS):
+        queues = [list(p) for p in choice]
+        out.append([queues[tied[id(r)]].pop(0) if id(r) in tied else r for r in stored])
+    return out
+
+
+def _same_row(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and dict(a) == dict(b))
+
+
+def writer_text(writer: str) -> str:
+    return "a batch job" if writer == DEFAULT_WRITER else f"writer {writer}"
+
+
+def _tie_text(run: list[PaimonRecord], key_text: str, table: "TableSpec", *, harmless: bool = False) -> str:
+    fields = sequence_fields(table.options)
+    same = "".join(f", the same {f}={_fmt(run[0].values.get(f))}" for f in fields)
+    who = ", ".join(f"{r.label()} by {writer_text(r.writer)} in snapshot {r.snapshot_id}" for r in run)
+    count = "two" if len(run) == 2 else str(len(run))
+    actors = "writers" if len({r.writer for r in run}) == len(run) else "commits"
+    text = f"{count} {actors} gave key {key_text}{same} the same sequence number {run[0].sequence_number} ({who})"
+    if harmless:
+        return text + "; Paimon does not define which merges last, but here every order gives the same result"
+    return text + "; Paimon does not define which wins"
+
+
+# ------------------------------------------------------------------------------------------ merge functions
 
 
 def _row(record: PaimonRecord, table: "TableSpec") -> Mapping[str, Any]:
@@ -338,30 +474,56 @@ def _first_row(live, table):
     return out, _row(first, table), f"{first.label()} was first and stays", False
 
 
-def _partial_update(live, table):
+def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecord]]:
+    """Partial-update's fold: the latest non-null value per column, and the record each value came from."""
     source: dict[str, PaimonRecord] = {}
     acc: dict[str, Any] = {c: None for c in table.column_names}
-    for r in live:
+    for r in records:
         for c in table.column_names:
             if c in table.primary_key:
                 acc[c] = r.values.get(c)
             elif r.values.get(c) is not None:
                 acc[c] = r.values[c]
                 source[c] = r
+    return acc, source
+
+
+def _single_groups(live):
+    return [(r, (r,)) for r in live]
+
+
+def _partial_update(stored, table, groups=None):
+    groups = groups or _single_groups(stored)
+    acc, source = _fold_partial(stored, table)
+    members_of = {id(s): m for s, m in groups}
+    origin: dict[str, PaimonRecord] = {}  # column -> the input record its final value came from
+    for c, s in source.items():
+        members = members_of[id(s)]
+        origin[c] = members[0] if len(members) == 1 else _fold_partial(members, table)[1][c]
     out = []
-    for r in live:
-        cols = [c for c in table.column_names if source.get(c) is r]
-        if cols:
-            gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
-            out.append(Candidate(r, Fate.CONTRIBUTES, f"latest non-null value of {gave}"))
-        else:
-            later = [c for c in table.column_names if c not in table.primary_key and r.values.get(c) is not None]
-            why = ("all its non-null values (" + ", ".join(later) + ") are overwritten by newer records"
-                   if later else "it carries only nulls, which never overwrite")
-            out.append(Candidate(r, Fate.OVERWRITTEN, why))
+    for s, members in groups:
+        prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
+        for r in members:
+            cols = [c for c in table.column_names if origin.get(c) is r]
+            if cols:
+                gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
+                out.append(Candidate(r, Fate.CONTRIBUTES, f"{prefix}latest non-null value of {gave}"))
+            else:
+                later = [c for c in table.column_names if c not in table.primary_key and r.values.get(c) is not None]
+                why = ("all its non-null values (" + ", ".join(later) + ") are overwritten by newer records"
+                       if later else "it carries only nulls, which never overwrite")
+                out.append(Candidate(r, Fate.OVERWRITTEN, prefix + why))
     summary = "merged column by column: " + ", ".join(
-        f"{c} from {s.label()}" for c, s in sorted(source.items(), key=lambda kv: table.column_names.index(kv[0])))
+        f"{c} from {s.label()}" for c, s in sorted(origin.items(), key=lambda kv: table.column_names.index(kv[0])))
+    summary += _premerge_summary(groups)
     return out, MappingProxyType(acc), summary, False
+
+
+def _premerge_summary(groups) -> str:
+    merged = [s for s, members in groups if len(members) > 1]
+    if not merged:
+        return ""
+    return "; the writer first merged " + ", ".join(f"{s.label()} (snapshot {s.snapshot_id})" for s in merged)
 
 
 _AGGREGATORS = {
@@ -389,14 +551,27 @@ def _aggregate(fn: str, values: list[Any]) -> Any:
     return acc
 
 
-def _aggregation(live, table):
+def _fold_aggregate(records, table) -> dict[str, Any]:
     funcs = {c: aggregate_function(table.options, c, table) for c in table.column_names}
-    row = {c: _aggregate(funcs[c], [r.values.get(c) for r in live]) for c in table.column_names}
+    return {c: _aggregate(funcs[c], [r.values.get(c) for r in records]) for c in table.column_names}
+
+
+def _aggregation(stored, table, groups=None):
+    groups = groups or _single_groups(stored)
+    funcs = {c: aggregate_function(table.options, c, table) for c in table.column_names}
+    row = _fold_aggregate(stored, table)
     value_cols = [c for c in table.column_names if c not in table.primary_key]
-    out = [Candidate(r, Fate.CONTRIBUTES, "folded in: " + ", ".join(
-        f"{c} {funcs[c]}({_fmt(r.values.get(c))})" for c in value_cols)) for r in live]
+    out = []
+    for s, members in groups:
+        prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
+        out += [Candidate(r, Fate.CONTRIBUTES, prefix + "folded in: " + ", ".join(
+            f"{c} {funcs[c]}({_fmt(r.values.get(c))})" for c in value_cols)) for r in members]
     summary = "aggregated: " + ", ".join(f"{c}={funcs[c]} → {_fmt(row[c])}" for c in value_cols)
-    return out, MappingProxyType(row), summary, False
+    return out, MappingProxyType(row), summary + _premerge_summary(groups), False
+
+
+_FOLDS = {"deduplicate": _deduplicate, "first-row": _first_row, "partial-update": _partial_update,
+          "aggregation": _aggregation}
 
 
 def visible_rows(decisions: Iterable[KeyDecision]) -> tuple[Mapping[str, Any], ...]:

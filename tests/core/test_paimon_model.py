@@ -186,3 +186,83 @@ def test_as_of_snapshot_hides_later_commits():
     recs = records_from_scenario(s)
     assert [r["v"] for r in visible_rows(merge(recs, s.table, as_of_snapshot=1))] == ["a"]
     assert [r["v"] for r in visible_rows(merge(recs, s.table))] == ["b", "c"]
+
+
+# ------------------------------------------------------------------ the writer's pre-merge within one commit
+
+
+def test_partial_update_writer_merges_one_commits_records_before_the_read_orders_them():
+    # Snapshot 2 writes key 1 twice; its writer folds them (ts 1 then ts 3) into {v=late, ts=3} at sequence
+    # number 2, newer than snapshot 1's ts=2 record. A global fold would put ts=1 before ts=2 and keep v=early.
+    s = scenario({"merge-engine": "partial-update", "sequence.field": "ts"},
+                 [{"pk": 1, "v": "early", "ts": 2}], [{"pk": 1, "v": "late", "ts": 1}, {"pk": 1, "ts": 3}])
+    d = only(decide(s))
+    assert (d.winner["v"], d.winner["ts"]) == ("late", 3)
+    late = [c for c in d.candidates if c.record.input_order == 2][0]
+    assert late.outcome is Fate.CONTRIBUTES
+    assert "records #2, #3 of this key in snapshot 2 were first merged by the writer" in late.reason
+    assert "one stored record {v=late, ts=3, t2=null, op=null} with sequence number 2" in late.reason
+    assert [c.outcome for c in d.candidates if c.record.input_order == 1] == [Fate.OVERWRITTEN]
+
+
+def test_a_stored_record_is_ordered_by_its_merged_values_not_its_last_input():
+    # The fold gives t2=9 (from #2) to the stored record although #3 has no t2: (ts 3, t2 9) beats (3, 5).
+    s = scenario({"merge-engine": "partial-update", "sequence.field": "ts,t2"},
+                 [{"pk": 1, "v": "a", "ts": 3, "t2": 5}], [{"pk": 1, "v": "b", "ts": 1, "t2": 9}, {"pk": 1, "ts": 3}])
+    assert (only(decide(s)).winner["v"], only(decide(s)).winner["t2"]) == ("b", 9)
+
+
+def test_aggregation_first_value_sees_the_commit_as_one_record_at_its_last_position():
+    s = scenario({"merge-engine": "aggregation", "sequence.field": "ts", "fields.v.aggregate-function": "first_value",
+                  "fields.t2.aggregate-function": "sum"},
+                 [{"pk": 1, "v": "x", "ts": 2, "t2": 1}], [{"pk": 1, "v": "y", "ts": 1, "t2": 2},
+                                                           {"pk": 1, "v": "z", "ts": 3, "t2": 4}])
+    d = only(decide(s))
+    assert (d.winner["v"], d.winner["t2"], d.winner["ts"]) == ("x", 7, 3)
+    assert "the writer first merged #2+#3 (snapshot 2)" in d.summary
+
+
+def test_deduplicate_and_first_row_keep_one_input_record_per_commit():
+    for engine, kept in (("deduplicate", "c"), ("first-row", "a")):
+        s = scenario({"merge-engine": engine} if engine != "deduplicate" else {},
+                     [{"pk": 1, "v": "a"}, {"pk": 1, "v": "b"}], [{"pk": 1, "v": "c"}])
+        d = only(decide(s))
+        assert d.winner["v"] == kept and "first merged" not in d.summary
+
+
+# ------------------------------------------------------------------ equal sequence numbers from two writers
+
+TIE_STEPS = ([{"pk": 0, "v": "a0"}], [{"pk": 3, "v": "batch"}], [{"pk": 3, "v": "stream"}])
+
+
+def test_a_sequence_tie_between_writers_names_the_possible_rows_instead_of_a_winner():
+    s = scenario({}, *TIE_STEPS, writers=["A", None, "A"])
+    recs = records_from_scenario(s)
+    assert [(r.writer, r.sequence_number) for r in recs] == [("A", 0), ("(batch)", 1), ("A", 1)]
+    d = [d for d in merge(recs, s.table) if d.key["pk"] == 3][0]
+    assert d.order_undefined and d.winner is None and not d.retracted
+    assert sorted(a["v"] for a in d.alternatives) == ["batch", "stream"]
+    assert d.tie.startswith("two writers gave key pk=3 the same sequence number 1")
+    assert "#2 by a batch job in snapshot 2, #3 by writer A in snapshot 3" in d.tie
+    assert d.tie.endswith("Paimon does not define which wins")
+    assert {c.outcome for c in d.candidates} == {Fate.ORDER_UNDEFINED}
+    assert [r["pk"] for r in visible_rows(merge(recs, s.table))] == [0]  # no guessed row for key 3
+
+
+def test_a_tie_that_cannot_change_the_result_is_only_mentioned():
+    later = scenario({}, *TIE_STEPS, [{"pk": 3, "v": "last"}], writers=["A", None, "A", None])
+    d = [d for d in decide(later) if d.key["pk"] == 3][0]
+    assert not d.order_undefined and d.winner["v"] == "last"
+    assert "every order gives the same result" in d.summary
+    summed = scenario({"merge-engine": "aggregation", "fields.t2.aggregate-function": "sum"},
+                      [{"pk": 0, "t2": 1}], [{"pk": 3, "t2": 2}], [{"pk": 3, "t2": 5}], writers=["A", None, "A"])
+    d = [d for d in decide(summed) if d.key["pk"] == 3][0]
+    assert not d.order_undefined and d.winner["t2"] == 7  # sum does not care which merges last
+
+
+def test_a_tie_under_partial_update_lists_each_possible_merged_row():
+    s = scenario({"merge-engine": "partial-update"}, [{"pk": 0, "v": "a0"}], [{"pk": 3, "v": "batch", "t2": 1}],
+                 [{"pk": 3, "v": "stream"}], writers=["A", None, "A"])
+    d = [d for d in decide(s) if d.key["pk"] == 3][0]
+    assert d.order_undefined
+    assert sorted((a["v"], a["t2"]) for a in d.alternatives) == [("batch", 1), ("stream", 1)]

@@ -3,10 +3,9 @@
 After every commit the model's rows (with only what pypaimon executes) must equal pypaimon's merged read, and
 the sequence numbers the model predicts must be the ones pypaimon stamped. The random scenarios cover the
 merge engines (deduplicate, partial-update, aggregation, first-row), sequence.field (ascending/descending,
-nulls), rowkind.field with -U/-D (and ignore-delete), aggregate functions, partitions, batch and stream writers.
-
-Two known gaps are left out of the random suite and kept here as strict xfails, so they stay loud and turn
-into failures (XPASS) the day the model learns them.
+nulls), rowkind.field with -U/-D (and ignore-delete), aggregate functions, partitions, batch and stream writers,
+including one key written several times in one commit (the writer pre-merges it) and several writers on one
+table (equal sequence numbers: the model names the possible rows instead of a winner).
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 
 from explorer.api import list_presets
 from explorer.core.scenario import parse_scenario
+from explorer.engines.paimon_runner import run_paimon
 from explorer.testing.differential import check_paimon
 from explorer.testing.strategies import paimon_scenarios, random_paimon_scenario
 
@@ -34,7 +34,7 @@ def _verdict(check) -> str:
 
 @settings(max_examples=50, deadline=None, derandomize=True, database=None, print_blob=True,
           suppress_health_check=list(HealthCheck))
-@given(scenario=paimon_scenarios(avoid_known_gaps=True))
+@given(scenario=paimon_scenarios())
 def test_model_equals_pypaimon_after_every_commit_of_random_scenarios(scenario):
     check = check_paimon(scenario)
     assert check.refusal is None, _verdict(check)
@@ -60,9 +60,13 @@ def test_random_scenarios_cover_engines_options_and_writers():
     assert {getattr(st, "writer", None) for s in scenarios for st in s.steps} >= {None, "A", "B"}
     assert any(s.table.partitioned_by for s in scenarios) and any(st.kind == "compact" for s in scenarios
                                                                   for st in s.steps)
+    premerged = [s for s in scenarios if s.table.options.get("merge-engine") in ("partial-update", "aggregation")
+                 and any(len({tuple(r.get(k) for k in s.table.primary_key) for r in st.rows}) < len(st.rows)
+                        for st in s.steps if st.kind == "write")]
+    assert premerged  # one key twice in one commit: the writer folds it before the read merges it
 
 
-# ------------------------------------------------------------------ known gaps found by the campaign (seed 1)
+# ------------------------------------------------------------- two gaps the campaign found (seed 1), now modelled
 
 WRITER_PREMERGE = {
     "name": "gap-writer-premerge", "engine": "paimon",
@@ -79,19 +83,29 @@ WRITER_TIE = {
               {"write": [{"pk": 3, "v": "b", "ts": 2}], "writer": "A"}]}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "model gap: a writer merges the records of one key in its buffer before writing (Paimon's write buffer "
-    "does the same), so under partial-update/aggregation the later commit's merged record carries the "
-    "earlier record's values at the later record's sequence position; the model merges every record once, "
-    "globally. Here the model says v=c, pypaimon v=b."))
-def test_known_gap_writer_premerge_under_partial_update():
+def test_writer_premerge_under_partial_update_agrees_with_pypaimon():
+    # The second commit's writer folds its two records of key 2 first (ts 1 then ts 2): one stored record
+    # {v=b, n=5, ts=2} at sequence number 2, which is newer than snapshot 1's {v=c, ts=2} at 0. A single global
+    # fold would have ordered the ts=1 record before snapshot 1's and kept v=c.
     check = check_paimon(parse_scenario(WRITER_PREMERGE))
     assert check.ok, _verdict(check)
+    result = run_paimon(parse_scenario(WRITER_PREMERGE))
+    assert result.to_plain()["rows"] == [{"pk": 2, "v": "b", "n": 5, "ts": 2}]
+    (decision,) = result.decisions()
+    assert "the writer first merged #2+#3 (snapshot 2)" in decision.summary
+    assert all("first merged by the writer" in c.reason for c in decision.candidates if c.record.step == 2)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "model gap: writer A and a batch job stamp the SAME sequence number (1) on key 3; Paimon's merge order for "
-    "an exact tie is the reader's heap order, not 'later input wins' as the model says."))
-def test_known_gap_equal_sequence_numbers_from_two_writers():
+def test_equal_sequence_numbers_from_two_writers_are_order_undefined_not_a_guess():
     check = check_paimon(parse_scenario(WRITER_TIE))
     assert check.ok, _verdict(check)
+    result = run_paimon(parse_scenario(WRITER_TIE))
+    key3 = [d for d in result.decisions() if d.key["pk"] == 3][0]
+    assert key3.order_undefined and key3.winner is None
+    assert {a["ts"] for a in key3.alternatives} == {2, 3}
+    assert "two writers gave key pk=3 the same sequence number 1" in key3.tie
+    assert "Paimon does not define which wins" in key3.tie
+    read = {r["pk"]: r for r in result.to_plain()["rows"]}
+    assert read[3]["ts"] in (2, 3)
+    assert result.unverifiable == 1  # only the last read sees the tie, and it counts as modelled, not verified
+    assert "ORDER UNDEFINED for key pk=3" in result.to_text()

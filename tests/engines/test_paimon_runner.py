@@ -150,3 +150,58 @@ def test_first_row_is_invisible_to_a_batch_read_until_compaction():
     assert plain["rows"] == [] and plain["predicted_rows"] == []  # level-0 files are skipped by batch reads
     assert [r["v"] for r in plain["merged_rows"]] == ["first"]
     assert any("batchScanSkipLevel0" in n for n in plain["notes"])
+
+
+PREMERGE_COLUMNS = {"pk": "long", "v": "string", "ts": "long", "t2": "long"}
+
+
+@pytest.mark.parametrize("options, batches, expected", [
+    # the stored record is ordered by its merged values (ts 3, t2 9), not by its last input (ts 3, t2 null)
+    ({"merge-engine": "partial-update", "sequence.field": "ts,t2"},
+     ([{"pk": 1, "v": "a", "ts": 3, "t2": 5}], [{"pk": 1, "v": "b", "ts": 1, "t2": 9}, {"pk": 1, "ts": 3}]),
+     {"pk": 1, "v": "b", "ts": 3, "t2": 9}),
+    # first_value: the commit's fold (v=y) sits at its last record's position (ts 3), after snapshot 1's ts 2
+    ({"merge-engine": "aggregation", "sequence.field": "ts", "fields.v.aggregate-function": "first_value",
+      "fields.t2.aggregate-function": "sum"},
+     ([{"pk": 1, "v": "x", "ts": 2, "t2": 1}], [{"pk": 1, "v": "y", "ts": 1, "t2": 2}, {"pk": 1, "v": "z", "ts": 3, "t2": 4}]),
+     {"pk": 1, "v": "x", "ts": 3, "t2": 7}),
+])
+def test_writer_premerge_matches_pypaimon(options, batches, expected):
+    result = run(options, *batches, columns=PREMERGE_COLUMNS)
+    assert result.agrees, result.to_text()
+    assert result.to_plain()["rows"] == [expected]
+    assert "first merged by the writer" in result.to_text()
+
+
+def tie_run():
+    s = parse_scenario({"name": "tie", "engine": "paimon", "table": {"columns": SEQ_COLUMNS, "primary_key": ["pk"]},
+                        "steps": [{"write": [{"pk": 0, "v": "a0"}], "writer": "A"},
+                                  {"write": [{"pk": 3, "v": "batch"}]},
+                                  {"write": [{"pk": 3, "v": "stream"}], "writer": "A"}]})
+    return run_paimon(s)
+
+
+def test_an_undefined_order_accepts_either_possible_row_and_says_so():
+    result = tie_run()
+    assert result.agrees and result.unverifiable == 1, result.to_text()
+    plain = result.to_plain()
+    assert [u["key"] for u in plain["order_undefined"]] == [{"pk": 3}]
+    assert sorted(r["v"] for r in plain["order_undefined"][0]["possible_rows"]) == ["batch", "stream"]
+    assert {r["pk"]: r["v"] for r in plain["rows"]}[3] in ("batch", "stream")
+    assert 3 not in {r["pk"] for r in plain["predicted_rows"]}
+    undecided = [d for d in plain["decisions"] if d["key"] == {"pk": 3}][0]
+    assert undecided["order_undefined"] and undecided["winner"] is None
+    assert "1 key read(s) had an undefined order" in result.to_text()
+
+
+def test_an_undefined_order_still_disagrees_when_pypaimon_reads_neither_possible_row():
+    capture = tie_run().capture
+    last = capture.last_snapshot_id
+    tampered = dict(capture.rows_after)
+    tampered[last] = tuple(({**r, "v": "neither"} if r["pk"] == 3 else r) for r in capture.rows_after[last])
+    result = PaimonResult(replace(capture, rows_after=MappingProxyType(tampered)))
+    assert not result.agrees and [c.snapshot_id for c in result.disagreements] == [last]
+    missing = dict(capture.rows_after)
+    missing[last] = tuple(r for r in capture.rows_after[last] if r["pk"] != 3)  # "no row" is not possible here
+    assert not PaimonResult(replace(capture, rows_after=MappingProxyType(missing))).agrees
+    assert "DISAGREEMENT" in result.to_text()

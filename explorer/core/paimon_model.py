@@ -5,7 +5,10 @@ reads or compacts. The order is: the commit snapshot when ``sequence.snapshot-or
 ``sequence.field`` values (compared in order, nulls first, optionally descending); and finally the system
 sequence number each writer stamps on its records in input order. The merge engine then folds the ordered
 records: deduplicate keeps the last, first-row the first, partial-update the latest non-null per column,
-aggregation a per-column aggregate. No pypaimon here: the engine adapter checks this model against pypaimon.
+aggregation a per-column aggregate. The fold happens twice: a writer first folds one commit's records of a key
+into the one record it stores (``writer_merge``), and the read folds the stored records. When two writers
+stamp the same order on a key and the result depends on it, the decision is ``order_undefined`` and lists
+every possible row. No pypaimon here: the engine adapter checks this model against pypaimon.
 """
 
 from __future__ import annotations

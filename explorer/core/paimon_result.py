@@ -3,7 +3,9 @@
 The capture is plain data, built by ``explorer.engines.paimon_runner`` or by hand in a test. The result puts
 the pure merge model next to pypaimon's own read, snapshot by snapshot, and says loudly when they differ. For an
 option pypaimon does not implement (``sequence.snapshot-ordering``), the model's answer is labelled MODELLED and
-the agreement check covers only what pypaimon executed.
+the agreement check covers only what pypaimon executed. For a key whose merge order Paimon leaves undefined
+(two writers, one sequence number), a read agrees when it returns one of the possible rows; such key reads are
+counted as ``unverifiable`` (modelled, not verified).
 """
 
 from __future__ import annotations

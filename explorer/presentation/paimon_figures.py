@@ -79,7 +79,8 @@ def key_timeline_figure(result: PaimonResult, key: Mapping[str, Any] | tuple | A
                             for c in cands],
                 hovertemplate=("record #%{customdata[0]} (sequence number %{customdata[3]})<br>"
                                "%{customdata[1]}: %{customdata[2]}<extra></extra>")))
-    verdict = "no row (retracted)" if decision.winner is None else decision.summary
+    known = decision.winner is not None or getattr(decision, "order_undefined", False)
+    verdict = decision.summary if known else "no row (retracted)"
     fig.update_layout(title=f"Key {decision.key_text}: {verdict}", xaxis_title="commit snapshot",
                       yaxis_title=y_name, legend_title="row kind", template="plotly_white", height=420)
     fig.update_xaxes(dtick=1)

@@ -65,3 +65,12 @@ def test_three_clocks_with_a_sequence_field_use_event_time(late_event):
     assert [t.split()[0] for t in fig.data[0].text] == ["#1", "#3"]  # commit order: the late event last
     assert [t.split()[0] for t in fig.data[1].text] == ["#3", "#1"]  # event time: 09:00 before 10:00
     assert "sequence.field" in fig.layout.annotations[1].text
+
+
+def test_timeline_of_a_key_with_undefined_order_says_so_not_retracted():
+    result = run_paimon(load_preset("regression-paimon-writer-tie"))
+    undefined = [d for d in result.decisions() if d.order_undefined]
+    assert undefined, "the preset exists to show a cross-writer tie"
+    fig = key_timeline_figure(result, dict(undefined[0].key))
+    assert "ORDER UNDEFINED" in fig.layout.title.text
+    assert "retracted" not in fig.layout.title.text

@@ -227,14 +227,17 @@ def test_real_paimon_run_uses_the_paimon_views():
 
 def test_moving_the_slider_does_not_leave_widgets_behind(seed_capture):
     """Each view change replaces the tab figures; the replaced widgets must be closed, not kept alive."""
-    import ipywidgets as W
+    from ipywidgets.widgets import widget as widget_module
+
+    def open_widgets() -> int:  # ipywidgets 8's registry of live (not closed) widgets
+        return len(widget_module._instances)
 
     app = explore(SEED)
     app.show_result(IcebergResult(seed_capture))
     app.set_snapshot(6)
-    before = len(W.Widget.widgets)
+    before = open_widgets()
     for _ in range(3):
         for snap in seed_capture.snapshots:
             app.set_snapshot(snapshot_id=snap.snapshot_id)
     app.set_snapshot(6)
-    assert len(W.Widget.widgets) <= before
+    assert open_widgets() <= before

@@ -567,6 +567,17 @@ CHANGELOG = [
     and remember that the net view can still date a carried-over row at the rewrite. (These scenarios use
     copy-on-write because Iceberg's changelog scan does not read merge-on-read delete files; the explorer
     says so instead of guessing if you try.)
+
+    ## The same comparison as an app
+
+    Pick two histories, set how many files A's inserts write, press **Compare**, then flip between the four
+    views (they are all read once, so switching does not re-run Spark). Try a merge-on-read preset as history
+    A to see how the explorer explains Iceberg's refusal.
+    """),
+    code("""
+    from explorer.presentation.compare_app import compare_explorer
+
+    compare_explorer("changelog-sequence-a", "changelog-sequence-b")
     """),
 ]
 

@@ -203,6 +203,7 @@ def test_03_changelog_executes(kernel_env, tmp_path):
     m = re.search(r"With 1 file\(s\) in step 1: (\d+) carry-over entries", text)
     assert m and int(m.group(1)) > 0
     assert_figures_offline(nb, at_least=3)
+    assert count_mime(nb, WIDGET_MIME) == 1  # the compare view
 
 
 @pytest.mark.notebook

@@ -23,7 +23,7 @@ from explorer.core.changelog import (
     unavailable,
 )
 from explorer.core.errors import EngineError
-from explorer.engines.iceberg_runner import _first_line  # the one Java-message-to-one-line rule
+from explorer.engines.messages import engine_reason
 
 _view_counter = itertools.count(1)
 _DELETE_FILES_REFUSAL = "not supported in changelog scans"
@@ -77,7 +77,7 @@ def _collect(capture: Capture, action, *, what: str):
     except EngineError:
         raise
     except Exception as exc:  # noqa: BLE001 - any Java/py4j failure becomes one explained line, never a trace
-        detail = _first_line(exc)
+        detail = engine_reason(exc)
         if _DELETE_FILES_REFUSAL in str(exc):
             raise merge_on_read_refusal(capture, detail) from None
         raise EngineError(f"Iceberg could not read the {what}", detail=detail) from None

@@ -45,7 +45,8 @@ from explorer.core.values import to_plain
 
 from .iceberg_capture import IcebergRecorder, local_path
 from .iceberg_rowdelta import commit_row_delta
-from .iceberg_runner import _chunks, _first_line, _predicate_sql, _q
+from .iceberg_runner import _chunks, _predicate_sql, _q
+from .messages import engine_reason
 
 # The exceptions that mean "this commit lost the race", as opposed to an engine failure.
 _REJECTIONS = ("org.apache.iceberg.exceptions.ValidationException",
@@ -320,7 +321,7 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
         if name not in _REJECTIONS:
             raise
         _delete_files(recorder.jtable, plan)  # as Spark's abort does: the job's files never became visible
-        reason = _file_ids(_relative(_first_line(exc), recorder.location), recorder)
+        reason = _file_ids(_relative(engine_reason(exc), recorder.location), recorder)
         why = next((text for start_, text in _WHY if reason.startswith(start_)), None)
         return JobOutcome(**base, status="rejected", reason=f"{reason} ({why})" if why else reason)
     spark.sql(f"REFRESH TABLE {full_name}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -35,6 +34,7 @@ from explorer.core.scenario import (
 from explorer.core.values import to_plain
 
 from .iceberg_capture import IcebergRecorder, engine_rows_at
+from .messages import engine_reason
 from .spark_session import CATALOG, RunTable, drop_run_table, get_spark, new_run_table, one_shuffle_partition
 
 Progress = Callable[[int, int, "StepOutcome | None", str], None]
@@ -64,7 +64,7 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
     except Exception as exc:
         raise EngineError(f"cannot create a namespace in the Spark catalog {catalog or CATALOG!r}; is it an "
                           "Iceberg catalog configured on this session?", field="catalog",
-                          detail=_first_line(exc)) from None
+                          detail=engine_reason(exc)) from None
     runner = _Runner(spark, table, scenario, progress)
     try:
         with one_shuffle_partition(spark):
@@ -153,34 +153,6 @@ def _param(name: str, value: Any, column_type: str, args: dict) -> str:
     return f":{name}"
 
 
-# A Java class name in front of a message ("org.apache.spark.SparkException: ...") says nothing to a learner.
-_JAVA_CLASS = re.compile(r"\b(?:[a-z_][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error)\b:?\s*")
-
-
-def _first_line(exc: BaseException) -> str:
-    """The engine's reason in one line: the Java exception's message, without its class name or stack trace.
-
-    A failed Spark task ("Job aborted due to stage failure ...") is explained by its root cause's message.
-    """
-    java = getattr(exc, "java_exception", None)
-    text = str(exc)
-    if java is not None:
-        try:
-            text = str(java.getMessage() or java.toString())
-            if "Job aborted due to stage failure" in text:
-                root = java
-                while root.getCause() is not None:
-                    root = root.getCause()
-                text = str(root.getMessage() or text)
-        except Exception:
-            pass
-    for line in text.strip().splitlines():
-        line = _JAVA_CLASS.sub("", line).strip()
-        if line:
-            return line[:500]
-    return "the engine gave no reason"
-
-
 # ---------------------------------------------------------------------------------------------- the runner
 
 
@@ -206,7 +178,7 @@ class _Runner:
                 self._create_table()
             except Exception as exc:
                 raise EngineError("Iceberg refused to create the table", field="table",
-                                  detail=_first_line(exc)) from None
+                                  detail=engine_reason(exc)) from None
             self.recorder.attach()
             for step in self.scenario.steps:
                 if self.progress:
@@ -226,7 +198,7 @@ class _Runner:
             try:
                 self.recorder.engine_rows[sid] = future.result()
             except Exception as exc:  # a read that fails is an engine failure too; never hide it
-                raise EngineError(f"Spark could not read snapshot {sid} back", detail=_first_line(exc)) \
+                raise EngineError(f"Spark could not read snapshot {sid} back", detail=engine_reason(exc)) \
                     from None
         self.timings["engine_rows_wait"] += time.perf_counter() - started
         return self.recorder.capture()
@@ -247,7 +219,7 @@ class _Runner:
             raise
         except Exception as exc:
             error = EngineError(f"Spark/Iceberg refused the {step.kind} step ({step.title})",
-                                step=step.index, field=_error_field(step), detail=_first_line(exc))
+                                step=step.index, field=_error_field(step), detail=engine_reason(exc))
             try:
                 self.recorder.record_step(step)  # a failed sql step may have committed
                 self._read_back(tuple(s.snapshot_id for s in self.recorder.snapshots[recorded:]))

@@ -18,10 +18,16 @@ from typing import Any, Callable
 from explorer.core.capture import StepOutcome
 from explorer.core.errors import EngineError, ExplorerError
 from explorer.core.paimon_model import DEFAULT_WRITER, PaimonRecord, compare, records_from_scenario
-from explorer.core.paimon_options import (DEFAULT_BUCKETS, RETRACT_KINDS, executable_options, flag,
-                                          merge_engine)
+from explorer.core.paimon_options import (
+    DEFAULT_BUCKETS,
+    RETRACT_KINDS,
+    executable_options,
+    flag,
+    merge_engine,
+)
 from explorer.core.paimon_result import FileRow, PaimonCapture, PaimonFile, PaimonResult, PaimonSnapshot
 from explorer.core.scenario import Scenario
+from explorer.engines.messages import engine_reason
 
 ROW_KIND_BYTES = {0: "+I", 1: "-U", 2: "+U", 3: "-D"}
 RAW_READ_NOTE = ("pypaimon 2.1.0 records no delete-row count for files holding -U/-D records, so it would read a "
@@ -45,11 +51,6 @@ def _engine_version() -> str:
         return version("pypaimon")
     except Exception:  # pragma: no cover - metadata missing only in odd installs
         return "unknown"
-
-
-def _first_line(exc: BaseException) -> str:
-    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    return text[:300]
 
 
 class _Writers:
@@ -128,7 +129,7 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
             table = catalog.get_table(name)
         except Exception as exc:
             raise EngineError("pypaimon refused to create the table", field="table.options",
-                              detail=_first_line(exc)) from None
+                              detail=engine_reason(exc)) from None
         writers = _Writers(table)
         total = len(scenario.steps)
         for step in scenario.steps:
@@ -151,7 +152,7 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
                 new = [s for s in table.snapshot_manager().list_snapshots() if s.id > before]
             except Exception as exc:
                 raise EngineError("pypaimon refused the write", step=step.index, field=step.kind,
-                                  detail=_first_line(exc)) from None
+                                  detail=engine_reason(exc)) from None
             for s in new:
                 snapshots.append(PaimonSnapshot(s.id, s.commit_kind, step.index, writer or DEFAULT_WRITER,
                                                 s.time_millis, step.label))

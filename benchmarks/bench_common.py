@@ -107,7 +107,7 @@ def _package_version(name: str) -> str:
 
 def machine() -> dict:
     """Where and with what the numbers were measured (goes at the top of every report)."""
-    from explorer.engines.spark_session import ICEBERG_RUNTIME_JAR
+    from explorer.iceberg.spark.session import ICEBERG_RUNTIME_JAR
 
     iceberg = re.search(r"-(\d+\.\d+\.\d+)\.jar$", ICEBERG_RUNTIME_JAR)
     return {

@@ -1,6 +1,6 @@
 """Scaling charts for BENCHMARKS.md: plotly figures from run_all's combined report, saved as PNG offline.
 
-PNGs go through ``explorer.presentation.png.save_png`` (an offline HTML export screenshotted by Debian's
+PNGs go through ``explorer.ui.png.save_png`` (an offline HTML export screenshotted by Debian's
 headless Chromium), so no image service or extra dependency is needed.
 
     python benchmarks/charts.py REPORT.json [OUT_DIR]      (default OUT_DIR: docs/img)
@@ -129,7 +129,7 @@ def figures(combined: dict) -> dict[str, go.Figure]:
 
 
 def draw_all(combined: dict, out_dir: Path) -> list[Path]:
-    from explorer.presentation.png import save_png
+    from explorer.ui.png import save_png
 
     paths = []
     for name, fig in figures(combined).items():

@@ -37,8 +37,8 @@ BARE_PHASES = ("import", "spark_start", "first_query")
 def _child_explorer(launched: float) -> dict:
     marks = {"launched": launched}
     from explorer import api
-    from explorer.engines import iceberg_runner  # noqa: F401  (what api.run imports lazily)
-    from explorer.engines.spark_session import get_spark
+    from explorer.iceberg.spark import runner as iceberg_runner  # noqa: F401  (what api.run imports lazily)
+    from explorer.iceberg.spark.session import get_spark
 
     marks["import"] = time.time()
     spark = get_spark()
@@ -68,7 +68,7 @@ def _child_bare(launched: float) -> dict:
     marks = {"launched": launched}
     from pyspark.sql import SparkSession
 
-    from explorer.engines.spark_session import DEFAULT_DRIVER_MEMORY, iceberg_runtime_jar
+    from explorer.iceberg.spark.session import DEFAULT_DRIVER_MEMORY, iceberg_runtime_jar
 
     marks["import"] = time.time()
     warehouse = Path(tempfile.mkdtemp(prefix="bench-bare-"))

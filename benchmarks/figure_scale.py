@@ -34,7 +34,7 @@ SMOKE_SNAPSHOTS = (3, 10, 30)
 
 def synthetic_capture(n_snapshots: int, window: int = WINDOW):
     """The made-up run described in the module docstring, as a real :class:`Capture`."""
-    from explorer.core.capture import (
+    from explorer.iceberg.model import (
         Capture,
         DeletedPosition,
         FileContent,
@@ -42,7 +42,7 @@ def synthetic_capture(n_snapshots: int, window: int = WINDOW):
         SnapshotRecord,
         StepOutcome,
     )
-    from explorer.core.scenario import parse_scenario
+    from explorer.scenario.model import parse_scenario
 
     scenario = parse_scenario({"name": f"synthetic-{n_snapshots}", "engine": "iceberg",
                                "table": {"columns": {"id": "long", "part": "int"}, "partitioned_by": ["part"]},
@@ -102,8 +102,8 @@ def _timed(fn, reps: int) -> tuple[float, object]:
 
 
 def measure_size(n_snapshots: int, reps: int) -> dict:
-    from explorer.core.result import IcebergResult
-    from explorer.presentation import figures as F
+    from explorer.iceberg.result import IcebergResult
+    from explorer.iceberg import figures as F
 
     started = time.perf_counter()
     capture = synthetic_capture(n_snapshots)

@@ -6,7 +6,7 @@ shared pages more than once, so the figures err on the high side.
 
 - Notebooks: each ``notebooks/*.ipynb`` is executed with nbclient on a real ipykernel whose kernelspec points
   at this interpreter (the project's venv); the tree sampled is every child of this process (kernel + JVM).
-- App: a fresh child process builds ``explorer.presentation.app.App`` and, through its programmatic twins,
+- App: a fresh child process builds ``explorer.ui.app.App`` and, through its programmatic twins,
   selects and runs every preset and moves the snapshot slider over every snapshot (figures re-rendered).
 - Reference: a kernel that only starts the explorer's SparkSession and runs ``SELECT 1`` (smoke: a bare
   kernel without Spark). Ratios are against that peak.
@@ -35,7 +35,7 @@ KERNEL_NAME = "sequence-explorer-bench"
 NOTEBOOK_DIR = bc.ROOT / "notebooks"
 SMOKE_NOTEBOOKS = ("00-start-here.ipynb",)
 SMOKE_PRESETS = ("paimon-sequence-tie",)
-REFERENCE_CELL = ("from explorer.engines.spark_session import get_spark\n"
+REFERENCE_CELL = ("from explorer.iceberg.spark.session import get_spark\n"
                   "spark = get_spark()\nprint(spark.sql('SELECT 1').collect())")
 BARE_CELL = "print('bare kernel')"
 
@@ -153,7 +153,7 @@ def one_cell_notebook(source: str):
 
 def _child_app(presets: list[str]) -> int:
     """Runs in a fresh process: the app's twins over every preset and every snapshot."""
-    from explorer.presentation.app import App
+    from explorer.ui.app import App
 
     app = App()
     names = presets or app.preset_names()

@@ -22,8 +22,8 @@ import tracemalloc
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from explorer.core.capture import DeletedPosition, FileContent, FileRecord
-from explorer.core.resolver import DeleteFileIndex, brute_force_for_data_file
+from explorer.iceberg.model import DeletedPosition, FileContent, FileRecord
+from explorer.iceberg.resolver import DeleteFileIndex, brute_force_for_data_file
 
 FULL_SIZES = [(1_000, 1_000), (10_000, 1_000), (1_000, 10_000), (10_000, 10_000), (100_000, 1_000),
               (100_000, 10_000)]

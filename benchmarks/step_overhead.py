@@ -72,7 +72,7 @@ def where_text(where, spec) -> str:
 
 
 def create_table_sql(name: str, spec) -> str:
-    from explorer.engines.iceberg_runner import SPARK_TYPES
+    from explorer.iceberg.spark.runner import SPARK_TYPES
 
     cols = ", ".join(f"`{c.name}` {SPARK_TYPES[c.type]}" for c in spec.columns)
     parts = f" PARTITIONED BY ({', '.join(f'`{c}`' for c in spec.partitioned_by)})" if spec.partitioned_by else ""
@@ -101,10 +101,10 @@ class PlainRun:
 
 def plain_run(spark, scenario, *, check: bool = False) -> PlainRun:
     """The baseline described in the module docstring; ``check`` also reads back what it made (untimed)."""
-    from explorer.core import scenario as sc
-    from explorer.engines.iceberg_capture import load_iceberg_table
-    from explorer.engines.iceberg_rowdelta import commit_row_delta
-    from explorer.engines.spark_session import drop_run_table, new_run_table
+    from explorer.scenario import model as sc
+    from explorer.iceberg.spark.metadata import load_iceberg_table
+    from explorer.iceberg.spark.rowdelta import commit_row_delta
+    from explorer.iceberg.spark.session import drop_run_table, new_run_table
 
     started = time.perf_counter()
     table = new_run_table(spark, scenario.name + "_plain")
@@ -164,7 +164,7 @@ class ExplorerRun:
 @contextlib.contextmanager
 def runner_timings():
     """Collect the ``timings`` of every runner ``explorer.api.run`` creates (read-only observation)."""
-    from explorer.engines import iceberg_runner
+    from explorer.iceberg.spark import runner as iceberg_runner
 
     original = iceberg_runner._Runner
     seen: list[dict[str, float]] = []
@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None, *, spark=None) -> int:
     p.add_argument("--presets", help="comma-separated preset names (default: the seed story and three more)")
     args = p.parse_args(argv)
     from explorer.api import load_preset
-    from explorer.engines.spark_session import get_spark
+    from explorer.iceberg.spark.session import get_spark
 
     reps = args.reps or (1 if args.smoke else 7)
     names = args.presets.split(",") if args.presets else (SMOKE_PRESETS if args.smoke else PRESETS)

@@ -1,11 +1,12 @@
 """Sequence Explorer: see how lakehouse tables order events.
 
-Layers: ``explorer.core`` (pure model and resolvers), ``explorer.engines`` (real Spark + Iceberg and pypaimon
-runs), ``explorer.presentation`` (figures, widgets, CLI).
+Organised by engine behind one protocol (``explorer.engine``): ``explorer.scenario`` (engine-neutral scenario
+model), ``explorer.iceberg`` (pure model, resolver, figures; ``explorer.iceberg.spark`` runs real Spark + Iceberg),
+``explorer.paimon`` (merge model, figures, the pypaimon runner) and ``explorer.ui`` (app, CLI, launcher).
 """
 
-from explorer.core.errors import EngineError, ExplorerError, ScenarioError
-from explorer.core.scenario import Scenario, load_scenario, parse_scenario, scenario_from_yaml
+from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
+from explorer.scenario.model import Scenario, load_scenario, parse_scenario, scenario_from_yaml
 
 
 def run(source, **kwargs):
@@ -16,8 +17,8 @@ def run(source, **kwargs):
 
 
 def explore(preset: str | None = None, scenario=None, **kwargs):
-    """Open the widget app in a notebook; see explorer.presentation.app.explore."""
-    from explorer.presentation.app import explore as _explore
+    """Open the widget app in a notebook; see explorer.ui.app.explore."""
+    from explorer.ui.app import explore as _explore
 
     return _explore(preset=preset, scenario=scenario, **kwargs)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from explorer.core.errors import ScenarioError
-from explorer.core.scenario import Scenario, load_scenario, parse_scenario, scenario_from_yaml
+from explorer.scenario.errors import ScenarioError
+from explorer.scenario.model import Scenario, load_scenario, parse_scenario, scenario_from_yaml
 
 PRESETS_DIR = Path(__file__).parent / "presets"
 
@@ -61,17 +61,17 @@ def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalo
         keep_warehouse: bool = False, progress: Progress | None = None):
     """Run a scenario on its real engine and return the explained result.
 
-    Iceberg → :class:`explorer.core.result.IcebergResult`; Paimon → :class:`explorer.core.paimon_result.PaimonResult`.
+    Iceberg → :class:`explorer.iceberg.result.IcebergResult`; Paimon → :class:`explorer.paimon.result.PaimonResult`.
     Raises ScenarioError before anything runs if the scenario is invalid, EngineError (with ``.capture`` of the
     last good snapshot when there is one) if the engine refuses a step.
     """
     scenario = to_scenario(source)
     if scenario.engine == "paimon":
-        from explorer.engines.paimon_runner import run_paimon
+        from explorer.paimon.runner import run_paimon
 
         return run_paimon(scenario, keep_warehouse=keep_warehouse, progress=progress)
-    from explorer.core.result import IcebergResult
-    from explorer.engines.iceberg_runner import run_iceberg
+    from explorer.iceberg.result import IcebergResult
+    from explorer.iceberg.spark.runner import run_iceberg
 
     capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep_warehouse,
                           progress=progress)

@@ -10,9 +10,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from explorer.core.changelog import ChangelogResult, ChangelogRun, CompareResult, Projection, parse_projection
-from explorer.core.errors import EngineError, ScenarioError
-from explorer.core.scenario import Scenario
+from explorer.iceberg.changelog import ChangelogResult, ChangelogRun, CompareResult, Projection, parse_projection
+from explorer.scenario.errors import EngineError, ScenarioError
+from explorer.scenario.model import Scenario
 
 Source = Scenario | Mapping[str, Any] | str | Path
 
@@ -30,9 +30,9 @@ def _iceberg_scenario(source: Source) -> Scenario:
 def run_changelogs(scenario: Scenario, projections: Iterable[Projection], *, spark=None,
                    identifier_columns: Sequence[str] | None = None) -> ChangelogRun:
     """Run ``scenario``, read its changelog in ``projections`` (raw is always read), then clean the table up."""
-    from explorer.engines.changelog_capture import capture_changelogs
-    from explorer.engines.iceberg_runner import run_iceberg
-    from explorer.engines.spark_session import get_spark
+    from explorer.iceberg.spark.changelog_reader import capture_changelogs
+    from explorer.iceberg.spark.runner import run_iceberg
+    from explorer.iceberg.spark.session import get_spark
 
     spark = spark or get_spark()
     capture = run_iceberg(scenario, spark=spark, keep_warehouse=True)
@@ -43,7 +43,7 @@ def run_changelogs(scenario: Scenario, projections: Iterable[Projection], *, spa
 
 
 def _drop(spark, capture) -> None:
-    from explorer.engines.spark_session import RunTable, drop_run_table
+    from explorer.iceberg.spark.session import RunTable, drop_run_table
 
     parts = capture.table_name.split(".")
     if len(parts) == 3:

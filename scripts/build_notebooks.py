@@ -83,7 +83,7 @@ START_HERE = [
     instead of showing a stack trace. Fix it and press Run again.
     """),
     code("""
-    from explorer.presentation.app import explore
+    from explorer.ui.app import explore
 
     explore(preset="seed-delete-insert-delete")
     """),
@@ -127,7 +127,7 @@ SEQUENCE_NUMBERS = [
     """),
     code("""
     from explorer.api import load_preset, run
-    from explorer.presentation.figures import decision_matrix_figure, row_fate_figure, timeline_figure
+    from explorer.iceberg.figures import decision_matrix_figure, row_fate_figure, timeline_figure
 
     scenario = load_preset("seed-delete-insert-delete")
     print(scenario.to_yaml())
@@ -299,7 +299,7 @@ MERGE_ON_READ = [
     """),
     code("""
     from explorer.api import load_preset, run
-    from explorer.presentation.figures import decision_matrix_figure, timeline_figure
+    from explorer.iceberg.figures import decision_matrix_figure, timeline_figure
 
 
     def show_decisions(result, at=None):
@@ -459,8 +459,8 @@ CHANGELOG = [
     code("""
     from explorer.api import load_preset, to_scenario
     from explorer.changelog_api import changelog, compare
-    from explorer.core.changelog import Projection
-    from explorer.presentation.changelog_figures import changelog_figure, compare_figure
+    from explorer.iceberg.changelog import Projection
+    from explorer.iceberg.changelog_figures import changelog_figure, compare_figure
 
     sequence_a = load_preset("changelog-sequence-a")
     sequence_b = load_preset("changelog-sequence-b")
@@ -575,7 +575,7 @@ CHANGELOG = [
     A to see how the explorer explains Iceberg's refusal.
     """),
     code("""
-    from explorer.presentation.compare_app import compare_explorer
+    from explorer.ui.compare import compare_explorer
 
     compare_explorer("changelog-sequence-a", "changelog-sequence-b")
     """),
@@ -607,7 +607,7 @@ PAIMON = [
     """),
     code("""
     from explorer.api import run
-    from explorer.presentation.paimon_figures import key_timeline_figure, three_clocks_figure
+    from explorer.paimon.figures import key_timeline_figure, three_clocks_figure
     """),
     md("""
     ## `sequence.field`: a late event does not overwrite a newer one
@@ -703,7 +703,7 @@ PAIMON = [
     changing the `update_time` of the late event to 11:00 and run again: which price wins now?
     """),
     code("""
-    from explorer.presentation.app import explore
+    from explorer.ui.app import explore
 
     app = explore(preset="paimon-late-arriving-event")
     app.run()
@@ -737,7 +737,7 @@ PLAYGROUND = [
     and the engine disagree: that would be a finding worth reporting.
     """),
     code("""
-    from explorer.presentation.app import explore
+    from explorer.ui.app import explore
 
     explore(scenario=\"\"\"
     name: my-scenario
@@ -784,7 +784,7 @@ CONCURRENT = [
     """),
     code("""
     from explorer.api import run
-    from explorer.presentation.figures import timeline_figure
+    from explorer.iceberg.figures import timeline_figure
 
 
     def show_race(result):

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from explorer.core.scenario import parse_scenario
+from explorer.scenario.model import parse_scenario
 from explorer.testing.differential import Check, check_iceberg, check_paimon, shrink_plain
 from explorer.testing.strategies import RandomChooser, iceberg_plain, paimon_plain
 
@@ -39,7 +39,7 @@ def campaign(engine: str, count: int, seed: int, *, shrink: bool, save: Path | N
         return paimon_plain(chooser, name=name, avoid_known_gaps=avoid_known_gaps)
     spark = None
     if engine == "iceberg":
-        from explorer.engines.spark_session import get_spark
+        from explorer.iceberg.spark.session import get_spark
 
         spark = get_spark()
 

@@ -117,7 +117,7 @@ class TreeSampler:
 # never start Spark and its peak memory would mean nothing.
 PRESS_RUN_CELL = """\
 import gc as _gc, sys as _sys
-_app_module = _sys.modules.get("explorer.presentation.app")
+_app_module = _sys.modules.get("explorer.ui.app")
 _apps = [o for o in _gc.get_objects() if _app_module is not None and isinstance(o, _app_module.App)]
 for _app in _apps:
     if _app.run() is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from explorer.core.values import MAX_STRING_CHARS
+from explorer.scenario.values import MAX_STRING_CHARS
 
 HEAD = "name: bad\ntable: {columns: {id: int, name: string}}\n"
 INJECTION = "x'); DROP TABLE t; --"

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explorer.core.errors import EngineError, ScenarioError
-from explorer.core.scenario import Scenario, parse_scenario
+from explorer.scenario.errors import EngineError, ScenarioError
+from explorer.scenario.model import Scenario, parse_scenario
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def check_iceberg(scenario: Scenario, *, spark=None) -> Check:
 
 def check_paimon(scenario: Scenario) -> Check:
     """Run on pypaimon; the model's rows after every commit against pypaimon's read, and its sequence numbers."""
-    from explorer.engines.paimon_runner import run_paimon
+    from explorer.paimon.runner import run_paimon
 
     started = time.perf_counter()
     try:

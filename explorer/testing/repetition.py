@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from explorer.core.scenario import Scenario
+from explorer.scenario.model import Scenario
 
 # Spark's scratch directories, and native libraries the JVM unpacks once per process (snappy, lz4, zstd).
 SPARK_SCRATCH = ("blockmgr-", "spark-", "hsperfdata_", "liblz4-java", "snappy-", "libzstd-jni")
@@ -143,7 +143,7 @@ def repeat(scenarios: Sequence[Scenario], runs: int, *, watch: Sequence[Path], s
            scratch_root: Path | None = None, progress: Callable[[Sample], None] | None = None) -> Report:
     """Run ``scenarios`` round-robin ``runs`` times; after each run every watched directory must be unchanged."""
     from explorer.api import run
-    from explorer.core.errors import EngineError
+    from explorer.scenario.errors import EngineError
 
     warm_up = warm_up if warm_up is not None else max(3, runs // 10)
     report = Report(runs=runs, warm_up=min(warm_up, max(0, runs - 1)))

@@ -14,8 +14,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
-from explorer.core.paimon_options import AGGREGATE_FUNCTIONS
-from explorer.core.scenario import Scenario, parse_scenario
+from explorer.paimon.options import AGGREGATE_FUNCTIONS
+from explorer.scenario.model import Scenario, parse_scenario
 
 T = TypeVar("T")
 

@@ -14,9 +14,9 @@ sys.path.insert(0, str(BENCH_DIR))
 
 import figure_scale
 
-from explorer.core.capture import FileContent
-from explorer.core.resolution import Outcome
-from explorer.core.result import IcebergResult
+from explorer.iceberg.model import FileContent
+from explorer.iceberg.resolution import Outcome
+from explorer.iceberg.result import IcebergResult
 
 
 def test_synthetic_run_has_twenty_files_per_commit_and_a_rolling_window():

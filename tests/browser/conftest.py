@@ -28,7 +28,7 @@ from types import SimpleNamespace
 import pytest
 
 from explorer.api import load_preset
-from explorer.core.scenario import EqualityDeleteStep, InsertStep
+from explorer.scenario.model import EqualityDeleteStep, InsertStep
 
 ROOT = Path(__file__).resolve().parents[2]
 # EXPLORER_TEST_NOTEBOOKS points the browser tests at drafts elsewhere (same file names); default notebooks/.
@@ -82,7 +82,7 @@ def private_jupyter_env(scratch: Path) -> dict:
 
 @dataclass
 class Launched:
-    """A server started by ``python -m explorer.presentation.launch`` and the URL it printed."""
+    """A server started by ``python -m explorer.ui.launch`` and the URL it printed."""
 
     process: subprocess.Popen
     url: str
@@ -135,7 +135,7 @@ def launch(args: list[str], scratch: Path, *, wait_ok: bool = True) -> Launched:
     log = scratch / "server.log"
     env = private_jupyter_env(scratch)
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "explorer.presentation.launch", *args], cwd=ROOT, env=env,
+        proc = subprocess.Popen([sys.executable, "-m", "explorer.ui.launch", *args], cwd=ROOT, env=env,
                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                                 preexec_fn=_die_with_parent)  # noqa: PLW1509 - only a prctl call
     server = Launched(proc, "", log)

@@ -43,7 +43,7 @@ def test_voila_url_answers_with_the_playground(ui, tmp_path):
 
 
 def test_missing_notebook_is_one_clear_line_not_a_server(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "explorer.presentation.launch", "--notebook-dir", str(tmp_path),
+    proc = subprocess.run([sys.executable, "-m", "explorer.ui.launch", "--notebook-dir", str(tmp_path),
                            "--port", "1"], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 2
     assert "00-start-here.ipynb does not exist" in proc.stderr

@@ -1,0 +1,565 @@
+"""Plotly figures that explain one snapshot of a run: the sequence timeline, the decision matrix, row fates.
+
+Every figure is built from a capture plus the resolver's answers only, so it can be drawn for any snapshot
+without re-running the engine. Traces carry machine-readable ``meta`` (and ``customdata`` rows named by
+``meta["fields"]``) so tests and the app read what a figure says from its data, not from pixels.
+
+Figures are plain ``go.Figure`` objects: they render offline (``go.FigureWidget`` in the app ships its own
+JavaScript; ``write_html(include_plotlyjs=True)`` for files). Large runs switch to WebGL traces and cap the
+number of connectors, matrix cells and table rows, saying so in the title instead of silently dropping them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from explorer.iceberg.model import Capture, FileContent, FileRecord, SnapshotRecord, TableState
+from explorer.iceberg.resolution import Decision, Outcome, RowFate
+from explorer.scenario.values import to_plain
+
+# Above these sizes a figure switches to WebGL / aggregation so it still builds in well under two seconds.
+WEBGL_ABOVE_FILES = 400
+MAX_CONNECTORS = 3_000
+MAX_MATRIX_SIDE = 150
+MAX_TABLE_ROWS = 1_000
+LANE_LABELS_UP_TO = 150
+
+APPLIES_COLOR = "#2e7d32"
+IGNORED_COLOR = "#9e9e9e"
+DATA_COLOR = "#1f77b4"
+DELETE_COLORS = {FileContent.EQUALITY_DELETES: "#d62728", FileContent.POSITION_DELETES: "#ff7f0e",
+                 FileContent.DELETION_VECTOR: "#9467bd"}
+DELETE_SYMBOLS = {FileContent.EQUALITY_DELETES: "diamond", FileContent.POSITION_DELETES: "square",
+                  FileContent.DELETION_VECTOR: "triangle-up"}
+
+CONNECTOR_FIELDS = ("data_file", "delete_file", "applies", "outcome", "rule", "comparison", "reason",
+                    "rows_removed")
+FILE_FIELDS = ("file", "content", "sequence_number", "file_sequence_number", "born", "removed", "live")
+
+# Decision-matrix cell codes (z values), from "applies" down to the ways a delete can be out of scope.
+OUTCOME_CODES = {Outcome.APPLIES: 4, Outcome.IGNORED_BY_SEQUENCE: 3, Outcome.OTHER_PARTITION: 2,
+                 Outcome.OTHER_FILE: 1, Outcome.SUPERSEDED_BY_DV: 0}
+OUTCOME_COLORS = {Outcome.APPLIES: APPLIES_COLOR, Outcome.IGNORED_BY_SEQUENCE: "#bdbdbd",
+                  Outcome.OTHER_PARTITION: "#e3f2fd", Outcome.OTHER_FILE: "#fff3e0",
+                  Outcome.SUPERSEDED_BY_DV: "#f3e5f5"}
+OUTCOME_SHORT = {Outcome.APPLIES: "applies", Outcome.IGNORED_BY_SEQUENCE: "ignored (seq)",
+                 Outcome.OTHER_PARTITION: "other partition", Outcome.OTHER_FILE: "other file",
+                 Outcome.SUPERSEDED_BY_DV: "superseded by DV"}
+
+
+# ------------------------------------------------------------------------------------------ inputs
+
+
+@dataclass(frozen=True)
+class Explained:
+    """A capture plus the resolver's answers for one snapshot: what every figure is drawn from."""
+
+    capture: Capture | None  # None only for a bare SnapshotView; the timeline needs the capture
+    state: TableState
+    decisions: tuple[Decision, ...]
+    fates: tuple[RowFate, ...]
+
+    @property
+    def snapshot(self) -> SnapshotRecord:
+        return self.state.snapshot
+
+
+def explain(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> Explained:
+    """Accept a result (``.capture`` and ``.at``), a bare Capture, or an ``Explained``; pick the snapshot.
+
+    ``at`` is a sequence number, a SnapshotView of the same run (``.state``, ``.decisions``, ``.fates``), or
+    None for the last snapshot. A bare Capture is wrapped in an ``IcebergResult`` (the pure resolver).
+    """
+    if isinstance(source, Explained):
+        if at is None and snapshot_id is None:
+            return source
+        source = source.capture
+    if isinstance(source, Capture):
+        from explorer.iceberg.result import IcebergResult
+
+        source = IcebergResult(source)
+    if hasattr(source, "decisions") and hasattr(source, "state"):  # a SnapshotView on its own
+        capture = getattr(source, "capture", None)
+        return Explained(capture, source.state, tuple(source.decisions), tuple(source.fates))
+    capture = source.capture
+    if at is not None and not isinstance(at, int):
+        view = at
+    elif snapshot_id is not None:
+        view = source.at(snapshot_id=snapshot_id)
+    else:
+        view = source.at(sequence_number=at)
+    return Explained(capture, view.state, tuple(view.decisions), tuple(view.fates))
+
+
+class Lifespans:
+    """Birth and removal sequence numbers of files as seen from one snapshot (later removals are hidden).
+
+    Looks snapshots up in a dict: ``Capture.snapshot`` scans, which is too slow for 20,000 files.
+    """
+
+    def __init__(self, capture: Capture, snapshot: SnapshotRecord):
+        self.capture = capture
+        self.snapshot = snapshot
+        self._by_id = {s.snapshot_id: s for s in capture.snapshots}
+
+    def born_files(self) -> list[FileRecord]:
+        """Every file added at or before the snapshot (live or already removed), in order of birth."""
+        return [f for f in self.capture.files if self._by_id[f.added_snapshot_id].ordinal <= self.snapshot.ordinal]
+
+    def born(self, f: FileRecord) -> int:
+        """Sequence number of the commit that added ``f``."""
+        return self._by_id[f.added_snapshot_id].sequence_number
+
+    def removed(self, f: FileRecord) -> int | None:
+        """Sequence number of the commit that removed ``f``, if that happened at or before the snapshot."""
+        if f.removed_snapshot_id is None:
+            return None
+        snap = self._by_id[f.removed_snapshot_id]
+        return None if snap.ordinal > self.snapshot.ordinal else snap.sequence_number
+
+
+class _Polylines:
+    """Collects line pieces (separated by gaps) with one customdata row per point, as numpy arrays.
+
+    Plotly validates nested Python lists element by element; numpy arrays keep big figures fast.
+    """
+
+    def __init__(self, n_fields: int):
+        self.xs: list[float] = []
+        self.ys: list[float] = []
+        self.rows: list[Any] = []
+        self.n_fields = n_fields
+
+    def add(self, xs: Sequence[float], ys: Sequence[float], row: Sequence[Any]) -> None:
+        self.xs += [*xs, np.nan]
+        self.ys += [*ys, np.nan]
+        self.rows += [row] * len(xs) + [None]
+
+    def __bool__(self) -> bool:
+        return bool(self.xs)
+
+    def arrays(self) -> dict:
+        cd = np.empty((len(self.rows), self.n_fields), dtype=object)
+        for i, row in enumerate(self.rows):
+            if row is not None:
+                cd[i] = row
+        return {"x": np.asarray(self.xs, dtype=float), "y": np.asarray(self.ys, dtype=float), "customdata": cd}
+
+
+def file_caption(f: FileRecord) -> str:
+    """A short lane label: id and what kind of file it is."""
+    if f.content is FileContent.DATA:
+        part = f" {_partition_text(f)}" if f.partition else ""
+        return f"{f.id} data ({f.record_count} row{'' if f.record_count == 1 else 's'}){part}"
+    if f.content is FileContent.EQUALITY_DELETES:
+        return f"{f.id} equality delete on {', '.join(f.equality_columns) or '?'}"
+    target = f" → {f.referenced_data_file.rsplit('/', 1)[-1]}" if f.referenced_data_file else ""
+    kind = "deletion vector" if f.content is FileContent.DELETION_VECTOR else "position delete"
+    return f"{f.id} {kind}{target}"
+
+
+def _partition_text(f: FileRecord) -> str:
+    return "[" + ", ".join(f"{k}={to_plain(v)}" for k, v in f.partition.items()) + "]"
+
+
+def figure_json_size(fig: go.Figure) -> int:
+    """Bytes of the figure's JSON: what a notebook has to ship to the browser."""
+    return len(fig.to_json().encode("utf-8"))
+
+
+def trace_by_role(fig: go.Figure, role: str) -> list:
+    """The traces whose ``meta["role"]`` is ``role`` (tests and the app read figures through this)."""
+    return [t for t in fig.data if isinstance(t.meta, dict) and t.meta.get("role") == role]
+
+
+def records(fig: go.Figure, role: str) -> list[dict]:
+    """The customdata rows of every trace with ``role``, as dicts keyed by ``meta["fields"]``."""
+    out = []
+    for t in trace_by_role(fig, role):
+        fields = t.meta["fields"]
+        for row in t.customdata if t.customdata is not None else ():
+            if row is not None and row[0] is not None:
+                out.append(dict(zip(fields, row)))
+    return out
+
+
+def connectors(fig: go.Figure) -> dict[tuple[str, str], dict]:
+    """(data file, delete file) → connector record, from a timeline figure's data."""
+    return {(r["data_file"], r["delete_file"]): r for r in records(fig, "connector")}
+
+
+# ------------------------------------------------------------------------------------------ timeline
+
+
+def _scatter(n_points: int):
+    """A trace builder: plain dicts, so the figure validates (and copies) each big array once, not twice."""
+    kind = "scattergl" if n_points > WEBGL_ABOVE_FILES else "scatter"
+    return lambda **props: {"type": kind, **props}
+
+
+def _ticks(snapshots: Sequence[SnapshotRecord]) -> tuple[list[int], list[str]]:
+    """One tick per sequence number; snapshots sharing one (format v1) share a tick."""
+    by_seq: dict[int, list[str]] = {}
+    for s in snapshots:
+        by_seq.setdefault(s.sequence_number, []).append(s.title)
+    vals = sorted(by_seq)
+    if len(vals) > 40:
+        return vals, [str(v) for v in vals]
+    texts = []
+    for v in vals:
+        titles = by_seq[v]
+        shown = titles[0] if len(titles) == 1 else f"{len(titles)} snapshots"
+        texts.append(f"<b>{v}</b><br>{_short(shown, 22)}")
+    return vals, texts
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:
+    """Files as lanes over sequence numbers, with a connector for every in-scope (delete, data) pair.
+
+    Green solid: the delete applies. Grey dashed: in scope but ignored because it is not newer (by sequence
+    number) than the data. A hollow circle marks a data file's *data* sequence number where it differs from
+    the commit that wrote the file (compaction keeps the starting sequence number).
+    """
+    ex = explain(source, at, snapshot_id=snapshot_id)
+    capture, snap = ex.capture, ex.snapshot
+    if capture is None:
+        raise TypeError("timeline_figure needs the run (a result or Capture), not a bare snapshot view")
+    snapshots = [s for s in capture.snapshots if s.ordinal <= snap.ordinal]
+    life = Lifespans(capture, snap)
+    born_all = life.born_files()
+    # Data files on top, delete files below, each group in order of birth: connectors run upwards.
+    born = [f for f in born_all if not f.is_delete] + [f for f in born_all if f.is_delete]
+    lane = {f.id: i for i, f in enumerate(born)}
+    live_ids = {f.id for f in ex.state.data_files} | {f.id for f in ex.state.delete_files}
+    end = snap.sequence_number + 0.45
+    trace_cls = _scatter(len(born))
+    n_fields = len(FILE_FIELDS)
+
+    def file_row(f: FileRecord) -> list:
+        return [f.id, f.content.value, f.sequence_number, f.file_sequence_number, life.born(f), life.removed(f),
+                f.id in live_ids]
+
+    traces: list = []
+    # Data file lifespans: one trace for live files, one for files already removed at this snapshot.
+    for live in (True, False):
+        bars = _Polylines(n_fields)
+        for f in born:
+            if f.is_delete or (f.id in live_ids) != live:
+                continue
+            start, stop = life.born(f), life.removed(f)
+            bars.add([start, end if stop is None else max(stop, start + 0.15)], [lane[f.id]] * 2, file_row(f))
+        if bars:
+            traces.append(trace_cls(
+                **bars.arrays(), mode="lines", name="data file" + ("" if live else " (removed)"),
+                line={"color": DATA_COLOR, "width": 10 if len(born) <= LANE_LABELS_UP_TO else 3},
+                opacity=1.0 if live else 0.3,
+                hovertemplate="%{customdata[0]}: data file, sequence %{customdata[2]} "
+                              "(file sequence %{customdata[3]})<extra></extra>",
+                meta={"role": "data-file", "live": live, "fields": list(FILE_FIELDS)}))
+
+    # Data sequence number differs from file sequence number: a hollow marker and a dotted link.
+    moved = _Polylines(n_fields)
+    for f in born:
+        if not f.is_delete and f.sequence_number != f.file_sequence_number:
+            moved.add([f.sequence_number, f.file_sequence_number], [lane[f.id]] * 2, file_row(f))
+    if moved:
+        traces.append(trace_cls(
+            **moved.arrays(), mode="lines+markers", name="data seq ≠ file seq",
+            line={"color": DATA_COLOR, "dash": "dot", "width": 2},
+            marker={"symbol": "circle-open", "size": 13, "color": DATA_COLOR, "line": {"width": 2}},
+            hovertemplate="%{customdata[0]}: data sequence number %{customdata[2]} is what delete rules compare; "
+                          "the file was written at %{customdata[3]}<extra></extra>",
+            meta={"role": "data-sequence", "fields": list(FILE_FIELDS)}))
+
+    # Delete files: a thin lifespan line and a marker at their sequence number.
+    for content in (FileContent.EQUALITY_DELETES, FileContent.POSITION_DELETES, FileContent.DELETION_VECTOR):
+        files = [f for f in born if f.content is content]
+        if not files:
+            continue
+        spans = _Polylines(n_fields)
+        for f in files:
+            stop = life.removed(f)
+            spans.add([f.sequence_number, end if stop is None else stop], [lane[f.id]] * 2, file_row(f))
+        cd = np.empty((len(files), n_fields), dtype=object)
+        for i, f in enumerate(files):
+            cd[i] = file_row(f)
+        color = DELETE_COLORS[content]
+        traces.append(trace_cls(**spans.arrays(), mode="lines", line={"color": color, "width": 1}, opacity=0.5,
+                                hoverinfo="skip", showlegend=False,
+                                meta={"role": "delete-lifespan", "fields": list(FILE_FIELDS)}))
+        traces.append(trace_cls(
+            x=np.array([f.sequence_number for f in files], dtype=float),
+            y=np.array([lane[f.id] for f in files], dtype=float), customdata=cd, mode="markers",
+            name=content.value.replace("_", " "),
+            marker={"symbol": DELETE_SYMBOLS[content], "size": 14 if len(born) <= LANE_LABELS_UP_TO else 6,
+                        "color": color, "opacity": [1.0 if f.id in live_ids else 0.3 for f in files]},
+            hovertemplate="%{customdata[0]}: " + content.value.replace("_", " ") +
+                          " at sequence %{customdata[2]}<extra></extra>",
+            meta={"role": "delete-file", "content": content.value, "fields": list(FILE_FIELDS)}))
+
+    # Connectors: delete marker → data file's data sequence number, for every in-scope decision. Applying
+    # deletes that actually remove rows of that file are drawn bold; the rest of the scope stays thin.
+    in_scope = [d for d in ex.decisions if d.outcome.in_scope]
+    hidden = max(0, len(in_scope) - MAX_CONNECTORS)
+    shown = in_scope[:MAX_CONNECTORS]
+    removed = rows_removed(ex.fates)
+    conn_cls = _scatter(len(shown) * 2)
+    styles = (  # (applies, removes rows, legend name, line style)
+        (True, True, "delete applies, removes rows", {"color": APPLIES_COLOR, "width": 3.5, "dash": "solid"}),
+        (True, False, "delete applies (no row matches)", {"color": APPLIES_COLOR, "width": 1.2,
+                                                          "dash": "solid"}),
+        (False, False, "ignored by sequence", {"color": IGNORED_COLOR, "width": 1.8, "dash": "dash"}),
+    )
+    for applies, removes, name, line in styles:
+        lines = _Polylines(len(CONNECTOR_FIELDS))
+        for d in shown:
+            n_removed = removed.get((d.data_file, d.delete_file), 0)
+            if d.applies != applies or (n_removed > 0) != removes or d.data_file not in lane \
+                    or d.delete_file not in lane:
+                continue
+            row = [d.data_file, d.delete_file, d.applies, d.outcome.value, d.rule.value, d.comparison, d.reason,
+                   n_removed]
+            lines.add(*_curve(d.delete_sequence_number, lane[d.delete_file], d.data_sequence_number,
+                              lane[d.data_file]), row)
+        if lines:
+            traces.append(conn_cls(
+                **lines.arrays(), mode="lines", name=name, line=line, opacity=1.0 if removes or not applies else 0.6,
+                hovertemplate="<b>%{customdata[1]} → %{customdata[0]}</b>: %{customdata[3]} "
+                              "(%{customdata[4]} rule: %{customdata[5]}), removes %{customdata[7]} row(s)"
+                              "<br>%{customdata[6]}<extra></extra>",
+                meta={"role": "connector", "applies": applies, "removes_rows": removes,
+                      "fields": list(CONNECTOR_FIELDS)}))
+
+    fig = go.Figure(data=traces)  # one validation pass: add_trace would copy every array again
+    tickvals, ticktext = _ticks(snapshots)
+    labels = len(born) <= LANE_LABELS_UP_TO
+    title = f"Sequence timeline at snapshot {snap.ordinal} (sequence {snap.sequence_number})"
+    if hidden:
+        title += f" — {hidden:,} of {len(in_scope):,} connectors not drawn (see Decisions)"
+    fig.update_layout(
+        title={"text": title, "x": 0.01}, template="plotly_white", hovermode="closest",
+        height=max(320, min(1600, 140 + 34 * len(born))) if labels else 900,
+        # A wide right margin and visible overflow: the last snapshot's rotated label must not be cut off.
+        margin={"l": 10, "r": 70, "t": 60, "b": 110}, legend={"orientation": "h", "y": -0.32 if labels else -0.08},
+        meta={"kind": "timeline", "snapshot_id": snap.snapshot_id, "sequence_number": snap.sequence_number,
+              "lanes": [f.id for f in born], "connectors_hidden": hidden})
+    fig.update_xaxes(title_text="sequence number", tickvals=tickvals, ticktext=ticktext,
+                     ticklabeloverflow="allow", automargin=True,
+                     range=[min(tickvals, default=0) - 0.6, end + 0.3], zeroline=False,
+                     showgrid=True, gridcolor="#eeeeee")
+    fig.update_yaxes(tickvals=list(range(len(born))) if labels else None,
+                     ticktext=[file_caption(f) for f in born] if labels else None,
+                     showticklabels=labels, autorange="reversed", showgrid=False, zeroline=False)
+    return fig
+
+
+def rows_removed(fates: Iterable[RowFate]) -> dict[tuple[str, str], int]:
+    """(data file, delete file) → how many rows of that file the delete removes (a row may be removed twice)."""
+    out: dict[tuple[str, str], int] = {}
+    for fate in fates:
+        for killer in fate.all_deleted_by or ((fate.deleted_by,) if fate.deleted_by else ()):
+            out[(fate.file, killer)] = out.get((fate.file, killer), 0) + 1
+    return out
+
+
+_CURVE_T = tuple(i / 8 for i in range(9))
+
+
+def _curve(x0: float, y0: float, x1: float, y1: float) -> tuple[list[float], list[float]]:
+    """A quadratic curve that leaves the delete marker vertically and meets the data lane horizontally.
+
+    Straight lines between lanes often lie on top of each other; curves with this control point fan out.
+    """
+    cx, cy = x0, y1
+    xs = [(1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1 for t in _CURVE_T]
+    ys = [(1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1 for t in _CURVE_T]
+    return xs, ys
+
+
+# ------------------------------------------------------------------------------------------ decision matrix
+
+
+def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:
+    """Data files × delete files at one snapshot; each cell says whether and why the delete applies."""
+    ex = explain(source, at, snapshot_id=snapshot_id)
+    state = ex.state
+    data_ids = [f.id for f in state.data_files]
+    delete_ids = [f.id for f in state.delete_files]
+    cut_rows, cut_cols = max(0, len(data_ids) - MAX_MATRIX_SIDE), max(0, len(delete_ids) - MAX_MATRIX_SIDE)
+    data_ids, delete_ids = data_ids[:MAX_MATRIX_SIDE], delete_ids[:MAX_MATRIX_SIDE]
+    row_of = {d: i for i, d in enumerate(data_ids)}
+    col_of = {d: j for j, d in enumerate(delete_ids)}
+    # numpy arrays, not nested lists: plotly validates nested lists cell by cell (about a second at 150 × 150)
+    shape = (len(data_ids), len(delete_ids))
+    z = np.full(shape, np.nan)
+    text = np.full(shape, "", dtype=object)
+    cd = np.empty(shape, dtype=object)
+    small = len(data_ids) * len(delete_ids) <= 400
+    removed = rows_removed(ex.fates)
+    for d in ex.decisions:
+        i, j = row_of.get(d.data_file), col_of.get(d.delete_file)
+        if i is None or j is None:
+            continue
+        n_removed = removed.get((d.data_file, d.delete_file), 0)
+        z[i, j] = OUTCOME_CODES[d.outcome]
+        if small:
+            text[i, j] = OUTCOME_SHORT[d.outcome] + (f"<br>{d.comparison}" if d.outcome.in_scope else "") + \
+                (f"<br>removes {n_removed} row{'' if n_removed == 1 else 's'}" if d.applies else "")
+        cd[i, j] = [d.outcome.value, d.rule.value, d.comparison, d.reason, d.applies, n_removed]
+    # A discrete colour scale: each code gets its own band.
+    n = len(OUTCOME_CODES)
+    scale = []
+    for outcome, code in sorted(OUTCOME_CODES.items(), key=lambda kv: kv[1]):
+        scale += [[code / n, OUTCOME_COLORS[outcome]], [(code + 1) / n, OUTCOME_COLORS[outcome]]]
+    ticks = sorted(OUTCOME_CODES.items(), key=lambda kv: kv[1])
+    heatmap = {  # a plain dict: the figure validates (and copies) the arrays once, not twice
+        "type": "heatmap", "z": z, "x": delete_ids, "y": data_ids, "text": text,
+        "texttemplate": "%{text}" if small else None, "customdata": cd, "zmin": 0, "zmax": n,
+        "colorscale": scale, "xgap": 2, "ygap": 2, "hoverongaps": False,
+        "colorbar": {"tickvals": [c + 0.5 for _, c in ticks], "ticktext": [OUTCOME_SHORT[o] for o, _ in ticks]},
+        "hovertemplate": "<b>%{x} → %{y}</b>: %{customdata[0]} (%{customdata[1]} rule, %{customdata[2]})"
+                         "<br>%{customdata[3]}<extra></extra>",
+        "meta": {"role": "decision-matrix",
+                 "fields": ["outcome", "rule", "comparison", "reason", "applies", "rows_removed"],
+                 "codes": {o.value: c for o, c in OUTCOME_CODES.items()}}}
+    fig = go.Figure(data=[heatmap])
+    title = (f"Which delete file (columns) applies to which data file (rows), at sequence "
+             f"{ex.snapshot.sequence_number}")
+    if cut_rows or cut_cols:
+        title += f" (first {len(data_ids)} data × {len(delete_ids)} delete files shown; " \
+                 f"{cut_rows:,} data and {cut_cols:,} delete files not shown)"
+    if not delete_ids:
+        title += " — no live delete files"
+    fig.update_layout(title={"text": title, "x": 0.01}, template="plotly_white",
+                      height=max(300, min(1400, 160 + 44 * len(data_ids))),
+                      margin={"l": 10, "r": 10, "t": 60, "b": 40},
+                      meta={"kind": "decision-matrix", "sequence_number": ex.snapshot.sequence_number})
+    fig.update_xaxes(side="top", type="category")
+    fig.update_yaxes(autorange="reversed", type="category")
+    return fig
+
+
+def matrix_cell(fig: go.Figure, data_file: str, delete_file: str) -> dict | None:
+    """The outcome record of one cell of a decision matrix figure (None if the pair has no decision)."""
+    hm = trace_by_role(fig, "decision-matrix")[0]
+    i, j = list(hm.y).index(data_file), list(hm.x).index(delete_file)
+    row = hm.customdata[i][j]
+    return None if row is None else dict(zip(hm.meta["fields"], row))
+
+
+# ------------------------------------------------------------------------------------------ tables
+
+
+def _table(header: Sequence[str], columns: Sequence[Sequence[Any]], fill: Sequence[str] | None,
+           meta: dict, title: str, n_rows: int) -> go.Figure:
+    cells = {"values": [list(c) for c in columns], "align": "left", "height": 24}
+    if fill is not None:
+        cells["fill_color"] = [list(fill)] * len(columns)
+    fig = go.Figure(go.Table(header={"values": [f"<b>{h}</b>" for h in header], "align": "left",
+                                         "fill_color": "#eceff1"}, cells=cells, meta=meta))
+    fig.update_layout(title={"text": title, "x": 0.01}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                      height=min(900, 120 + 26 * max(1, n_rows)))
+    return fig
+
+
+def table_rows(fig: go.Figure) -> list[dict]:
+    """The rows of a table figure as dicts keyed by its ``meta["columns"]``."""
+    t = fig.data[0]
+    cols = t.meta["columns"]
+    values = [list(v) for v in t.cells.values]
+    n = len(values[0]) if values else 0
+    return [{c: values[k][i] for k, c in enumerate(cols)} for i in range(n)]
+
+
+def fate_text(fate: RowFate) -> str:
+    if fate.visible:
+        return "visible"
+    more = [d for d in fate.all_deleted_by if d != fate.deleted_by]
+    extra = f" (also {', '.join(more)})" if more else ""
+    return f"removed by {fate.deleted_by}{extra}"
+
+
+def row_fate_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:
+    """Every row of every live data file: visible, or removed by which delete file and why."""
+    ex = explain(source, at, snapshot_id=snapshot_id)
+    fates: list[RowFate] = list(ex.fates)
+    columns = ([c.name for c in ex.capture.columns] if ex.capture is not None
+               else list(dict.fromkeys(k for f in fates for k in f.row)))
+    shown = fates[:MAX_TABLE_ROWS]
+    header = ["file", "pos", *columns, "fate", "rule", "reason"]
+    cols: list[list[Any]] = [[f.file for f in shown], [f.position for f in shown]]
+    for c in columns:
+        cols.append([_cell(f.row.get(c)) for f in shown])
+    cols.append([fate_text(f) for f in shown])
+    cols.append([f.rule.value if f.rule else "" for f in shown])
+    cols.append([f.reason or "" for f in shown])
+    fill = ["#e8f5e9" if f.visible else "#ffebee" for f in shown]
+    visible = sum(1 for f in fates if f.visible)
+    title = f"Rows at sequence {ex.snapshot.sequence_number}: {visible} visible, {len(fates) - visible} deleted"
+    if len(fates) > len(shown):
+        title += f" (first {len(shown):,} of {len(fates):,} rows shown)"
+    meta = {"role": "row-fates", "columns": ["file", "position", *columns, "fate", "rule", "reason"],
+            "total_rows": len(fates)}
+    return _table(header, cols, fill, meta, title, len(shown))
+
+
+def _cell(v: Any) -> Any:
+    v = to_plain(v)
+    return "null" if v is None else v
+
+
+def snapshots_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:
+    """Every snapshot up to the chosen one: ordinal, id, sequence number, operation, step and summary."""
+    ex = explain(source, at, snapshot_id=snapshot_id)
+    snaps = [s for s in ex.capture.snapshots if s.ordinal <= ex.snapshot.ordinal]
+    header = ["#", "sequence", "snapshot id", "operation", "step", "summary"]
+    summary = [", ".join(f"{k}={v}" for k, v in s.summary.items() if k.startswith(("added", "deleted", "total")))
+               for s in snaps]
+    cols = [[s.ordinal for s in snaps], [s.sequence_number for s in snaps], [str(s.snapshot_id) for s in snaps],
+            [s.operation for s in snaps], [s.title for s in snaps], summary]
+    meta = {"role": "snapshots", "columns": ["ordinal", "sequence_number", "snapshot_id", "operation", "step",
+                                             "summary"]}
+    return _table(header, cols, None, meta, f"Snapshots up to sequence {ex.snapshot.sequence_number}",
+                  len(snaps))
+
+
+def files_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:
+    """Every file born by the chosen snapshot, live or removed, with both sequence numbers and its path."""
+    ex = explain(source, at, snapshot_id=snapshot_id)
+    snap = ex.snapshot
+    life = Lifespans(ex.capture, snap)
+    live = {f.id for f in ex.state.data_files} | {f.id for f in ex.state.delete_files}
+    files = life.born_files()[:MAX_TABLE_ROWS]
+    header = ["file", "content", "data seq", "file seq", "rows", "partition", "live", "references", "path"]
+    cols = [[f.id for f in files], [f.content.value for f in files], [f.sequence_number for f in files],
+            [f.file_sequence_number for f in files], [f.record_count for f in files],
+            [_partition_text(f) if f.partition else "" for f in files],
+            ["live" if f.id in live else f"removed at {life.removed(f)}" for f in files],
+            [f.referenced_data_file or "" for f in files], [f.path for f in files]]
+    fill = ["#ffffff" if f.id in live else "#f5f5f5" for f in files]
+    meta = {"role": "files", "columns": ["file", "content", "sequence_number", "file_sequence_number",
+                                         "record_count", "partition", "live", "referenced_data_file", "path"]}
+    return _table(header, cols, fill, meta, f"Files at sequence {snap.sequence_number}", len(files))
+
+
+def rows_table_figure(rows: Iterable[Any], columns: Sequence[str], title: str, role: str) -> go.Figure:
+    """A plain table of rows (e.g. what the engine read, or what the resolver predicts)."""
+    rows = list(rows)[:MAX_TABLE_ROWS]
+    cols = [[_cell(r.get(c)) for r in rows] for c in columns]
+    return _table(list(columns), cols, None, {"role": role, "columns": list(columns)}, title, len(rows))
+
+
+__all__ = [
+    "CONNECTOR_FIELDS", "Decision", "Explained", "connectors", "decision_matrix_figure", "explain",
+    "figure_json_size", "files_figure", "matrix_cell", "records", "row_fate_figure", "rows_table_figure",
+    "snapshots_figure", "table_rows", "timeline_figure", "trace_by_role",
+]

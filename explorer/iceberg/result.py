@@ -1,0 +1,224 @@
+"""One Iceberg run, explained: the resolver's answer at any snapshot next to what the engine returned.
+
+``IcebergResult`` is what notebooks, the CLI and the JSON output consume; it wraps a :class:`Capture` and
+computes each snapshot's view once, on demand (time travel costs nothing on the engine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.iceberg.model import Capture, FileRecord, JobOutcome, SnapshotRecord, StepOutcome, TableState
+from explorer.scenario.rows import RowComparison, compare_rows
+from explorer.iceberg.resolution import Decision, RowFate
+from explorer.iceberg.resolver import DeleteFileIndex, decide_all, id_order_key, predicted_rows, row_fates
+from explorer.scenario.values import to_plain
+
+
+def plain_row(row: Mapping[str, Any]) -> dict:
+    return {k: to_plain(v) for k, v in row.items()}
+
+
+@dataclass(frozen=True)
+class SnapshotView:
+    """The resolver's view of one snapshot; ``agrees`` is None when the engine's rows were not captured."""
+
+    state: TableState
+    decisions: tuple[Decision, ...]
+    fates: tuple[RowFate, ...]
+    predicted_rows: tuple[Mapping[str, Any], ...]
+    engine_rows: tuple[Mapping[str, Any], ...] | None
+    comparison: RowComparison | None
+    agrees: bool | None
+
+    @property
+    def snapshot(self) -> SnapshotRecord:
+        return self.state.snapshot
+
+    @property
+    def removed(self) -> tuple[RowFate, ...]:
+        return tuple(f for f in self.fates if not f.visible)
+
+
+def build_view(state: TableState) -> SnapshotView:
+    index = DeleteFileIndex(state.delete_files)
+    fates = row_fates(state, index)
+    predicted = predicted_rows(fates)
+    comparison = None if state.engine_rows is None else compare_rows(predicted, state.engine_rows)
+    return SnapshotView(state=state, decisions=decide_all(state, index), fates=fates, predicted_rows=predicted,
+                        engine_rows=state.engine_rows, comparison=comparison,
+                        agrees=None if comparison is None else comparison.agrees)
+
+
+class IcebergResult:
+    """A captured Iceberg run plus the resolver's explanation of every snapshot."""
+
+    engine = "iceberg"
+    modelled = False  # the rows come from a real engine run, not from a model
+
+    def __init__(self, capture: Capture):
+        self.capture = capture
+        self._views: dict[int, SnapshotView] = {}
+
+    @property
+    def scenario(self):
+        return self.capture.scenario
+
+    def at(self, sequence_number: int | None = None, *, snapshot_id: int | None = None) -> SnapshotView:
+        """The view as of a sequence number (latest snapshot at or before it) or an exact snapshot id."""
+        snap = (self.capture.snapshot(snapshot_id) if snapshot_id is not None
+                else self.capture.snapshot_at(sequence_number))
+        view = self._views.get(snap.snapshot_id)
+        if view is None:
+            view = self._views[snap.snapshot_id] = build_view(self.capture.state(snapshot_id=snap.snapshot_id))
+        return view
+
+    @property
+    def views(self) -> tuple[SnapshotView, ...]:
+        return tuple(self.at(snapshot_id=s.snapshot_id) for s in self.capture.snapshots)
+
+    @property
+    def disagreements(self) -> tuple[SnapshotView, ...]:
+        return tuple(v for v in self.views if v.agrees is False)
+
+    @property
+    def agrees(self) -> bool:
+        """True only if every snapshot whose engine rows were captured matches the resolver."""
+        return not self.disagreements
+
+    # ---------------------------------------------------------------------------------------- plain form
+
+    def _files_until(self, snap: SnapshotRecord) -> list[FileRecord]:
+        cap = self.capture
+        return [f for f in cap.files if cap.snapshot(f.added_snapshot_id).ordinal <= snap.ordinal]
+
+    def _removed_in(self, f: FileRecord, snap: SnapshotRecord) -> int | None:
+        """Sequence number of the removal, if it happened at or before ``snap`` (time travel hides later ones)."""
+        if f.removed_snapshot_id is None or self.capture.snapshot(f.removed_snapshot_id).ordinal > snap.ordinal:
+            return None
+        return self.capture.removed_in(f)
+
+    def to_plain(self, as_of_sequence_number: int | None = None) -> dict:
+        """The JSON contract of one run as of a sequence number (default: the last snapshot)."""
+        view = self.at(as_of_sequence_number)
+        snap = view.snapshot
+        cap = self.capture
+        live_ids = {f.id for f in view.state.data_files + view.state.delete_files}
+        files = [{
+            "id": f.id, "content": f.content.value, "sequence_number": f.sequence_number,
+            "file_sequence_number": f.file_sequence_number, "added_in": cap.added_in(f),
+            "removed_in": self._removed_in(f, snap), "record_count": f.record_count,
+            "partition": plain_row(f.partition), "equality_columns": list(f.equality_columns),
+            "referenced_data_file": f.referenced_data_file, "path": f.path, "live": f.id in live_ids,
+            "spec_id": f.spec_id,
+        } for f in self._files_until(snap)]
+        return {
+            "scenario": self.scenario.name,
+            "engine": self.engine,
+            "as_of_sequence_number": snap.sequence_number,
+            "as_of_snapshot_id": snap.snapshot_id,
+            "agrees": self.agrees,
+            "snapshot_agrees": view.agrees,
+            "modelled": self.modelled,
+            "snapshots": [{
+                "sequence_number": s.sequence_number, "snapshot_id": s.snapshot_id, "parent_id": s.parent_id,
+                "operation": s.operation, "step": s.step, "kind": s.kind, "label": s.label,
+            } for s in cap.snapshots if s.ordinal <= snap.ordinal],
+            "files": files,
+            "decisions": [d.to_plain() for d in view.decisions],
+            "rows": [{"row": plain_row(f.row), "file": f.file, "position": f.position} for f in view.fates],
+            "predicted_rows": [plain_row(r) for r in view.predicted_rows],
+            "removed_rows": [{"row": plain_row(f.row), "file": f.file, "position": f.position,
+                              "deleted_by": f.deleted_by, "all_deleted_by": list(f.all_deleted_by),
+                              "reason": f.reason} for f in view.removed],
+            "engine_rows": None if view.engine_rows is None else [plain_row(r) for r in view.engine_rows],
+            "comparison": None if view.comparison is None else view.comparison.to_plain(),
+            "steps": [_step_plain(s) for s in cap.steps],
+            "jobs": [_job_plain(j) for j in cap.jobs],
+        }
+
+    # ---------------------------------------------------------------------------------------- text form
+
+    def to_text(self, as_of_sequence_number: int | None = None) -> str:
+        """A plain-text report: snapshots, files, decisions, final rows, and a loud block on disagreement."""
+        plain = self.to_plain(as_of_sequence_number)
+        view = self.at(as_of_sequence_number)
+        out = [f"Scenario {plain['scenario']} (iceberg), as of sequence number {plain['as_of_sequence_number']}", ""]
+        out += ["SNAPSHOTS", _table(["seq", "snapshot id", "operation", "step", "label"], [
+            [s["sequence_number"], s["snapshot_id"], s["operation"], s["step"], s["label"] or s["kind"]]
+            for s in plain["snapshots"]]), ""]
+        if self.capture.jobs:
+            out += ["CONCURRENT JOBS (each started from one snapshot; Iceberg validated each commit)"]
+            out += _jobs_text(self.capture.jobs) + [""]
+        out += ["FILES", _table(["id", "content", "data seq", "file seq", "added in", "removed in", "records",
+                                 "partition", "refers to"], [
+            [f["id"], f["content"], f["sequence_number"], f["file_sequence_number"], f["added_in"], f["removed_in"],
+             f["record_count"], _brief(f["partition"]) or "-",
+             ", ".join(f["equality_columns"]) or f["referenced_data_file"] or ""]
+            for f in sorted(plain["files"], key=lambda f: (f["added_in"], id_order_key(f["id"])))]), ""]
+        out += ["DECISIONS (live data file x live delete file)", _table(
+            ["data", "delete", "rule", "test", "outcome", "why"],
+            [[d.data_file, d.delete_file, d.rule.value, d.comparison, d.outcome.value, d.reason]
+             for d in view.decisions]) if view.decisions else "(no delete files are live)", ""]
+        out += ["ROWS", _table(["file", "pos", "row", "fate"], [
+            [f.file, f.position, _brief(plain_row(f.row)), "visible" if f.visible else f"deleted by {f.deleted_by}"]
+            for f in view.fates]) if view.fates else "(no live data files)", ""]
+        out.append(f"Predicted rows: {len(view.predicted_rows)}; engine rows: "
+                   + ("not captured" if view.engine_rows is None else str(len(view.engine_rows))))
+        comparison = view.comparison
+        if comparison is not None and not comparison.agrees:
+            bar = "!" * 78
+            headline = (f"!!! RESOLVER AND ENGINE DISAGREE at sequence number {plain['as_of_sequence_number']} "
+                        f"(snapshot {plain['as_of_snapshot_id']})")
+            out += [bar, headline, bar]
+            out += [f"  engine returned, resolver did not predict: {_brief(r)}" for r in comparison.missing]
+            out += [f"  resolver predicted, engine did not return: {_brief(r)}" for r in comparison.unexpected]
+            out.append(bar)
+        elif comparison is not None:
+            out.append("Resolver and engine agree.")
+        others = [v.snapshot.sequence_number for v in self.disagreements if v.snapshot != view.snapshot]
+        if others:
+            out.append(f"!!! RESOLVER AND ENGINE DISAGREE at other snapshots too: sequence numbers {others}")
+        return "\n".join(out) + "\n"
+
+
+def _step_plain(step: StepOutcome) -> dict:
+    return {"step": step.step, "kind": step.kind, "title": step.title, "snapshot_ids": list(step.snapshot_ids),
+            "seconds": step.seconds, "note": step.note}
+
+
+def _job_plain(job: JobOutcome) -> dict:
+    return {"step": job.step, "job": job.name, "kind": job.kind, "title": job.title,
+            "commit_position": job.commit_position, "started_from_snapshot": job.started_from_snapshot,
+            "status": job.status, "committed_snapshot_id": job.committed_snapshot_id,
+            "sequence_number": job.sequence_number, "parent_snapshot_id": job.parent_snapshot_id,
+            "checks": list(job.checks), "conflict_filter": job.conflict_filter, "reason": job.reason}
+
+
+def _jobs_text(jobs: tuple[JobOutcome, ...]) -> list[str]:
+    """One line per job in commit order, its reason indented below (rejections stand out in capitals)."""
+    lines = []
+    for j in jobs:
+        where = f"sequence number {j.sequence_number}" if j.committed else "nothing committed"
+        lines.append(f"step {j.step}, job {j.name} ({j.title}): commit #{j.commit_position} -> "
+                     f"{j.status.upper()}, {where}")
+        lines.append(f"    {j.reason}")
+    return lines
+
+
+def _brief(mapping: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={'null' if v is None else v}" for k, v in mapping.items())
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> str:
+    """Plain-text columns; the last column is left unpadded so long reasons wrap naturally."""
+    cells = [[("" if c is None else str(c)) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.ljust(w) if i < len(values) - 1 else v
+                         for i, (v, w) in enumerate(zip(values, widths))).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cells])

@@ -1,0 +1,388 @@
+"""Concurrent writers on Iceberg: jobs that start from the same snapshot and race to commit.
+
+Iceberg has no locks on rows. Each job reads the table as of the step's starting snapshot S, writes its files
+against S, and commits optimistically. At commit time Iceberg re-reads the table and validates the job
+against everything that committed since S; a failed check is a ``ValidationException`` and nothing of the
+job reaches the table. This module reproduces that with Iceberg's own Java API (over py4j), validating each
+job the way Iceberg's writers do:
+
+* DELETE / UPDATE / MERGE (Spark's merge-on-read ``SparkPositionDeltaWrite``): position deletes for the rows
+  the job matched at S plus new data files, in one ``RowDelta`` with ``validateFromSnapshot(S)``, a
+  ``conflictDetectionFilter``, ``validateDataFilesExist``; UPDATE and MERGE add ``validateDeletedFiles`` and
+  ``validateNoConflictingDeleteFiles``; isolation ``serializable`` adds ``validateNoConflictingDataFiles``.
+* INSERT (Spark's append): ``newAppend()``, no validation: an append cannot conflict.
+* equality_delete / upsert (Flink's committer): a ``RowDelta`` without validation; equality deletes apply to
+  every older sequence number, so the commit order alone decides which write wins.
+
+The commits run one after another in ``commit_order``; each committed job is recorded as its own snapshot,
+labelled with the job's name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from explorer.iceberg.model import JobOutcome
+from explorer.scenario.rows import normalize_value
+from explorer.scenario.errors import EngineError, ScenarioError
+from explorer.scenario.model import (
+    ConcurrentStep,
+    DeleteStep,
+    EqualityDeleteStep,
+    InsertStep,
+    Job,
+    MergeStep,
+    Predicate,
+    TableSpec,
+    UpdateStep,
+    UpsertStep,
+)
+from explorer.scenario.values import to_plain
+
+from explorer.iceberg.spark.metadata import IcebergRecorder, local_path
+from explorer.iceberg.spark.rowdelta import commit_row_delta
+from explorer.iceberg.spark.runner import _chunks, _predicate_sql, _q
+from explorer.scenario.errors import engine_reason
+
+# The exceptions that mean "this commit lost the race", as opposed to an engine failure.
+_REJECTIONS = ("org.apache.iceberg.exceptions.ValidationException",
+               "org.apache.iceberg.exceptions.CommitFailedException")
+
+
+# Iceberg's messages, in words: which check failed and what committing anyway would have broken.
+_WHY = (
+    ("Found conflicting files", ("validateNoConflictingDataFiles: a data file committed since this job started "
+     "may hold rows its filter matches, rows the job never saw")),
+    ("Found new conflicting delete files", ("validateNoConflictingDeleteFiles: a delete file committed since this "
+     "job started may apply to rows its filter matches, rows the job rewrote")),
+    ("Cannot commit, missing data files", ("validateDataFilesExist: a data file its position deletes point at "
+     "was removed since this job started")),
+)
+
+
+@dataclass
+class _Files:
+    """Collects the files a job wrote (``commit_row_delta(into=...)`` calls ``addRows``/``addDeletes``)."""
+
+    data: list = field(default_factory=list)
+    deletes: list = field(default_factory=list)
+
+    def addRows(self, data_file):  # the RowDelta method names
+        self.data.append(data_file)
+
+    def addDeletes(self, delete_file):
+        self.deletes.append(delete_file)
+
+
+@dataclass
+class _Plan:
+    """One job after its write phase: its files, and the validations its commit will run."""
+
+    job: Job
+    operation: str  # "append" | "row_delta"
+    files: _Files
+    referenced: list[str] = field(default_factory=list)  # data files its position deletes point at
+    checks: tuple[str, ...] = ()
+    conflict_filter: Any = None  # a Java Expression
+    filter_text: str | None = None
+
+
+def run_concurrent(spark, recorder: IcebergRecorder, full_name: str, spec: TableSpec,
+                   step: ConcurrentStep) -> str:
+    """Run every job of ``step`` from the current snapshot, commit them in order; return the step's note.
+
+    Committed jobs become snapshots (recorded here, one per job); every job's outcome goes to
+    ``recorder.jobs``. A rejected job is part of the lesson, not a failure: the scenario goes on.
+    """
+    start = recorder.current_snapshot_id()
+    jtable = recorder.jtable
+    jtable.refresh()
+    data_files = _data_files_at(jtable, start)
+    plans = {job.name: _write_job(spark, jtable, full_name, spec, job, start, data_files, step.isolation)
+             for job in step.jobs}
+    start_seq = next((s.sequence_number for s in recorder.snapshots if s.snapshot_id == start), None)
+    outcomes: list[JobOutcome] = []
+    for position, name in enumerate(step.commit_order, start=1):
+        plan = plans[name]
+        outcomes.append(_commit(spark, recorder, full_name, step, plan, position, start, start_seq, outcomes))
+    recorder.jobs.extend(outcomes)
+    return _step_note(step, start, recorder, outcomes)
+
+
+def check_supported(step: ConcurrentStep, spec: TableSpec) -> None:
+    """Refuse, before anything runs, races this explorer does not model."""
+    row_level = [j for j in step.jobs if isinstance(j.step, (DeleteStep, UpdateStep, MergeStep))]
+    if row_level and (spec.format_version != 2 or spec.write_mode != "merge-on-read"):
+        job = row_level[0]
+        raise ScenarioError(
+            f"job {job.name} ({job.step.kind}) writes position deletes, which this explorer does for concurrent "
+            "jobs only on format v2 merge-on-read tables (v3 deletion vectors and copy-on-write rewrites are "
+            "not modelled for races)", step=step.index, field=f"concurrent.jobs.{job.name}")
+
+
+# ------------------------------------------------------------------------------------------- write phase
+
+
+def _data_files_at(jtable, snapshot_id: int | None) -> dict[str, Any]:
+    """Local path -> Java DataFile of every data file live at ``snapshot_id``."""
+    if snapshot_id is None:
+        return {}
+    out = {}
+    tasks = jtable.newScan().useSnapshot(snapshot_id).planFiles()
+    try:
+        iterator = tasks.iterator()
+        while iterator.hasNext():
+            data_file = iterator.next().file()
+            out[local_path(str(data_file.location()))] = data_file
+    finally:
+        tasks.close()
+    return out
+
+
+def _rows_at(spark, full_name: str, spec: TableSpec, snapshot_id: int | None,
+             where: Predicate | None) -> list[tuple[str, int, dict]]:
+    """(data file, position, row) of every row live at ``snapshot_id`` that ``where`` matches (all if None).
+
+    Spark itself evaluates the predicate, on the table as of the job's starting snapshot.
+    """
+    if snapshot_id is None:
+        return []
+    args: dict = {}
+    condition = "" if where is None else f" WHERE {_predicate_sql(where, spec, 'w', args)}"
+    columns = ", ".join(map(_q, spec.column_names))
+    rows = spark.sql(f"SELECT _file, _pos, {columns} FROM {full_name} VERSION AS OF {int(snapshot_id)}"
+                     f"{condition}", args=args or None).collect()
+    out = []
+    for row in rows:
+        plain = row.asDict()
+        path, pos = plain.pop("_file"), plain.pop("_pos")
+        out.append((str(path), int(pos), plain))
+    return out
+
+
+def _key(row: Mapping[str, Any], columns) -> tuple:
+    return tuple(normalize_value(row.get(c)) for c in columns)
+
+
+def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+               data_files: dict[str, Any], isolation: str) -> _Plan:
+    """The job's write phase: everything it would write, computed against the starting snapshot only."""
+    step = job.step
+    files = _Files()
+    if isinstance(step, InsertStep):
+        for chunk in _chunks(step.rows, step.files):
+            commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=chunk, into=files)
+        return _Plan(job, "append", files)
+    if isinstance(step, (EqualityDeleteStep, UpsertStep)):
+        equality = step.columns if isinstance(step, EqualityDeleteStep) else step.key
+        data_rows = step.rows if isinstance(step, UpsertStep) else ()
+        commit_row_delta(spark, jtable, spec, delete_rows=step.rows, equality=equality, data_rows=data_rows,
+                         into=files)
+        return _Plan(job, "row_delta", files)
+
+    # Row-level commands, as Spark's merge-on-read writer does them: delete the matched rows by position.
+    deleted: list[tuple[str, int]] = []
+    new_rows: list[dict] = []
+    if isinstance(step, (DeleteStep, UpdateStep)):
+        for path, pos, row in _rows_at(spark, full_name, spec, start, step.where):
+            deleted.append((path, pos))
+            if isinstance(step, UpdateStep):
+                new_rows.append({**row, **step.set})
+        expression, text = _conflict_filter(spark, step.where, spec)
+    else:  # MergeStep
+        source = {_key(r, step.on): r for r in step.rows}
+        matched = set()
+        for path, pos, row in _rows_at(spark, full_name, spec, start, None):
+            k = _key(row, step.on)
+            if k in source:
+                matched.add(k)
+                if step.matched == "update":
+                    deleted.append((path, pos))
+                    new_rows.append(dict(source[k]))
+                elif step.matched == "delete":
+                    deleted.append((path, pos))
+        if step.not_matched == "insert":
+            new_rows += [dict(r) for k, r in source.items() if k not in matched]
+        # A MERGE's join condition is not a filter Spark can push into the scan, so its conflict filter is
+        # the whole table.
+        expression, text = spark._jvm.org.apache.iceberg.expressions.Expressions.alwaysTrue(), "true"
+    for delete_file in _write_position_deletes(spark, jtable, data_files, deleted):
+        files.addDeletes(delete_file)
+    if new_rows:
+        commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=new_rows, into=files)
+    checks = [f"validateFromSnapshot({start})", "validateDataFilesExist"]
+    if isinstance(step, (UpdateStep, MergeStep)):
+        checks += ["validateDeletedFiles", "validateNoConflictingDeleteFiles"]
+    if isolation == "serializable":
+        checks.append("validateNoConflictingDataFiles")
+    if start is None:
+        checks = []  # nothing to read, nothing to conflict with (Spark skips validation without a scan)
+    return _Plan(job, "row_delta", files, referenced=sorted({p for p, _ in deleted}), checks=tuple(checks),
+                 conflict_filter=expression, filter_text=text)
+
+
+def _conflict_filter(spark, where: Predicate, spec: TableSpec) -> tuple[Any, str]:
+    """Iceberg's expression for the rows a command reads: its equality predicate, pushed into the scan.
+
+    A SQL predicate string stays with Spark; its filter here is the whole table (the safe superset).
+    """
+    expressions = spark._jvm.org.apache.iceberg.expressions.Expressions
+    if where.sql is not None or not where.equals:
+        return expressions.alwaysTrue(), "true"
+    result = expressions.alwaysTrue()
+    for column, value in where.equals.items():
+        if value is None:
+            term = expressions.isNull(column)
+        else:
+            kind = spec.type_of(column)
+            # Dates and timestamps travel as ISO text; Iceberg converts a string literal to the column's type.
+            literal = to_plain(value) if kind in ("date", "timestamp") else value
+            if kind == "timestamp":
+                literal = str(literal).replace(" ", "T")
+            term = expressions.equal(column, literal)
+        result = getattr(expressions, "and")(result, term)  # ``and`` is a Python keyword
+    return result, where.describe()
+
+
+def _write_position_deletes(spark, jtable, data_files: dict[str, Any], deleted: list[tuple[str, int]]) -> list:
+    """One position delete file per data file (file-scoped, Spark's default granularity), positions sorted."""
+    if not deleted:
+        return []
+    iceberg = spark._jvm.org.apache.iceberg
+    by_file: dict[str, list[int]] = {}
+    for path, pos in deleted:
+        by_file.setdefault(path, []).append(pos)
+    out = []
+    for path, positions in by_file.items():
+        data_file = data_files.get(local_path(path))
+        if data_file is None:
+            raise EngineError(f"Spark read a row from {path}, which is not a live data file of the starting "
+                              "snapshot")
+        spec = jtable.specs().get(data_file.specId())
+        partition = None if spec.isUnpartitioned() else data_file.partition()
+        factory = iceberg.data.GenericAppenderFactory(jtable.schema(), spec)
+        factory.setAll(jtable.properties())
+        name = f"{uuid.uuid4().hex}-concurrent-deletes.parquet"
+        provider = jtable.locationProvider()
+        location = provider.newDataLocation(name) if partition is None else \
+            provider.newDataLocation(spec, partition, name)
+        output = iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(jtable.io().newOutputFile(location))
+        writer = factory.newPosDeleteWriter(output, iceberg.FileFormat.PARQUET, partition)
+        record = iceberg.deletes.PositionDelete.create()
+        try:
+            for pos in sorted(set(positions)):
+                writer.write(record.set(str(data_file.location()), pos))
+        finally:
+            writer.close()
+        out.append(writer.toDeleteFile())
+    return out
+
+
+# ------------------------------------------------------------------------------------------ commit phase
+
+
+def _operation(jtable, plan: _Plan):
+    if plan.operation == "append":
+        op = jtable.newAppend()
+        for f in plan.files.data:
+            op.appendFile(f)
+        return op
+    op = jtable.newRowDelta()
+    for f in plan.files.data:
+        op.addRows(f)
+    for f in plan.files.deletes:
+        op.addDeletes(f)
+    if plan.checks:
+        op.conflictDetectionFilter(plan.conflict_filter)
+        op.validateDataFilesExist(plan.referenced)
+        for check in plan.checks:
+            if check.startswith("validateFromSnapshot"):
+                op.validateFromSnapshot(int(check[len("validateFromSnapshot("):-1]))
+            elif check != "validateDataFilesExist":
+                getattr(op, check)()
+    return op
+
+
+def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentStep, plan: _Plan,
+            position: int, start: int | None, start_seq: int | None, earlier: list[JobOutcome]) -> JobOutcome:
+    job = plan.job
+    base = {"step": step.index, "name": job.name, "kind": job.step.kind, "title": job.step.title,
+            "commit_position": position, "started_from_snapshot": start, "checks": plan.checks,
+            "conflict_filter": plan.filter_text}
+    try:
+        _operation(recorder.jtable, plan).commit()
+    except Exception as exc:  # sorted below: a lost race is an outcome, anything else is raised
+        java = getattr(exc, "java_exception", None)
+        name = str(java.getClass().getName()) if java is not None else ""
+        if name not in _REJECTIONS:
+            raise
+        _delete_files(recorder.jtable, plan)  # as Spark's abort does: the job's files never became visible
+        reason = _file_ids(_relative(engine_reason(exc), recorder.location), recorder)
+        why = next((text for start_, text in _WHY if reason.startswith(start_)), None)
+        return JobOutcome(**base, status="rejected", reason=f"{reason} ({why})" if why else reason)
+    spark.sql(f"REFRESH TABLE {full_name}")
+    labelled = replace(job.step, label=f"job {job.name}: {job.step.title}")
+    new_ids = recorder.record_step(labelled)
+    snap = recorder.snapshots[-1]
+    if not new_ids:
+        raise EngineError(f"job {job.name}'s commit returned but Iceberg recorded no snapshot",
+                          step=step.index, field=f"concurrent.jobs.{job.name}")
+    winners = [o for o in earlier if o.committed]
+    retried = snap.parent_id != start
+    if not retried:
+        what = ("nothing committed since it started" if not plan.checks else
+                f"nothing committed since it started at sequence number {start_seq}, so its checks passed")
+        reason = f"committed first: {what}; sequence number {snap.sequence_number}"
+    else:
+        names = ", ".join(f"job {o.name} (sequence number {o.sequence_number})" for o in winners) or \
+            "another commit"
+        checked = ("its checks (" + ", ".join(c for c in plan.checks if not c.startswith("validateFrom"))
+                   + f") found no conflict with rows matching {plan.filter_text}") if plan.checks else \
+            "it runs no conflict checks"
+        reason = (f"{names} committed after it started at sequence number {start_seq}; Iceberg re-read the table and validated this job against "
+                  f"those commits: {checked}, so it was committed on top with the next sequence number, "
+                  f"{snap.sequence_number}")
+    return JobOutcome(**base, status="retried-and-committed" if retried else "committed", reason=reason,
+                      committed_snapshot_id=snap.snapshot_id, sequence_number=snap.sequence_number,
+                      parent_snapshot_id=snap.parent_id)
+
+
+def _delete_files(jtable, plan: _Plan) -> None:
+    io = jtable.io()
+    for f in plan.files.data + plan.files.deletes:
+        with contextlib.suppress(Exception):  # an orphan file is harmless; the table never referenced it
+            io.deleteFile(str(f.location()))
+
+
+def _file_ids(text: str, recorder: IcebergRecorder) -> str:
+    """Name the files in Iceberg's message by the ids every view shows (D3, P1, ...)."""
+    for born in recorder.files.values():
+        text = text.replace(born.record.path, born.record.id)
+    return text
+
+
+def _relative(text: str, location: str) -> str:
+    """Iceberg names files by full URI; inside the explorer, paths relative to the table read better."""
+    root = local_path(location).rstrip("/") + "/"
+    for prefix in ("file://" + root, "file:" + root, location.rstrip("/") + "/", root):
+        text = text.replace(prefix, "")
+    return text
+
+
+def _step_note(step: ConcurrentStep, start: int | None, recorder: IcebergRecorder,
+               outcomes: list[JobOutcome]) -> str:
+    seq = next((s.sequence_number for s in recorder.snapshots if s.snapshot_id == start), None)
+    began = (f"sequence number {seq} (snapshot {start})" if start is not None else "an empty table")
+    order = ", ".join(step.commit_order)
+    first = f"{len(outcomes)} jobs started from {began} ({step.isolation} isolation), committing in order {order}"
+    parts = [first]
+    for o in outcomes:
+        if o.status == "rejected":
+            parts.append(f"job {o.name} was REJECTED: {o.reason}")
+        else:
+            parts.append(f"job {o.name} {o.status} as sequence number {o.sequence_number}")
+    return "; ".join(parts)

@@ -1,0 +1,365 @@
+"""Run a scenario on real Spark + Apache Iceberg, one commit per step, and capture every snapshot.
+
+Values from the scenario reach Spark as data, never as SQL text: rows travel as one JSON parameter decoded by
+``from_json`` against the table's own schema, and predicates use Spark's named parameter markers. Equality
+deletes and upserts, which Spark SQL cannot write, go through Iceberg's Java API (a ``RowDelta``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from explorer.iceberg.model import Capture, StepOutcome
+from explorer.scenario.errors import EngineError, ScenarioError
+from explorer.scenario.model import (
+    CompactStep,
+    ConcurrentStep,
+    DeleteStep,
+    EqualityDeleteStep,
+    InsertStep,
+    MergeStep,
+    Predicate,
+    Scenario,
+    SqlStep,
+    Step,
+    TableSpec,
+    UpdateStep,
+    UpsertStep,
+)
+from explorer.scenario.values import to_plain
+
+from explorer.iceberg.spark.metadata import IcebergRecorder, engine_rows_at
+from explorer.scenario.errors import engine_reason
+from explorer.iceberg.spark.session import CATALOG, RunTable, drop_run_table, get_spark, new_run_table, one_shuffle_partition
+
+Progress = Callable[[int, int, "StepOutcome | None", str], None]
+
+SPARK_TYPES = {"int": "INT", "long": "BIGINT", "double": "DOUBLE", "string": "STRING", "boolean": "BOOLEAN",
+               "date": "DATE", "timestamp": "TIMESTAMP_NTZ"}
+_DISTRIBUTION_CONF = "spark.sql.iceberg.distribution-mode"
+_view_counter = itertools.count(1)
+
+
+def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, keep_warehouse: bool = False,
+                progress: Progress | None = None) -> Capture:
+    """Run ``scenario`` and return what every snapshot held and what Spark read at each one.
+
+    ``spark``/``catalog``: use your own session and Iceberg catalog (default: the explorer's local session and
+    its ``explorer`` catalog). The run's table is dropped and its files removed unless ``keep_warehouse``.
+    Raises EngineError naming the step when the engine refuses one; ``error.capture`` then holds everything
+    up to the last good snapshot.
+    """
+    if scenario.engine != "iceberg":
+        raise ScenarioError(f"this is a {scenario.engine} scenario; run it with the {scenario.engine} engine",
+                            field="engine")
+    _validate(scenario)
+    spark = spark or get_spark()
+    try:
+        table = new_run_table(spark, scenario.name, catalog or CATALOG)
+    except Exception as exc:
+        raise EngineError(f"cannot create a namespace in the Spark catalog {catalog or CATALOG!r}; is it an "
+                          "Iceberg catalog configured on this session?", field="catalog",
+                          detail=engine_reason(exc)) from None
+    runner = _Runner(spark, table, scenario, progress)
+    try:
+        with one_shuffle_partition(spark):
+            return runner.run()
+    finally:
+        if not keep_warehouse:
+            drop_run_table(spark, table, runner.recorder.location or None)
+
+
+def _validate(scenario: Scenario) -> None:
+    """Refuse, before anything runs, what Spark would only reject halfway through the scenario."""
+    table = scenario.table
+    upgraded = False
+    for step in scenario.steps:
+        if isinstance(step, SqlStep):
+            upgraded = True  # a statement may change the format version or write modes; let Iceberg judge
+        if isinstance(step, ConcurrentStep) and not upgraded:
+            from explorer.iceberg.spark.concurrent import check_supported
+
+            check_supported(step, table)
+        if isinstance(step, MergeStep) and step.matched == "none" and step.not_matched == "none":
+            raise ScenarioError("a MERGE needs at least one action: set matched or not_matched",
+                                step=step.index, field="merge")
+        if (isinstance(step, (DeleteStep, UpdateStep, MergeStep)) and table.format_version == 1
+                and table.write_mode == "merge-on-read" and not upgraded):
+            raise ScenarioError(
+                f"a format v1 table cannot record row-level {step.kind}s as delete files (merge-on-read); use "
+                "write_mode: copy-on-write, or upgrade first with a sql step "
+                "(ALTER TABLE {table} SET TBLPROPERTIES ('format-version'='2'))",
+                step=step.index, field=step.kind)
+
+
+# ----------------------------------------------------------------------------------------- value handling
+
+
+def rows_json(rows: Iterable[Mapping[str, Any]]) -> str:
+    """Rows as JSON text, the one parameter ``from_json`` turns back into typed rows inside Spark."""
+    return json.dumps([{k: to_plain(v) for k, v in r.items()} for r in rows], allow_nan=True)
+
+
+def struct_ddl(table: TableSpec, columns: Iterable[str] | None = None) -> str:
+    names = table.column_names if columns is None else tuple(columns)
+    return "array<struct<" + ",".join(f"`{n}`:{SPARK_TYPES[table.type_of(n)]}" for n in names) + ">>"
+
+
+def _q(name: str) -> str:
+    return f"`{name}`"
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _chunks(rows: tuple, n: int) -> list[tuple]:
+    """``rows`` cut into ``n`` contiguous, non-empty runs of near-equal length (like numpy.array_split)."""
+    size, extra = divmod(len(rows), n)
+    out, start = [], 0
+    for i in range(n):
+        end = start + size + (1 if i < extra else 0)
+        out.append(rows[start:end])
+        start = end
+    return out
+
+
+def _predicate_sql(where: Predicate, table: TableSpec, prefix: str, args: dict) -> str:
+    """The WHERE text; equality values become named parameters (data), a SQL string is used as written."""
+    if where.sql is not None:
+        return where.sql
+    parts = []
+    for i, (col, value) in enumerate((where.equals or {}).items()):
+        if value is None:
+            parts.append(f"{_q(col)} IS NULL")
+        else:
+            parts.append(f"{_q(col)} = {_param(f'{prefix}{i}', value, table.type_of(col), args)}")
+    return " AND ".join(parts)
+
+
+def _param(name: str, value: Any, column_type: str, args: dict) -> str:
+    """A named parameter marker for ``value``. Numbers, text and booleans bind as typed literals directly;
+    dates and timestamps travel as ISO text with a CAST (a bare CAST on every marker costs Spark ~80 ms)."""
+    if value is None:
+        return "NULL"
+    args[name] = to_plain(value)
+    if column_type in ("date", "timestamp"):
+        return f"CAST(:{name} AS {SPARK_TYPES[column_type]})"
+    return f":{name}"
+
+
+# ---------------------------------------------------------------------------------------------- the runner
+
+
+class _Runner:
+    """Executes the steps of one scenario against one fresh table."""
+
+    def __init__(self, spark, table: RunTable, scenario: Scenario, progress: Progress | None):
+        self.spark = spark
+        self.table = table
+        self.name = table.full_name
+        self.scenario = scenario
+        self.spec = scenario.table
+        self.progress = progress
+        self.recorder = IcebergRecorder(spark, self.name, scenario)
+        self.timings: dict[str, float] = {"statement": 0.0, "capture": 0.0, "engine_rows_wait": 0.0}
+        self._reads: dict[int, Future] = {}
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explorer-read")
+
+    def run(self) -> Capture:
+        total = len(self.scenario.steps)
+        try:
+            try:
+                self._create_table()
+            except Exception as exc:
+                raise EngineError("Iceberg refused to create the table", field="table",
+                                  detail=engine_reason(exc)) from None
+            self.recorder.attach()
+            for step in self.scenario.steps:
+                if self.progress:
+                    self.progress(step.index, total, None, f"step {step.index}/{total}: {step.title}")
+                outcome = self._run_step(step)
+                self.recorder.steps.append(outcome)
+                if self.progress:
+                    self.progress(step.index, total, outcome, f"step {step.index}/{total} done: {step.title}")
+            return self._capture()
+        finally:
+            self._reader.shutdown(wait=True)
+
+    def _capture(self) -> Capture:
+        """The capture so far, once every snapshot's engine read has finished."""
+        started = time.perf_counter()
+        for sid, future in self._reads.items():
+            try:
+                self.recorder.engine_rows[sid] = future.result()
+            except Exception as exc:  # a read that fails is an engine failure too; never hide it
+                raise EngineError(f"Spark could not read snapshot {sid} back", detail=engine_reason(exc)) \
+                    from None
+        self.timings["engine_rows_wait"] += time.perf_counter() - started
+        return self.recorder.capture()
+
+    def _read_back(self, snapshot_ids: tuple[int, ...]) -> None:
+        # Snapshots never change, so Spark reads each one back while the next step already runs.
+        for sid in snapshot_ids:
+            self._reads[sid] = self._reader.submit(engine_rows_at, self.spark, self.name, sid)
+
+    def _run_step(self, step: Step) -> StepOutcome:
+        started = time.perf_counter()
+        before = self.recorder.current_snapshot_id()
+        recorded = len(self.recorder.snapshots)  # a concurrent step records its jobs' snapshots itself
+        try:
+            note = self._execute(step)
+        except (EngineError, ScenarioError) as exc:
+            exc.capture = self._capture()
+            raise
+        except Exception as exc:
+            error = EngineError(f"Spark/Iceberg refused the {step.kind} step ({step.title})",
+                                step=step.index, field=_error_field(step), detail=engine_reason(exc))
+            try:
+                self.recorder.record_step(step)  # a failed sql step may have committed
+                self._read_back(tuple(s.snapshot_id for s in self.recorder.snapshots[recorded:]))
+            except Exception:
+                pass
+            error.capture = self._capture()
+            raise error from None
+        executed = time.perf_counter()
+        self.recorder.record_step(step)
+        new_ids = tuple(s.snapshot_id for s in self.recorder.snapshots[recorded:])
+        self._read_back(new_ids)
+        done = time.perf_counter()
+        self.timings["statement"] += executed - started
+        self.timings["capture"] += done - executed
+        if not new_ids and note is None:
+            note = _no_snapshot_note(step)
+        elif new_ids and self.recorder.current_snapshot_id() == before:
+            note = note or "the table's current snapshot did not move"
+        return StepOutcome(step=step.index, kind=step.kind, title=step.title, snapshot_ids=new_ids,
+                           seconds=done - started, note=note)
+
+    # ------------------------------------------------------------------------------------- table creation
+
+    def _create_table(self) -> None:
+        cols = ", ".join(f"{_q(c.name)} {SPARK_TYPES[c.type]}" for c in self.spec.columns)
+        parts = f" PARTITIONED BY ({', '.join(map(_q, self.spec.partitioned_by))})" \
+            if self.spec.partitioned_by else ""
+        props = {"format-version": str(self.spec.format_version)}
+        for op in ("delete", "update", "merge"):
+            props[f"write.{op}.mode"] = self.spec.write_mode
+        props.update(self.spec.properties)
+        tbl = ", ".join(f"{_sql_string(k)}={_sql_string(v)}" for k, v in props.items())
+        self.spark.sql(f"CREATE TABLE {self.name} ({cols}) USING iceberg{parts} TBLPROPERTIES ({tbl})")
+
+    # ------------------------------------------------------------------------------------------ the steps
+
+    def _execute(self, step: Step) -> str | None:
+        if isinstance(step, InsertStep):
+            return self._insert(step)
+        if isinstance(step, DeleteStep):
+            args: dict = {}
+            where = _predicate_sql(step.where, self.spec, "w", args)
+            self.spark.sql(f"DELETE FROM {self.name} WHERE {where}", args=args or None)
+            return None
+        if isinstance(step, UpdateStep):
+            args = {}
+            sets = []
+            for i, (col, value) in enumerate(step.set.items()):
+                sets.append(f"{_q(col)} = {_param(f's{i}', value, self.spec.type_of(col), args)}")
+            where = _predicate_sql(step.where, self.spec, "w", args)
+            self.spark.sql(f"UPDATE {self.name} SET {', '.join(sets)} WHERE {where}", args=args or None)
+            return None
+        if isinstance(step, MergeStep):
+            return self._merge(step)
+        if isinstance(step, (EqualityDeleteStep, UpsertStep)):
+            from explorer.iceberg.spark.rowdelta import commit_row_delta
+
+            jtable = self.recorder.jtable
+            if isinstance(step, EqualityDeleteStep):
+                commit_row_delta(self.spark, jtable, self.spec, delete_rows=step.rows, equality=step.columns)
+            else:
+                commit_row_delta(self.spark, jtable, self.spec, delete_rows=step.rows, equality=step.key,
+                                 data_rows=step.rows)
+            self.spark.sql(f"REFRESH TABLE {self.name}")
+            return None
+        if isinstance(step, CompactStep):
+            return self._compact(step)
+        if isinstance(step, SqlStep):
+            self.spark.sql(step.sql.replace("{table}", self.name)).collect()
+            return None
+        if isinstance(step, ConcurrentStep):
+            from explorer.iceberg.spark.concurrent import run_concurrent
+
+            return run_concurrent(self.spark, self.recorder, self.name, self.spec, step)
+        raise EngineError(f"the Iceberg engine has no '{step.kind}' step", step=step.index, field=step.kind)
+
+    def _insert(self, step: InsertStep) -> None:
+        """One SELECT per file, UNION ALL-ed: each is one Spark partition, so one write task and one file."""
+        ddl = struct_ddl(self.spec)
+        chunks = _chunks(step.rows, step.files)
+        args = {f"rows{i}": rows_json(chunk) for i, chunk in enumerate(chunks)}
+        selects = " UNION ALL ".join(f"SELECT * FROM (SELECT inline(from_json(:rows{i}, {_sql_string(ddl)})))"
+                                     for i in range(len(chunks)))
+        columns = ", ".join(map(_q, self.spec.column_names))
+        conf = self.spark.conf
+        previous = conf.get(_DISTRIBUTION_CONF, None)
+        # Iceberg may shuffle rows before writing ("hash"/"range" distribution), which would merge the files.
+        conf.set(_DISTRIBUTION_CONF, "none")
+        try:
+            self.spark.sql(f"INSERT INTO {self.name} ({columns}) {selects}", args=args)
+        finally:
+            if previous is None:
+                conf.unset(_DISTRIBUTION_CONF)
+            else:
+                conf.set(_DISTRIBUTION_CONF, previous)
+
+    def _merge(self, step: MergeStep) -> None:
+        view = f"explorer_merge_source_{next(_view_counter)}"
+        source = self.spark.sql(f"SELECT inline(from_json(:rows, {_sql_string(struct_ddl(self.spec))}))",
+                                args={"rows": rows_json(step.rows)})
+        source.createOrReplaceTempView(view)
+        on = " AND ".join(f"t.{_q(c)} = s.{_q(c)}" for c in step.on)
+        clauses = []
+        if step.matched == "update":
+            clauses.append("WHEN MATCHED THEN UPDATE SET *")
+        elif step.matched == "delete":
+            clauses.append("WHEN MATCHED THEN DELETE")
+        if step.not_matched == "insert":
+            clauses.append("WHEN NOT MATCHED THEN INSERT *")
+        try:
+            self.spark.sql(f"MERGE INTO {self.name} t USING {view} s ON {on} {' '.join(clauses)}")
+        finally:
+            self.spark.catalog.dropTempView(view)
+
+    def _compact(self, step: CompactStep) -> str | None:
+        options = {"rewrite-all": "true",
+                   "use-starting-sequence-number": str(step.use_starting_sequence_number).lower()}
+        options.update(step.options)
+        pairs = ", ".join(f"{_sql_string(k)}, {_sql_string(v)}" for k, v in options.items())
+        result = self.spark.sql(f"CALL {self.table.catalog}.system.rewrite_data_files("
+                                f"table => {_sql_string(self.table.identifier)}, options => map({pairs}))").collect()
+        if result and not result[0].asDict().get("rewritten_data_files_count"):
+            return "rewrite_data_files found no data files to rewrite, so it committed nothing"
+        return None
+
+
+def _error_field(step: Step) -> str | None:
+    if isinstance(step, (DeleteStep,)):
+        return "delete"
+    if isinstance(step, UpdateStep):
+        return "update"
+    if isinstance(step, CompactStep):
+        return "compact.options" if step.options else "compact"
+    return step.kind
+
+
+def _no_snapshot_note(step: Step) -> str:
+    if isinstance(step, SqlStep):
+        return ("this statement changed no data, so Iceberg made no snapshot (table properties, schema and "
+                "format-version changes only write new table metadata)")
+    if isinstance(step, (DeleteStep, UpdateStep, MergeStep)):
+        return "Iceberg had nothing to commit for this statement, so it made no snapshot"
+    return "Iceberg made no snapshot for this step"

@@ -1,0 +1,233 @@
+"""One local SparkSession with Apache Iceberg, shared by every run in this process.
+
+Starting a JVM costs seconds, so the session is created once and reused. Each scenario run gets its own fresh
+namespace and table inside the ``explorer`` catalog (a Hadoop catalog on a per-process temporary warehouse);
+:func:`new_run_table` makes it and :func:`drop_run_table` removes it with its files.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import os
+import re
+import shutil
+import tempfile
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from explorer.scenario.errors import EngineError
+
+CATALOG = "explorer"
+DEFAULT_DRIVER_MEMORY = "768m"
+ICEBERG_RUNTIME_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
+_JAVA_HINT = ("Java 17 is needed to run Spark. On Debian/Ubuntu: apt-get install openjdk-17-jre-headless; "
+              "elsewhere install any Java 17 runtime and put 'java' on PATH (or set JAVA_HOME)")
+
+_lock = threading.RLock()
+_session = None
+_warehouse: Path | None = None
+_owned_warehouse = False
+_run_counter = itertools.count(1)
+
+_LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+appender.console.layout.alwaysWriteExceptions = false
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = error
+"""
+
+
+def iceberg_runtime_jar() -> Path:
+    """The Iceberg Spark runtime jar shipped inside the ``snowpark_connect_deps_iceberg`` wheel."""
+    try:
+        from snowpark_connect_deps_iceberg import get_jars_dir
+    except ImportError:
+        raise EngineError("the Python package snowpark-connect-deps-iceberg==1.0.2 is missing; it carries the "
+                          "Iceberg runtime jar. Install it with: pip install snowpark-connect-deps-iceberg==1.0.2"
+                          ) from None
+    jar = Path(get_jars_dir()) / ICEBERG_RUNTIME_JAR
+    if not jar.is_file():
+        raise EngineError(f"the Iceberg runtime jar {ICEBERG_RUNTIME_JAR} is not in {get_jars_dir()}; install "
+                          "snowpark-connect-deps-iceberg==1.0.2 (other versions ship another jar)")
+    return jar
+
+
+def java_executable() -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").is_file():
+        return str(Path(home) / "bin" / "java")
+    return shutil.which("java")
+
+
+def require_java() -> str:
+    """The ``java`` executable Spark will launch, or an EngineError saying exactly what to install."""
+    java = java_executable()
+    if java is None:
+        raise EngineError(_JAVA_HINT)
+    return java
+
+
+def _alive(session) -> bool:
+    try:
+        return not session.sparkContext._jsc.sc().isStopped()
+    except Exception:  # the gateway itself is gone
+        return False
+
+
+def get_spark(*, warehouse: str | os.PathLike | None = None):
+    """The process's SparkSession with the ``explorer`` Iceberg catalog, started on first use.
+
+    ``warehouse`` chooses the catalog's directory (default: a temporary directory removed at exit). It can only
+    be chosen when the session starts; asking for another one later is an error rather than a silent surprise.
+    """
+    global _session, _warehouse, _owned_warehouse
+    with _lock:
+        wanted = Path(warehouse).resolve() if warehouse is not None else None
+        if _session is not None and _alive(_session):
+            if wanted is not None and wanted != _warehouse:
+                raise EngineError(f"the Spark session already uses the warehouse {_warehouse}; a process has one "
+                                  f"catalog warehouse, so {wanted} cannot be used now")
+            return _session
+        require_java()
+        jar = iceberg_runtime_jar()
+        if wanted is None:
+            wanted = Path(tempfile.mkdtemp(prefix="explorer-warehouse-"))
+            _owned_warehouse = True
+        else:
+            wanted.mkdir(parents=True, exist_ok=True)
+            _owned_warehouse = False
+        log_conf = wanted / ".log4j2.properties"
+        # A failed task logs a Java stack trace; learners get the one-line reason from the EngineError instead
+        # (EXPLORER_DEBUG=1 keeps the traces).
+        log_conf.write_text(_LOG4J2 if not os.environ.get("EXPLORER_DEBUG") else _LOG4J2.replace(
+            "%m%n\n", "%m%n%ex\n").replace("alwaysWriteExceptions = false", "alwaysWriteExceptions = true"),
+            encoding="utf-8")
+        _session = _build_session(jar, wanted, log_conf)
+        _warehouse = wanted
+        return _session
+
+
+def _build_session(jar: Path, warehouse: Path, log_conf: Path):
+    from pyspark.sql import SparkSession
+
+    # Serial GC with low free-heap ratios gives memory back to the OS after a collection, so a long workshop
+    # session does not keep every page it ever touched (the repetition check measures this).
+    java_opts = (f"-Dlog4j2.configurationFile={log_conf} -XX:+UseSerialGC "
+                 "-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30")
+    builder = (
+        SparkSession.builder.master("local[2]").appName("sequence-explorer")
+        .config("spark.jars", str(jar))
+        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+        .config(f"spark.sql.catalog.{CATALOG}", "org.apache.iceberg.spark.SparkCatalog")
+        .config(f"spark.sql.catalog.{CATALOG}.type", "hadoop")
+        .config(f"spark.sql.catalog.{CATALOG}.warehouse", warehouse.as_uri())
+        .config("spark.driver.memory", os.environ.get("EXPLORER_DRIVER_MEMORY", DEFAULT_DRIVER_MEMORY))
+        .config("spark.driver.extraJavaOptions", java_opts)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        # Spark keeps finished jobs, stages and SQL executions in its status store even without a UI; a run
+        # makes dozens, and nobody reads old ones here.
+        .config("spark.ui.retainedJobs", "50")
+        .config("spark.ui.retainedStages", "50")
+        .config("spark.sql.ui.retainedExecutions", "20")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.sql.warehouse.dir", (warehouse / "_spark").as_uri())
+    )
+    try:
+        session = builder.getOrCreate()
+    except Exception as exc:  # py4j / launcher failures: show one line, not the trace
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise EngineError(f"Spark did not start: {first}. {_JAVA_HINT}") from None
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def warehouse_dir() -> Path | None:
+    """The ``explorer`` catalog's warehouse directory, once the session has started."""
+    return _warehouse
+
+
+@atexit.register
+def _remove_owned_warehouse() -> None:
+    if _owned_warehouse and _warehouse is not None:
+        shutil.rmtree(_warehouse, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------------------------ run tables
+
+
+@dataclass(frozen=True)
+class RunTable:
+    """Where one scenario run writes: ``catalog.namespace.name``."""
+
+    catalog: str
+    namespace: str
+    name: str
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.catalog}.{self.namespace}.{self.name}"
+
+    @property
+    def identifier(self) -> str:
+        """The name without the catalog (what Iceberg procedures take as ``table =>``)."""
+        return f"{self.namespace}.{self.name}"
+
+
+def new_run_table(spark, scenario_name: str, catalog: str = CATALOG) -> RunTable:
+    """A fresh, empty namespace for one run; the table name is the scenario's slug in SQL form."""
+    slug = re.sub(r"[^a-z0-9_]", "_", scenario_name.lower()) or "t"
+    namespace = f"run_{os.getpid()}_{next(_run_counter)}"
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.{namespace}")
+    return RunTable(catalog=catalog, namespace=namespace, name=slug)
+
+
+def drop_run_table(spark, table: RunTable, location: str | None) -> None:
+    """Drop the run's table and namespace and delete their local files. Never raises: cleanup is best effort."""
+    for statement in (f"DROP TABLE IF EXISTS {table.full_name} PURGE",
+                      f"DROP NAMESPACE IF EXISTS {table.catalog}.{table.namespace}"):
+        try:
+            spark.sql(statement)
+        except Exception:
+            pass
+    if location:
+        parsed = urlparse(location)
+        if parsed.scheme in ("", "file"):
+            path = Path(parsed.path)
+            shutil.rmtree(path, ignore_errors=True)
+            parent = path.parent
+            if parent.name == table.namespace:
+                shutil.rmtree(parent, ignore_errors=True)
+
+
+@contextmanager
+def one_shuffle_partition(spark):
+    """Run with one shuffle partition, so a MERGE or copy-on-write rewrite writes one file per partition.
+
+    With two shuffle partitions, a MERGE splits its output over two files by a hash of the key, and which rows
+    share a file decides which deletes apply and which rows become changelog carry-overs. Scenarios describe
+    file layouts ("the MERGE writes one file"); a hash bucket must not change the lesson.
+    """
+    key = "spark.sql.shuffle.partitions"
+    previous = spark.conf.get(key, None)
+    spark.conf.set(key, "1")
+    try:
+        yield
+    finally:
+        if previous is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, previous)

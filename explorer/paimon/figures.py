@@ -1,0 +1,153 @@
+"""Plotly figures for Paimon primary-key tables: one key's records over time, and three clocks side by side.
+
+Figures consume a :class:`PaimonResult` only (no engine). They use plain ``go.Figure`` objects, so they render
+offline with plotly's bundled JavaScript and no CDN.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Mapping
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explorer.paimon.model import KeyDecision, PaimonRecord
+from explorer.paimon.options import sequence_fields, snapshot_ordering
+from explorer.paimon.result import PaimonResult
+from explorer.scenario.values import to_plain
+
+ROW_KIND_SYMBOLS = {"+I": "circle", "+U": "triangle-up", "-U": "triangle-down", "-D": "x"}
+WINNER_COLOUR = "#d62728"
+OTHER_COLOUR = "#1f77b4"
+
+
+def _pick_decision(result: PaimonResult, key: Mapping[str, Any] | tuple | Any | None,
+                   as_of_snapshot: int | None) -> KeyDecision:
+    decisions = result.decisions(as_of_snapshot)
+    if not decisions:
+        raise ValueError("the scenario wrote no records")
+    if key is None:
+        return max(decisions, key=lambda d: len(d.candidates))
+    if isinstance(key, Mapping):
+        wanted = tuple(key[k] for k in result.table.primary_key)
+    elif isinstance(key, tuple):
+        wanted = key
+    else:
+        wanted = (key,)
+    for d in decisions:
+        if tuple(d.key.values()) == wanted:
+            return d
+    raise ValueError(f"no records for key {wanted}; keys are "
+                     + ", ".join(d.key_text for d in decisions))
+
+
+def _label(record: PaimonRecord, result: PaimonResult) -> str:
+    values = ", ".join(f"{c}={to_plain(record.values.get(c))}" for c in result.columns
+                       if c not in result.table.primary_key and record.values.get(c) is not None)
+    return f"#{record.input_order} {record.row_kind} {values}"
+
+
+def key_timeline_figure(result: PaimonResult, key: Mapping[str, Any] | tuple | Any | None = None, *,
+                        as_of_snapshot: int | None = None) -> go.Figure:
+    """One key's records: x = commit snapshot, y = the value that orders them, symbol = row kind.
+
+    The y value is the first ``sequence.field`` when the table has one, else the system sequence number. The
+    record that decides the key (winner or retraction) is drawn large and red; hover shows the reason.
+    """
+    decision = _pick_decision(result, key, as_of_snapshot)
+    seq = sequence_fields(result.table.options)
+    y_name = seq[0] if seq else "sequence number"
+    deciding = {c.record.input_order for c in decision.candidates
+                if c.outcome.value in ("wins", "retracts", "first-kept", "contributes")}
+    fig = go.Figure()
+    live = [c for c in decision.candidates if c.record.snapshot_id is not None]
+    for kind, symbol in ROW_KIND_SYMBOLS.items():
+        for is_winner in (False, True):
+            cands = [c for c in live if c.record.row_kind == kind and (c.record.input_order in deciding) == is_winner]
+            if not cands:
+                continue
+            fig.add_trace(go.Scatter(
+                x=[c.record.snapshot_id for c in cands],
+                y=[c.record.values.get(seq[0]) if seq else c.record.sequence_number for c in cands],
+                mode="markers+text", text=[f"#{c.record.input_order}" for c in cands], textposition="top center",
+                name=f"{kind} {'(decides the key)' if is_winner else ''}".strip(),
+                marker=dict(symbol=symbol, size=18 if is_winner else 11,
+                            color=WINNER_COLOUR if is_winner else OTHER_COLOUR,
+                            line=dict(width=2 if is_winner else 0, color="black")),
+                customdata=[[c.record.input_order, c.outcome.value, c.reason, c.record.sequence_number]
+                            for c in cands],
+                hovertemplate=("record #%{customdata[0]} (sequence number %{customdata[3]})<br>"
+                               "%{customdata[1]}: %{customdata[2]}<extra></extra>")))
+    known = decision.winner is not None or getattr(decision, "order_undefined", False)
+    verdict = decision.summary if known else "no row (retracted)"
+    fig.update_layout(title=f"Key {decision.key_text}: {verdict}", xaxis_title="commit snapshot",
+                      yaxis_title=y_name, legend_title="row kind", template="plotly_white", height=420)
+    fig.update_xaxes(dtick=1)
+    return fig
+
+
+def _clocks(result: PaimonResult) -> list[tuple[str, str, Callable[[PaimonRecord], Any], Callable]]:
+    """(title, axis label, value shown, sort key) for each clock."""
+    seq = sequence_fields(result.table.options)
+
+    def event_value(r: PaimonRecord):
+        return to_plain(r.values.get(seq[0])) if seq else r.sequence_number
+
+    def event_cmp(a: PaimonRecord, b: PaimonRecord) -> int:
+        for f in seq:
+            va, vb = a.values.get(f), b.values.get(f)
+            if va != vb:
+                if va is None or vb is None:
+                    return -1 if va is None else 1
+                flip = -1 if result.table.options.get("sequence.field.sort-order", "").lower() == "descending" else 1
+                return flip * ((va > vb) - (va < vb))
+        return (a.sequence_number or 0) - (b.sequence_number or 0)
+
+    event_title = (f"Paimon sequence.field ({', '.join(seq)})" if seq
+                   else "Paimon sequence number (no sequence.field)")
+    return [
+        ("Commit order (Iceberg-style)", "commit snapshot", lambda r: r.snapshot_id,
+         lambda r: (r.snapshot_id, r.input_order)),
+        (event_title, seq[0] if seq else "sequence number", event_value, functools.cmp_to_key(event_cmp)),
+        ("Paimon snapshot ordering", "commit snapshot", lambda r: r.snapshot_id,
+         lambda r: (r.snapshot_id, r.sequence_number or 0)),
+    ]
+
+
+def three_clocks_figure(result: PaimonResult, key: Mapping[str, Any] | tuple | Any | None = None, *,
+                        as_of_snapshot: int | None = None) -> go.Figure:
+    """The same records of one key ordered by three clocks, side by side; the last under each clock wins.
+
+    Left: commit order (what Iceberg's sequence numbers follow). Middle: Paimon's event order (the
+    sequence.field, or the writers' sequence numbers when there is none). Right: sequence.snapshot-ordering.
+    The winner under each clock is red; under snapshot ordering the order inside one snapshot is not
+    guaranteed by Paimon, which the hover text says.
+    """
+    decision = _pick_decision(result, key, as_of_snapshot)
+    records = [c.record for c in decision.candidates if c.record.snapshot_id is not None]
+    clocks = _clocks(result)
+    fig = make_subplots(rows=1, cols=3, subplot_titles=[c[0] for c in clocks], shared_yaxes=True)
+    for col, (title, axis, value, sort_key) in enumerate(clocks, start=1):
+        ordered = sorted(records, key=sort_key)
+        winner = ordered[-1] if ordered else None
+        same_snapshot = {r.snapshot_id for r in ordered if sum(o.snapshot_id == r.snapshot_id for o in ordered) > 1}
+        notes = ["order inside one snapshot is not guaranteed" if col == 3 and r.snapshot_id in same_snapshot
+                 else "" for r in ordered]
+        fig.add_trace(go.Scatter(
+            x=[value(r) for r in ordered], y=list(range(1, len(ordered) + 1)),
+            mode="markers+text+lines", text=[_label(r, result) for r in ordered], textposition="middle right",
+            name=title, showlegend=False, line=dict(color="#bbbbbb", dash="dot"),
+            marker=dict(size=[18 if r is winner else 11 for r in ordered],
+                        color=[WINNER_COLOUR if r is winner else OTHER_COLOUR for r in ordered],
+                        symbol=[ROW_KIND_SYMBOLS.get(r.row_kind, "circle") for r in ordered]),
+            customdata=[[r.input_order, r.snapshot_id, r.sequence_number, n] for r, n in zip(ordered, notes)],
+            hovertemplate=("record #%{customdata[0]}, snapshot %{customdata[1]}, sequence number "
+                           "%{customdata[2]}<br>%{customdata[3]}<extra></extra>")), row=1, col=col)
+        fig.update_xaxes(title_text=axis, row=1, col=col)
+    fig.update_yaxes(title_text="merge order (last wins)", row=1, col=1, dtick=1)
+    active = ("snapshot ordering" if snapshot_ordering(result.table.options) else
+              "sequence.field" if sequence_fields(result.table.options) else "sequence number")
+    fig.update_layout(title=f"Key {decision.key_text}: three clocks (this table uses {active})",
+                      template="plotly_white", height=460)
+    return fig

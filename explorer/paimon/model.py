@@ -1,0 +1,582 @@
+"""A pure model of how a Paimon primary-key table merges the records of one key, with a reason for each.
+
+Paimon keeps every record it is given (an LSM tree) and decides, per primary key, which one is "latest" when it
+reads or compacts. The order is: the commit snapshot when ``sequence.snapshot-ordering`` is on; else the
+``sequence.field`` values (compared in order, nulls first, optionally descending); and finally the system
+sequence number each writer stamps on its records in input order. The merge engine then folds the ordered
+records: deduplicate keeps the last, first-row the first, partial-update the latest non-null per column,
+aggregation a per-column aggregate. The fold happens twice: a writer first folds one commit's records of a key
+into the one record it stores (``writer_merge``), and the read folds the stored records. When two writers
+stamp the same order on a key and the result depends on it, the decision is ``order_undefined`` and lists
+every possible row. No pypaimon here: the engine adapter checks this model against pypaimon.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from enum import Enum
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+from explorer.paimon.options import (RETRACT_KINDS, aggregate_function, descending, flag, merge_engine,
+                             sequence_fields, snapshot_ordering)
+from explorer.scenario.values import to_plain
+
+if TYPE_CHECKING:
+    from explorer.scenario.model import Scenario, TableSpec
+
+DEFAULT_WRITER = "(batch)"
+
+
+@dataclass(frozen=True)
+class PaimonRecord:
+    """One input record: where it came from, the sequence number its writer stamped, and its row kind.
+
+    ``sequence_number`` is the model's prediction; ``engine_sequence_number`` is what pypaimon wrote in the data
+    file (only for records that survived the writer's in-memory merge; None otherwise or before a run).
+    """
+
+    input_order: int
+    step: int
+    snapshot_id: int | None
+    writer: str
+    sequence_number: int | None
+    row_kind: str
+    values: Mapping[str, Any]
+    key: tuple
+    partition: tuple = ()
+    ignored: str | None = None  # why the record never reached the merge (e.g. ignore-delete)
+    engine_sequence_number: int | None = None
+    file: str | None = None
+    merged_from: tuple[int, ...] = ()  # input records a writer folded into this stored record (2+ when merged)
+
+    def label(self) -> str:
+        if len(self.merged_from) > 1:
+            return "+".join(f"#{i}" for i in self.merged_from)
+        return f"#{self.input_order}"
+
+
+class Fate(str, Enum):
+    WINS = "wins"  # deduplicate: the last record is the row
+    RETRACTS = "retracts"  # the last record is -D/-U: the key disappears
+    SUPERSEDED = "superseded"  # a later record replaced it
+    FIRST_KEPT = "first-kept"  # first-row: the first record is the row
+    LATER_IGNORED = "later-ignored"  # first-row: came after the first one
+    CONTRIBUTES = "contributes"  # partial-update/aggregation: some column of the row comes from it
+    OVERWRITTEN = "overwritten"  # partial-update: all its non-null values were overwritten later
+    IGNORED = "ignored"  # dropped before merging (ignore-delete)
+    ORDER_UNDEFINED = "order-undefined"  # tied with another writer's record: its fate depends on an unknown order
+
+
+@dataclass(frozen=True)
+class Candidate:
+    record: PaimonRecord
+    outcome: Fate
+    reason: str
+
+
+@dataclass(frozen=True)
+class KeyDecision:
+    """Everything about one primary key: its candidates in merge order, and the row that results (or none)."""
+
+    key: Mapping[str, Any]
+    candidates: tuple[Candidate, ...]
+    winner: Mapping[str, Any] | None
+    summary: str
+    retracted: bool = False
+    # Two writers stamped the same order (sequence fields and sequence number) on records of this key and the
+    # result depends on which merges last: ``winner`` is None and ``alternatives`` holds every possible result
+    # (a row, or None for "no row"); ``tie`` says why in words.
+    order_undefined: bool = False
+    alternatives: tuple[Mapping[str, Any] | None, ...] = ()
+    tie: str | None = None
+
+    @property
+    def key_text(self) -> str:
+        return ", ".join(f"{k}={to_plain(v)}" for k, v in self.key.items())
+
+
+# ------------------------------------------------------------------------------------------ records
+
+
+def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, int] | None = None
+                          ) -> tuple[PaimonRecord, ...]:
+    """Every record of every write step, with the sequence number its writer would stamp on it.
+
+    A step without ``writer`` is a batch job: it starts its counter at the table's max sequence number + 1
+    (as read from the committed data files). A named writer does that once, when it first writes to a
+    partition, then keeps counting on its own, whatever other writers commit in between. Records merged away
+    in a writer's buffer never reach a file, so they do not raise the number the next writer starts from.
+    ``snapshot_of_step`` maps step index to the snapshot it committed (from a run); else snapshots are counted.
+    """
+    table = scenario.table
+    opts = table.options
+    rowkind = opts.get("rowkind.field")
+    ignore = flag(opts, "ignore-delete")
+    committed_max: dict[tuple, int] = {}
+    counters: dict[tuple[str, tuple], int] = {}
+    out: list[PaimonRecord] = []
+    order = 0
+    predicted_snapshot = 0
+    for step in scenario.steps:
+        if step.kind != "write":
+            continue
+        writer = getattr(step, "writer", None)
+        name = writer or DEFAULT_WRITER
+        if writer is None:
+            for k in [k for k in counters if k[0] == DEFAULT_WRITER]:
+                del counters[k]
+        batch: list[PaimonRecord] = []
+        for row in step.rows:
+            order += 1
+            kind = row.get(rowkind) if rowkind else "+I"
+            partition = tuple(row[p] for p in table.partitioned_by)
+            key = tuple(row[k] for k in table.primary_key)
+            if ignore and kind in RETRACT_KINDS:
+                batch.append(PaimonRecord(order, step.index, None, name, None, kind, MappingProxyType(dict(row)),
+                                          key, partition, ignored=f"ignore-delete drops {kind} records"))
+                continue
+            slot = (name, partition)
+            if slot not in counters:
+                counters[slot] = committed_max.get(partition, -1) + 1
+            seq = counters[slot]
+            counters[slot] += 1
+            batch.append(PaimonRecord(order, step.index, None, name, seq, kind, MappingProxyType(dict(row)),
+                                      key, partition))
+        live = [r for r in batch if r.ignored is None]
+        if live:
+            predicted_snapshot += 1
+        snap = (snapshot_of_step or {}).get(step.index, predicted_snapshot if live else None)
+        batch = [_with(r, snapshot_id=snap if r.ignored is None else None) for r in batch]
+        for partition, seq in _survivor_sequences([r for r in batch if r.ignored is None], table).items():
+            committed_max[partition] = max(committed_max.get(partition, -1), seq)
+        out.extend(batch)
+    return tuple(out)
+
+
+def _with(record: PaimonRecord, **changes) -> PaimonRecord:
+    from dataclasses import replace
+
+    return replace(record, **changes)
+
+
+def _survivor_sequences(batch: list[PaimonRecord], table: "TableSpec") -> dict[tuple, int]:
+    """Max sequence number per partition written to files by one commit (after the buffer's merge)."""
+    out: dict[tuple, int] = {}
+    by_key: dict[tuple, list[PaimonRecord]] = {}
+    for r in batch:
+        by_key.setdefault((r.partition, r.key), []).append(r)
+    first = merge_engine(table.options) == "first-row"
+    for (partition, _), recs in by_key.items():
+        ordered = sorted(recs, key=functools.cmp_to_key(lambda a, b: compare(a, b, table)))
+        seq = (ordered[0] if first else ordered[-1]).sequence_number
+        out[partition] = max(out.get(partition, -1), seq)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ ordering
+
+
+def _cmp_values(a: Any, b: Any) -> int:
+    if a is None and b is None:
+        return 0
+    if a is None:
+        return -1  # nulls first, whatever the sort order (Paimon's nullIsLast=false)
+    if b is None:
+        return 1
+    return (a > b) - (a < b)
+
+
+def compare(a: PaimonRecord, b: PaimonRecord, table: "TableSpec") -> int:
+    """Negative when ``a`` merges before ``b`` (so ``b`` is the newer one)."""
+    opts = table.options
+    if snapshot_ordering(opts):
+        c = (a.snapshot_id or 0) - (b.snapshot_id or 0)
+        if c:
+            return c
+    else:
+        sign = -1 if descending(opts) else 1
+        for f in sequence_fields(opts):
+            va, vb = a.values.get(f), b.values.get(f)
+            c = _cmp_values(va, vb)
+            if c:
+                return c if va is None or vb is None else sign * c
+    return (a.sequence_number or 0) - (b.sequence_number or 0)
+
+
+def ordering_text(table: "TableSpec") -> str:
+    """The order records of one key are merged in, as a phrase."""
+    opts = table.options
+    if snapshot_ordering(opts):
+        return "commit snapshot (sequence.snapshot-ordering), then sequence number inside a snapshot"
+    seq = sequence_fields(opts)
+    if seq:
+        direction = "descending" if descending(opts) else "ascending"
+        return f"sequence.field {', '.join(seq)} ({direction}, nulls first), then sequence number (input order)"
+    return "sequence number (input order of each writer)"
+
+
+def sequence_values(record: PaimonRecord, table: "TableSpec") -> dict[str, Any]:
+    """The values that order ``record`` among its key's records, most significant first (plain form)."""
+    opts = table.options
+    out: dict[str, Any] = {}
+    if snapshot_ordering(opts):
+        out["snapshot_id"] = record.snapshot_id
+    for f in sequence_fields(opts):
+        out[f] = to_plain(record.values.get(f))
+    out["sequence_number"] = record.sequence_number
+    return out
+
+
+def _fmt(value: Any, other: Any = None) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, datetime):
+        if isinstance(other, datetime) and other.date() == value.date():
+            return value.strftime("%H:%M:%S" if value.second or other.second else "%H:%M")
+        return value.isoformat(sep=" ", timespec="minutes" if not value.second else "seconds")
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
+
+
+def explain_order(earlier: PaimonRecord, later: PaimonRecord, table: "TableSpec") -> str:
+    """Why ``later`` merges after (is newer than) ``earlier``, as the comparison that decided it."""
+    opts = table.options
+    ea, la = earlier.sequence_number, later.sequence_number
+    if snapshot_ordering(opts):
+        if earlier.snapshot_id != later.snapshot_id:
+            text = (f"snapshot {later.snapshot_id} is later than snapshot {earlier.snapshot_id}; "
+                    "per-record sequence ignored")
+            if (la or 0) < (ea or 0):
+                text += f" (sequence number {la} < {ea} would have said the opposite)"
+            return text
+        return (f"same snapshot {later.snapshot_id}: Paimon does not guarantee the order inside one snapshot; "
+                f"shown by sequence number {la} > {ea}")
+    seq = sequence_fields(opts)
+    desc = descending(opts)
+    for f in seq:
+        va, vb = earlier.values.get(f), later.values.get(f)
+        if _cmp_values(va, vb) == 0:
+            continue
+        if va is None:
+            return f"{f} {_fmt(vb)} > null (nulls sort first)"
+        op = "<" if desc else ">"
+        note = " (descending: smaller is newer)" if desc else ""
+        prefix = f"tie on {', '.join(seq[:seq.index(f)])}; " if seq.index(f) else ""
+        return f"{prefix}{f} {_fmt(vb, va)} {op} {_fmt(va, vb)}{note}"
+    if seq:
+        return (f"tie on sequence.field ({', '.join(f'{f}={_fmt(later.values.get(f))}' for f in seq)}) "
+                f"→ later input wins: sequence number {la} > {ea}")
+    text = f"sequence number {la} > {ea} (later input wins)"
+    if later.writer != earlier.writer:
+        text += f": writers {earlier.writer} and {later.writer} count independently"
+        if (later.snapshot_id or 0) < (earlier.snapshot_id or 0):
+            text += (f", so the record committed earlier (snapshot {later.snapshot_id}) beats the one "
+                     f"committed in snapshot {earlier.snapshot_id}")
+    return text
+
+
+# ------------------------------------------------------------------------------------------ merging
+
+
+def merge(records: Iterable[PaimonRecord], table: "TableSpec", *, as_of_snapshot: int | None = None
+          ) -> tuple[KeyDecision, ...]:
+    """One decision per primary key, in key order. ``as_of_snapshot`` keeps only records committed by then."""
+    records = tuple(records)
+    groups: dict[tuple, list[PaimonRecord]] = {}
+    for r in records:
+        if as_of_snapshot is not None and r.ignored is None and (r.snapshot_id or 0) > as_of_snapshot:
+            continue
+        if as_of_snapshot is not None and r.ignored is not None and r.step > _last_step(records, as_of_snapshot):
+            continue
+        if r.ignored is None and r.snapshot_id is None:
+            continue
+        groups.setdefault(r.key, []).append(r)
+    return tuple(_decide(groups[k], table) for k in sorted(groups, key=_sort_key))
+
+
+def _last_step(records: Iterable[PaimonRecord], snapshot: int) -> int:
+    steps = [r.step for r in records if r.snapshot_id is not None and r.snapshot_id <= snapshot]
+    return max(steps, default=0)
+
+
+def _sort_key(key: tuple) -> tuple:
+    return tuple((v is not None, v) for v in key)
+
+
+def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
+    live = sorted((r for r in recs if r.ignored is None), key=functools.cmp_to_key(
+        lambda a, b: compare(a, b, table)))
+    ignored = [Candidate(r, Fate.IGNORED, r.ignored or "") for r in recs if r.ignored is not None]
+    key = MappingProxyType(dict(zip(table.primary_key, recs[0].key)))
+    engine = merge_engine(table.options)
+    if not live:
+        return KeyDecision(key, tuple(ignored), None, "no record reached the merge", retracted=False)
+    groups = writer_merge(live, table)
+    stored = [s for s, _ in groups]
+    fold = _FOLDS[engine]
+    if engine in _PREMERGING:
+        candidates, winner, summary, retracted = fold(stored, table, groups)
+    else:  # keeping the last (first) of each commit and then of all gives the same record: explain it directly
+        candidates, winner, summary, retracted = fold(live, table)
+    runs = [run for run in _tie_runs(stored, table) if len(run) > 1]
+    if runs:
+        outcomes: list[Mapping[str, Any] | None] = []
+        for order in _orders(stored, runs):
+            row = fold(order, table, _regroup(order, groups))[1] if engine in _PREMERGING else fold(order, table)[1]
+            if not any(_same_row(row, o) for o in outcomes):
+                outcomes.append(row)
+        key_text = ", ".join(f"{k}={to_plain(v)}" for k, v in key.items())
+        if len(outcomes) > 1:
+            tie = "; ".join(_tie_text(run, key_text, table) for run in runs)
+            members_of = {id(s): m for s, m in groups}
+            tied = {m.input_order for run in runs for s in run for m in members_of[id(s)]}
+            candidates = [Candidate(c.record, Fate.ORDER_UNDEFINED, f"{tie}; which of them merges last decides")
+                          if c.record.input_order in tied else c for c in candidates]
+            possible = " or ".join("no row" if o is None else "{" + ", ".join(
+                f"{c}={_fmt(v)}" for c, v in o.items() if c not in table.primary_key) + "}" for o in outcomes)
+            return KeyDecision(key, tuple(candidates) + tuple(ignored), None,
+                               f"ORDER UNDEFINED: {tie}. Possible results: {possible}", False,
+                               order_undefined=True, alternatives=tuple(outcomes), tie=tie)
+        summary += " (" + "; ".join(_tie_text(run, key_text, table, harmless=True) for run in runs) + ")"
+    return KeyDecision(key, tuple(candidates) + tuple(ignored), winner, summary, retracted)
+
+
+# ------------------------------------------------------------------------------------------ writer pre-merge
+
+_PREMERGING = ("partial-update", "aggregation")
+
+
+def writer_merge(live: list[PaimonRecord], table: "TableSpec"
+                 ) -> list[tuple[PaimonRecord, tuple[PaimonRecord, ...]]]:
+    """The records of one key as stored in data files: one per commit, with the input records behind it.
+
+    A writer sorts its buffer by key, sequence field(s) and sequence number, and folds the records of one key
+    with the table's merge function before it writes a file (pypaimon's ``KeyValueDataWriter._flush_all``,
+    Paimon's ``MergeTreeWriter``). Deduplicate keeps the last record and first-row the first; partial-update
+    and aggregation write a new record: the folded values, at the last record's sequence number. The read
+    then orders these stored records by their (merged) values, which is why a batch's fold is not the same as
+    one global fold. ``live`` must be in merge order; the result is in merge order too.
+    """
+    engine = merge_engine(table.options)
+    by_commit: dict[tuple, list[PaimonRecord]] = {}
+    for r in live:
+        by_commit.setdefault((r.step, r.snapshot_id, r.writer), []).append(r)
+    out = []
+    for members in by_commit.values():
+        if len(members) == 1 or engine not in _PREMERGING:
+            stored = members[0] if engine == "first-row" else members[-1]
+        else:
+            values = (_fold_partial(members, table)[0] if engine == "partial-update"
+                      else _fold_aggregate(members, table))
+            stored = _with(members[-1], values=MappingProxyType(values), row_kind="+I",
+                           merged_from=tuple(m.input_order for m in members))
+        out.append((stored, tuple(members)))
+    out.sort(key=lambda g: g[0].input_order)
+    out.sort(key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0], table)))
+    return out
+
+
+def _premerge_text(stored: PaimonRecord, members: tuple[PaimonRecord, ...], table: "TableSpec") -> str:
+    steps = " → ".join(m.label() for m in members)
+    why = "; ".join(explain_order(a, b, table) for a, b in zip(members, members[1:]))
+    values = ", ".join(f"{c}={_fmt(stored.values.get(c))}" for c in table.column_names
+                       if c not in table.primary_key)
+    return (f"records {', '.join(m.label() for m in members)} of this key in snapshot {stored.snapshot_id} were "
+            f"first merged by the writer, in its order {steps} ({why}), into one stored record {{{values}}} with "
+            f"sequence number {stored.sequence_number}, which the read orders by those values; ")
+
+
+def _regroup(order: list[PaimonRecord], groups) -> list[tuple[PaimonRecord, tuple[PaimonRecord, ...]]]:
+    members = {id(s): m for s, m in groups}
+    return [(s, members[id(s)]) for s in order]
+
+
+# ------------------------------------------------------------------------------------------ sequence ties
+
+
+def _tie_runs(stored: list[PaimonRecord], table: "TableSpec") -> list[list[PaimonRecord]]:
+    """Stored records (in merge order) split into runs that compare equal: same sequence fields and number."""
+    runs: list[list[PaimonRecord]] = []
+    for r in stored:
+        if runs and compare(runs[-1][-1], r, table) == 0:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    return runs
+
+
+_MAX_ORDERS = 720
+
+
+def _orders(stored: list[PaimonRecord], runs: list[list[PaimonRecord]]) -> list[list[PaimonRecord]]:
+    """Every merge order the tied runs allow (the model's default order first), at most ``_MAX_ORDERS``."""
+    tied = {id(r): i for i, run in enumerate(runs) for r in run}
+    options = [list(itertools.permutations(run)) for run in runs]
+    out = []
+    for choice in itertools.islice(itertools.product(*options), _MAX_ORDERS):
+        queues = [list(p) for p in choice]
+        out.append([queues[tied[id(r)]].pop(0) if id(r) in tied else r for r in stored])
+    return out
+
+
+def _same_row(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and dict(a) == dict(b))
+
+
+def writer_text(writer: str) -> str:
+    return "a batch job" if writer == DEFAULT_WRITER else f"writer {writer}"
+
+
+def _tie_text(run: list[PaimonRecord], key_text: str, table: "TableSpec", *, harmless: bool = False) -> str:
+    fields = sequence_fields(table.options)
+    same = "".join(f", the same {f}={_fmt(run[0].values.get(f))}" for f in fields)
+    who = ", ".join(f"{r.label()} by {writer_text(r.writer)} in snapshot {r.snapshot_id}" for r in run)
+    count = "two" if len(run) == 2 else str(len(run))
+    actors = "writers" if len({r.writer for r in run}) == len(run) else "commits"
+    text = f"{count} {actors} gave key {key_text}{same} the same sequence number {run[0].sequence_number} ({who})"
+    if harmless:
+        return text + "; Paimon does not define which merges last, but here every order gives the same result"
+    return text + "; Paimon does not define which wins"
+
+
+# ------------------------------------------------------------------------------------------ merge functions
+
+
+def _row(record: PaimonRecord, table: "TableSpec") -> Mapping[str, Any]:
+    return MappingProxyType({c: record.values.get(c) for c in table.column_names})
+
+
+def _deduplicate(live, table):
+    last = live[-1]
+    retracted = last.row_kind in RETRACT_KINDS
+    out = []
+    for r in live[:-1]:
+        out.append(Candidate(r, Fate.SUPERSEDED, f"{last.label()} is newer: {explain_order(r, last, table)}"))
+    if retracted:
+        why = f"{last.row_kind} retracts the key: it is the newest record"
+        if len(live) > 1:
+            why += f" ({explain_order(live[-2], last, table)})"
+        out.append(Candidate(last, Fate.RETRACTS, why))
+        return out, None, f"{last.label()} ({last.row_kind}) retracts the key; no row", True
+    why = "the only record" if len(live) == 1 else f"the newest record ({explain_order(live[-2], last, table)})"
+    out.append(Candidate(last, Fate.WINS, why))
+    return out, _row(last, table), f"{last.label()} wins", False
+
+
+def _first_row(live, table):
+    first = live[0]
+    out = [Candidate(first, Fate.FIRST_KEPT, "first-row keeps the first record written for a key")]
+    for r in live[1:]:
+        out.append(Candidate(r, Fate.LATER_IGNORED, f"first-row ignores later records: sequence number "
+                                                    f"{r.sequence_number} > {first.sequence_number}"))
+    return out, _row(first, table), f"{first.label()} was first and stays", False
+
+
+def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecord]]:
+    """Partial-update's fold: the latest non-null value per column, and the record each value came from."""
+    source: dict[str, PaimonRecord] = {}
+    acc: dict[str, Any] = {c: None for c in table.column_names}
+    for r in records:
+        for c in table.column_names:
+            if c in table.primary_key:
+                acc[c] = r.values.get(c)
+            elif r.values.get(c) is not None:
+                acc[c] = r.values[c]
+                source[c] = r
+    return acc, source
+
+
+def _single_groups(live):
+    return [(r, (r,)) for r in live]
+
+
+def _partial_update(stored, table, groups=None):
+    groups = groups or _single_groups(stored)
+    acc, source = _fold_partial(stored, table)
+    members_of = {id(s): m for s, m in groups}
+    origin: dict[str, PaimonRecord] = {}  # column -> the input record its final value came from
+    for c, s in source.items():
+        members = members_of[id(s)]
+        origin[c] = members[0] if len(members) == 1 else _fold_partial(members, table)[1][c]
+    out = []
+    for s, members in groups:
+        prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
+        for r in members:
+            cols = [c for c in table.column_names if origin.get(c) is r]
+            if cols:
+                gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
+                out.append(Candidate(r, Fate.CONTRIBUTES, f"{prefix}latest non-null value of {gave}"))
+            else:
+                later = [c for c in table.column_names if c not in table.primary_key and r.values.get(c) is not None]
+                why = ("all its non-null values (" + ", ".join(later) + ") are overwritten by newer records"
+                       if later else "it carries only nulls, which never overwrite")
+                out.append(Candidate(r, Fate.OVERWRITTEN, prefix + why))
+    summary = "merged column by column: " + ", ".join(
+        f"{c} from {s.label()}" for c, s in sorted(origin.items(), key=lambda kv: table.column_names.index(kv[0])))
+    summary += _premerge_summary(groups)
+    return out, MappingProxyType(acc), summary, False
+
+
+def _premerge_summary(groups) -> str:
+    merged = [s for s, members in groups if len(members) > 1]
+    if not merged:
+        return ""
+    return "; the writer first merged " + ", ".join(f"{s.label()} (snapshot {s.snapshot_id})" for s in merged)
+
+
+_AGGREGATORS = {
+    "sum": lambda acc, v: v if acc is None else acc + v,
+    "max": lambda acc, v: v if acc is None else max(acc, v),
+    "min": lambda acc, v: v if acc is None else min(acc, v),
+    "last_value": None, "last_non_null_value": None, "first_value": None, "first_non_null_value": None,
+    "primary_key": None,
+}
+
+
+def _aggregate(fn: str, values: list[Any]) -> Any:
+    if fn in ("last_value", "primary_key"):
+        return values[-1] if values else None
+    if fn == "first_value":
+        return values[0] if values else None
+    non_null = [v for v in values if v is not None]
+    if fn == "last_non_null_value":
+        return non_null[-1] if non_null else None
+    if fn == "first_non_null_value":
+        return non_null[0] if non_null else None
+    acc = None
+    for v in non_null:
+        acc = _AGGREGATORS[fn](acc, v)
+    return acc
+
+
+def _fold_aggregate(records, table) -> dict[str, Any]:
+    funcs = {c: aggregate_function(table.options, c, table) for c in table.column_names}
+    return {c: _aggregate(funcs[c], [r.values.get(c) for r in records]) for c in table.column_names}
+
+
+def _aggregation(stored, table, groups=None):
+    groups = groups or _single_groups(stored)
+    funcs = {c: aggregate_function(table.options, c, table) for c in table.column_names}
+    row = _fold_aggregate(stored, table)
+    value_cols = [c for c in table.column_names if c not in table.primary_key]
+    out = []
+    for s, members in groups:
+        prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
+        out += [Candidate(r, Fate.CONTRIBUTES, prefix + "folded in: " + ", ".join(
+            f"{c} {funcs[c]}({_fmt(r.values.get(c))})" for c in value_cols)) for r in members]
+    summary = "aggregated: " + ", ".join(f"{c}={funcs[c]} → {_fmt(row[c])}" for c in value_cols)
+    return out, MappingProxyType(row), summary + _premerge_summary(groups), False
+
+
+_FOLDS = {"deduplicate": _deduplicate, "first-row": _first_row, "partial-update": _partial_update,
+          "aggregation": _aggregation}
+
+
+def visible_rows(decisions: Iterable[KeyDecision]) -> tuple[Mapping[str, Any], ...]:
+    """The table as a reader sees it: one row per key that is not retracted, in key order."""
+    return tuple(d.winner for d in decisions if d.winner is not None)

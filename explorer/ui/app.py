@@ -1,0 +1,762 @@
+"""The notebook explorer: edit a scenario without code, run it on the real engine, time-travel the answer.
+
+Every button has a public method twin (``select_preset``, ``add_step``, ``run``, ``set_snapshot``, ``predict``,
+``reveal``...) so tests and notebooks drive the same code paths a learner clicks. Runs go through
+``explorer.api.run``; moving the snapshot slider only asks the result for another snapshot (no Spark job).
+
+The editor keeps each step as YAML text (body and modifiers) and validates the whole scenario with
+``parse_scenario`` when it is run or exported, so every mistake surfaces as a ScenarioError naming the step and
+field, and the app stays usable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as W
+import plotly.graph_objects as go
+import yaml
+
+from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
+from explorer.scenario.model import STEP_KINDS, Scenario, parse_scenario, scenario_from_yaml
+from explorer.scenario.values import to_plain
+from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow
+
+MODIFIERS = ("files", "key", "on", "writer")  # keys beside the kind key in a step's YAML (besides label)
+SINGLE_VALUE_BODY = {"insert": "rows", "equality_delete": "rows", "upsert": "rows", "write": "rows",
+                     "delete": "where", "sql": "sql"}
+TABS = ("Timeline", "Decisions", "Rows", "Snapshots & files", "Scenario")
+DEFAULT_PRESET = "seed-delete-insert-delete"
+NO_RUN = ("no run yet", -1)  # the slider's only option before a run (a SelectionSlider cannot be empty)
+
+
+def _dump(value: Any) -> str:
+    """Compact YAML for a text field: flow style, so a row list stays on one or two lines."""
+    if value is None:
+        return ""
+    return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, allow_unicode=True, width=100).strip()
+
+
+@dataclass
+class StepDraft:
+    """One step as the editor holds it: text the learner can type into, parsed only when needed."""
+
+    kind: str
+    body_text: str = ""
+    label: str = ""
+    modifiers_text: str = ""
+
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, Any]) -> StepDraft:
+        kind = next(k for k in plain if k not in ("label", *MODIFIERS))
+        mods = {k: plain[k] for k in MODIFIERS if k in plain}
+        return cls(kind=kind, body_text=_dump(plain[kind]), label=str(plain.get("label") or ""),
+                   modifiers_text=_dump(mods) if mods else "")
+
+    def to_plain(self, index: int) -> dict:
+        """The step's YAML mapping; a text field that is not YAML raises a ScenarioError for this step."""
+        body = _load_text(self.body_text, index, self.kind)
+        out: dict[str, Any] = {self.kind: {} if body is None and self.kind == "compact" else body}
+        mods = _load_text(self.modifiers_text, index, "modifiers") if self.modifiers_text.strip() else {}
+        if not isinstance(mods, Mapping):
+            raise ScenarioError("modifiers are a mapping such as {files: 2}", step=index, field="modifiers")
+        out.update(mods)
+        if self.label.strip():
+            out["label"] = self.label.strip()
+        return out
+
+
+def _load_text(text: str, index: int, field: str) -> Any:
+    try:
+        return yaml.safe_load(text) if text.strip() else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "cannot be read"
+        raise ScenarioError(f"this text is not valid YAML{where}: {problem}", step=index, field=field) from None
+
+
+def step_plain_from_fields(kind: str, fields: Mapping[str, Any]) -> dict:
+    """``add_step("insert", rows=[...], files=2, label="x")`` → the step's YAML mapping.
+
+    Kinds whose body is one value take it by its natural name (rows / where / sql) or ``body``; the others
+    take their body keys directly (``set=``, ``where=`` for update; ``rows=``, ``on=`` for merge...).
+    """
+    fields = dict(fields)
+    out: dict[str, Any] = {}
+    label = fields.pop("label", None)
+    mods = {k: fields.pop(k) for k in MODIFIERS if k in fields and not (kind == "merge" and k == "on")}
+    if "body" in fields:
+        body = fields.pop("body")
+    elif kind in SINGLE_VALUE_BODY:
+        body = fields.pop(SINGLE_VALUE_BODY[kind], None)
+    else:
+        body, fields = dict(fields), {}
+    if fields:
+        raise ScenarioError(f"unknown field(s) for a {kind} step: {', '.join(fields)}", field=next(iter(fields)))
+    out[kind] = body if body is not None else ({} if kind == "compact" else None)
+    out.update(mods)
+    if label:
+        out["label"] = label
+    return out
+
+
+@dataclass(frozen=True)
+class Guess:
+    """One scored guess: what the learner expected, what happened, and the rule that decided it."""
+
+    key: tuple
+    label: str
+    expected_visible: bool
+    visible: bool
+    decided_by: str | None
+    rule: str | None
+    reason: str
+
+    @property
+    def correct(self) -> bool:
+        return self.expected_visible == self.visible
+
+
+@dataclass(frozen=True)
+class Score:
+    guesses: tuple[Guess, ...]
+
+    @property
+    def correct(self) -> int:
+        return sum(g.correct for g in self.guesses)
+
+    @property
+    def total(self) -> int:
+        return len(self.guesses)
+
+    @property
+    def text(self) -> str:
+        return f"{self.correct} of {self.total} rows guessed right"
+
+
+class App:
+    """The explorer widget. Display ``app.widget`` (or the app itself in a notebook)."""
+
+    def __init__(self, scenario: Scenario | None = None, *, preset: str | None = None, spark=None):
+        from explorer import api
+
+        self._api = api
+        self._spark = spark
+        self._presets = {s.name: s for s in api.list_presets()}
+        self._scenario_meta: dict[str, Any] = {}
+        self._table: dict[str, Any] = {}
+        self._drafts: list[StepDraft] = []
+        self._files_per_insert = 1
+        self.result = None
+        self.error_text = ""
+        self.banner_text = ""
+        self.check = None
+        self.current_figures: dict[str, go.Figure] = {}
+        self.progress_text = ""
+        self.progress_log: list[str] = []  # every progress line of the last run, for tests and curious learners
+        self.snapshot_key: int | None = None
+        self.predict_mode = False
+        self.revealed = True
+        self.score: Score | None = None
+        self._predict_rows: list[PredictableRow] = []
+        self._predict_key: int | None = None
+        self._running = False
+        self._quiet = False  # set while the app itself updates widgets, so observers do not echo back
+        self._build_widgets()
+        if scenario is not None:
+            self.load_scenario(scenario)
+        else:
+            self.select_preset(preset or (DEFAULT_PRESET if DEFAULT_PRESET in self._presets
+                                          else next(iter(self._presets))))
+
+    # ------------------------------------------------------------------------------------ widgets
+
+    def _build_widgets(self) -> None:
+        self.w_preset = W.Dropdown(options=sorted(self._presets), description="Preset")
+        self.w_preset.observe(self._on_preset, names="value")
+        self.w_run = W.Button(description="Run", button_style="primary", icon="play")
+        self.w_run.on_click(lambda _: self.run())
+        self.w_predict = W.Checkbox(description="Predict before reveal", value=False, indent=False)
+        self.w_predict.observe(lambda c: None if self._quiet else self.set_predict_mode(c["new"]), names="value")
+        self.w_progress = W.IntProgress(min=0, max=1, value=0, layout=W.Layout(width="200px"))
+        self.w_progress_label = W.Label("", layout=W.Layout(width="auto"))
+        self.w_error = W.HTML("")
+        self.w_banner = W.HTML("")
+        # table settings
+        self.w_name = W.Text(description="Name")
+        self.w_columns = W.Text(description="Columns", layout=W.Layout(width="420px"))
+        self.w_format = W.Dropdown(options=[1, 2, 3], description="Format v")
+        self.w_mode = W.Dropdown(options=["merge-on-read", "copy-on-write"], description="Write mode")
+        self.w_partition = W.Text(description="Partition by", placeholder="comma-separated columns")
+        self.w_files = W.BoundedIntText(min=1, max=64, value=1, description="Files/insert")
+        for w, field in ((self.w_name, "name"), (self.w_columns, "columns"), (self.w_format, "format_version"),
+                         (self.w_mode, "write_mode"), (self.w_partition, "partitioned_by"),
+                         (self.w_files, "files_per_insert")):
+            w.observe(self._table_observer(field), names="value")
+        table_box = W.VBox([W.HBox([self.w_name, self.w_columns]),
+                            W.HBox([self.w_format, self.w_mode, self.w_partition, self.w_files])])
+        # steps
+        self.w_steps = W.VBox([])
+        self.w_new_kind = W.Dropdown(options=list(STEP_KINDS["iceberg"]), description="New step")
+        self.w_add = W.Button(description="Add step", icon="plus")
+        self.w_add.on_click(lambda _: self.add_step(self.w_new_kind.value))
+        editor = W.VBox([table_box, self.w_steps, W.HBox([self.w_new_kind, self.w_add])])
+        self.w_editor = W.Accordion(children=[editor], titles=("Scenario editor",), selected_index=0)
+        # results
+        self.w_slider = W.SelectionSlider(options=[NO_RUN], description="Snapshot", disabled=True,
+                                          continuous_update=False, layout=W.Layout(width="90%"))
+        self.w_slider.observe(self._on_slider, names="value")
+        self.w_predict_box = W.VBox([])
+        self.w_tab_boxes = {name: W.VBox([]) for name in TABS}
+        self.w_yaml = W.Textarea(layout=W.Layout(width="100%", height="320px"))
+        self.w_export = W.Button(description="Export YAML", icon="download")
+        self.w_export.on_click(lambda _: self._export_clicked())
+        self.w_import = W.Button(description="Import YAML", icon="upload")
+        self.w_import.on_click(lambda _: self.import_yaml(self.w_yaml.value))
+        self.w_tab_boxes["Scenario"].children = (W.HBox([self.w_export, self.w_import]), self.w_yaml)
+        self.w_tabs = W.Tab(children=[self.w_tab_boxes[n] for n in TABS], titles=TABS)
+        self.widget = W.VBox([
+            W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label]),
+            self.w_editor, self.w_error, self.w_banner, self.w_slider, self.w_predict_box, self.w_tabs])
+
+    def _ipython_display_(self):  # pragma: no cover - notebook display hook
+        from IPython.display import display
+
+        display(self.widget)
+
+    # ------------------------------------------------------------------------------------ scenario editing
+
+    @property
+    def engine(self) -> str:
+        return self._scenario_meta.get("engine", "iceberg")
+
+    def preset_names(self) -> list[str]:
+        return sorted(self._presets)
+
+    def select_preset(self, name: str) -> None:
+        """Load a built-in scenario into the editor (the picker's twin)."""
+        if name not in self._presets:
+            self._show_error(ScenarioError(f"no preset named {name!r}; presets: {', '.join(self._presets)}",
+                                           field="preset"))
+            return
+        self.load_scenario(self._presets[name])
+        self._quiet = True
+        try:
+            self.w_preset.value = name
+        finally:
+            self._quiet = False
+
+    def load_scenario(self, scenario: Scenario) -> None:
+        plain = scenario.to_plain()
+        self._scenario_meta = {k: plain[k] for k in ("name", "title", "description", "engine") if k in plain}
+        self._table = dict(plain["table"])
+        self._drafts = [StepDraft.from_plain(s) for s in plain["steps"]]
+        self._files_per_insert = 1
+        self._clear_result()
+        self._clear_error()
+        self._sync_table_widgets()
+        self._render_steps()
+        self.w_yaml.value = scenario.to_yaml()
+
+    def steps_plain(self) -> list[dict]:
+        """The steps as YAML mappings (files-per-insert applied); raises ScenarioError on unreadable text."""
+        steps = [d.to_plain(i) for i, d in enumerate(self._drafts, start=1)]
+        if self._files_per_insert > 1:
+            for s in steps:
+                rows = s.get("insert")
+                if "insert" in s and "files" not in s and isinstance(rows, list) and len(rows) > 1:
+                    # "Up to N": a file needs a row, so one-row inserts stay one file rather than failing.
+                    s["files"] = min(self._files_per_insert, len(rows))
+        return steps
+
+    def scenario_plain(self) -> dict:
+        out = dict(self._scenario_meta)
+        out["table"] = {k: v for k, v in self._table.items()}
+        out["steps"] = self.steps_plain()
+        return out
+
+    def scenario(self) -> Scenario:
+        """The editor's scenario, validated (raises ScenarioError naming step and field)."""
+        return parse_scenario(self.scenario_plain())
+
+    def add_step(self, kind: str, **fields) -> None:
+        """Append a step: ``add_step("insert", rows=[{"user_id": 1}], label="load")``."""
+        self._guard(self._add_step, kind, fields)
+
+    def _add_step(self, kind: str, fields: Mapping[str, Any]) -> None:
+        index = len(self._drafts) + 1
+        kinds = STEP_KINDS.get(self.engine, {})
+        if kind not in kinds:
+            raise ScenarioError(f"unknown step kind {kind!r}; use one of {', '.join(kinds)}", step=index,
+                                field="kind")
+        if not fields:
+            fields = self._template(kind)
+        self._drafts.append(StepDraft.from_plain(step_plain_from_fields(kind, fields)))
+        self._render_steps()
+
+    def _template(self, kind: str) -> dict:
+        """A starting body for a new step, built from the table's columns, for the learner to edit."""
+        cols = list(self._table.get("columns", {}) or {})
+        types = dict(self._table.get("columns", {}) or {})
+        sample = {c: (1 if types[c] in ("int", "long") else 1.0 if types[c] == "double" else True
+                      if types[c] == "boolean" else "2024-01-01" if types[c] == "date" else "a") for c in cols}
+        first = {cols[0]: sample[cols[0]]} if cols else {}
+        return {"insert": {"rows": [sample]}, "equality_delete": {"rows": [first]}, "delete": {"where": first},
+                "update": {"set": {cols[-1]: sample[cols[-1]]} if cols else {}, "where": first},
+                "upsert": {"rows": [sample], "key": list(first)},
+                "merge": {"rows": [sample], "on": list(first), "matched": "update", "not_matched": "insert"},
+                "compact": {}, "sql": {"sql": "DELETE FROM {table} WHERE " + (f"{cols[0]} = 1" if cols else "true")},
+                "write": {"rows": [sample]},
+                "concurrent": {"jobs": {"a": {"insert": [sample]}, "b": {"delete": first}},
+                               "commit_order": ["a", "b"]}}.get(kind, {})
+
+    def remove_step(self, index: int) -> None:
+        """Remove step ``index`` (1-based, as the editor and error messages count)."""
+        self._guard(self._remove_step, index)
+
+    def _remove_step(self, index: int) -> None:
+        self._check_index(index)
+        del self._drafts[index - 1]
+        self._render_steps()
+
+    def move_step(self, index: int, delta: int) -> None:
+        """Move step ``index`` (1-based) up (delta < 0) or down; clamped at the ends."""
+        self._guard(self._move_step, index, delta)
+
+    def _move_step(self, index: int, delta: int) -> None:
+        self._check_index(index)
+        target = min(max(index - 1 + delta, 0), len(self._drafts) - 1)
+        draft = self._drafts.pop(index - 1)
+        self._drafts.insert(target, draft)
+        self._render_steps()
+
+    def edit_step(self, index: int, **fields) -> None:
+        """Change step ``index`` (1-based). ``kind=`` switches kind; other fields as in :meth:`add_step`;
+        ``body_text=`` / ``modifiers_text=`` set the raw text exactly as typed in the editor."""
+        self._guard(self._edit_step, index, fields)
+
+    def _edit_step(self, index: int, fields: Mapping[str, Any]) -> None:
+        self._check_index(index)
+        fields = dict(fields)
+        draft = self._drafts[index - 1]
+        if "body_text" in fields or "modifiers_text" in fields:
+            draft.body_text = fields.pop("body_text", draft.body_text)
+            draft.modifiers_text = fields.pop("modifiers_text", draft.modifiers_text)
+        kind = fields.pop("kind", draft.kind)
+        if "label" in fields:
+            draft.label = fields.pop("label") or ""
+        if fields or kind != draft.kind:
+            current = draft.to_plain(index) if kind == draft.kind else {}
+            new = step_plain_from_fields(kind, fields or self._template(kind))
+            if kind == draft.kind:
+                body_old, body_new = current.get(kind), new.get(kind)
+                if isinstance(body_old, Mapping) and isinstance(body_new, Mapping) and \
+                        kind not in SINGLE_VALUE_BODY:
+                    new[kind] = {**body_old, **body_new}
+                elif body_new is None:
+                    new[kind] = body_old
+                for m in MODIFIERS:
+                    if m in current and m not in new:
+                        new[m] = current[m]
+            label = draft.label
+            self._drafts[index - 1] = draft = StepDraft.from_plain(new)
+            draft.label = label
+        self._render_steps()
+
+    def _check_index(self, index: int) -> None:
+        if not 1 <= index <= len(self._drafts):
+            raise ScenarioError(f"there is no step {index}; the scenario has {len(self._drafts)}", step=index)
+
+    def set_table(self, *, columns: Mapping[str, str] | None = None, format_version: int | None = None,
+                  write_mode: str | None = None, partitioned_by: Iterable[str] | str | None = None,
+                  files_per_insert: int | None = None, primary_key: Iterable[str] | None = None,
+                  options: Mapping[str, str] | None = None, name: str | None = None) -> None:
+        """Change table settings; validated with the rest of the scenario when it runs."""
+        if columns is not None:
+            self._table["columns"] = dict(columns)
+        if format_version is not None:
+            self._table["format_version"] = format_version
+        if write_mode is not None:
+            self._table["write_mode"] = write_mode
+        if partitioned_by is not None:
+            parts = partitioned_by.split(",") if isinstance(partitioned_by, str) else list(partitioned_by)
+            self._table["partitioned_by"] = [p.strip() for p in parts if p.strip()]
+        if primary_key is not None:
+            self._table["primary_key"] = list(primary_key)
+        if options is not None:
+            self._table["options"] = dict(options)
+        if files_per_insert is not None:
+            self._files_per_insert = int(files_per_insert)
+        if name is not None:
+            self._scenario_meta["name"] = name
+        self._sync_table_widgets()
+
+    def _table_observer(self, field: str):
+        def observe(change):
+            if self._quiet:
+                return
+            value = change["new"]
+            if field == "columns":
+                try:
+                    parsed = yaml.safe_load("{" + value.strip().strip("{}") + "}")
+                except yaml.YAMLError:
+                    parsed = None
+                if isinstance(parsed, Mapping):
+                    self._table["columns"] = dict(parsed)
+                else:
+                    self._table["columns"] = value  # parse_scenario names table.columns when run
+            elif field == "name":
+                self._scenario_meta["name"] = value
+            else:
+                self.set_table(**{field: value})
+        return observe
+
+    def _sync_table_widgets(self) -> None:
+        self._quiet = True
+        try:
+            cols = self._table.get("columns", {})
+            self.w_name.value = str(self._scenario_meta.get("name", ""))
+            self.w_columns.value = ", ".join(f"{k}: {v}" for k, v in cols.items()) if isinstance(cols, Mapping) \
+                else str(cols)
+            if self._table.get("format_version") in (1, 2, 3):
+                self.w_format.value = self._table["format_version"]
+            if self._table.get("write_mode") in self.w_mode.options:
+                self.w_mode.value = self._table["write_mode"]
+            self.w_partition.value = ", ".join(self._table.get("partitioned_by", []) or [])
+            self.w_files.value = max(1, min(64, self._files_per_insert))
+            iceberg = self.engine == "iceberg"
+            for w in (self.w_format, self.w_mode, self.w_files):
+                w.layout.display = None if iceberg else "none"
+            self.w_new_kind.options = list(STEP_KINDS.get(self.engine, {}))
+        finally:
+            self._quiet = False
+
+    def _render_steps(self) -> None:
+        """Rebuild the step rows from the drafts (after add/remove/move/edit or a preset)."""
+        rows = []
+        kinds = list(STEP_KINDS.get(self.engine, {}))
+        for i, d in enumerate(self._drafts, start=1):
+            kind = W.Dropdown(options=kinds if d.kind in kinds else kinds + [d.kind], value=d.kind,
+                              layout=W.Layout(width="140px"))
+            label = W.Text(value=d.label, placeholder="label", layout=W.Layout(width="180px"))
+            body = W.Textarea(value=d.body_text, layout=W.Layout(width="360px", height="56px"))
+            mods = W.Text(value=d.modifiers_text, placeholder="{files: 2}", layout=W.Layout(width="110px"))
+            up, down, rm = (W.Button(icon=ic, layout=W.Layout(width="36px"), tooltip=tip)
+                            for ic, tip in (("arrow-up", "move up"), ("arrow-down", "move down"),
+                                            ("trash", "remove")))
+            kind.observe(lambda c, i=i: self.edit_step(i, kind=c["new"]), names="value")
+            label.observe(lambda c, d=d: setattr(d, "label", c["new"]), names="value")
+            body.observe(lambda c, d=d: setattr(d, "body_text", c["new"]), names="value")
+            mods.observe(lambda c, d=d: setattr(d, "modifiers_text", c["new"]), names="value")
+            up.on_click(lambda _, i=i: self.move_step(i, -1))
+            down.on_click(lambda _, i=i: self.move_step(i, 1))
+            rm.on_click(lambda _, i=i: self.remove_step(i))
+            rows.append(W.HBox([W.Label(f"{i}.", layout=W.Layout(width="28px")), kind, label, body, mods,
+                                up, down, rm]))
+        self.w_steps.children = rows
+
+    # ------------------------------------------------------------------------------------ YAML
+
+    def export_yaml(self) -> str:
+        """The editor's scenario as YAML (validated first, so what is exported can be imported)."""
+        return self.scenario().to_yaml()
+
+    def _export_clicked(self) -> None:
+        try:
+            self.w_yaml.value = self.export_yaml()
+            self._clear_error()
+        except ExplorerError as exc:
+            self._show_error(exc)
+
+    def import_yaml(self, text: str) -> bool:
+        """Replace the editor's scenario with YAML text; on a bad file, show the error and keep the old one."""
+        try:
+            scenario = scenario_from_yaml(text)
+        except ExplorerError as exc:
+            self._show_error(exc)
+            return False
+        self.load_scenario(scenario)
+        return True
+
+    # ------------------------------------------------------------------------------------ running
+
+    def run(self):
+        """Validate and run the scenario on its engine (synchronously); returns the result or None on error."""
+        if self._running:
+            return None
+        self._running = True
+        self.w_run.disabled = True
+        self._clear_error()
+        # The last good result stays on screen until a new run succeeds.
+        try:
+            scenario = self.scenario()
+            steps = len(scenario.steps)
+            self.progress_log = []
+            self.w_progress.max, self.w_progress.value = max(1, steps), 0
+            self._set_progress(f"running {steps} steps on {scenario.engine}…")
+            result = self._api.run(scenario, spark=self._spark, progress=self._on_progress)
+        except ExplorerError as exc:
+            self._show_partial(exc)
+            self._show_error(exc)
+            return None
+        except Exception as exc:  # noqa: BLE001 - never a stack trace in the app: one line naming what failed
+            first = (str(exc).strip().splitlines() or [""])[0][:300]
+            self._show_error(EngineError(f"unexpected {type(exc).__name__}: {first}"))
+            return None
+        finally:
+            self._running = False
+            self.w_run.disabled = False
+        self._set_progress(f"done: {len(getattr(result.capture, 'snapshots', ()))} snapshots")
+        self.w_progress.value = self.w_progress.max
+        self._set_result(result)
+        return result
+
+    def _show_partial(self, exc: ExplorerError) -> None:
+        """An engine that refused a step leaves the table at its last good snapshot: show that run so far."""
+        capture = getattr(exc, "capture", None)
+        if not isinstance(exc, EngineError) or capture is None or not getattr(capture, "snapshots", ()):
+            return
+        if getattr(capture, "engine", None) == "iceberg":
+            from explorer.iceberg.result import IcebergResult
+
+            self._set_result(IcebergResult(capture))
+
+    def _on_progress(self, *args, **kwargs) -> None:
+        """Runners report (step index, total, outcome or None, message), positionally or by keyword."""
+        names = ("step_index", "total_steps", "outcome", "message")
+        info = dict(zip(names, args)) | {k: v for k, v in kwargs.items() if k in names}
+        index, total, outcome = info.get("step_index"), info.get("total_steps"), info.get("outcome")
+        if total:
+            self.w_progress.max = total
+        if index is not None:
+            # A step counts as done once its outcome is reported.
+            self.w_progress.value = index if outcome is not None else max(0, index - 1)
+        message = info.get("message") or getattr(outcome, "title", None) or ""
+        self._set_progress(str(message) if message else f"step {index}/{total}")
+
+    def _set_progress(self, text: str) -> None:
+        self.progress_text = text
+        self.progress_log.append(text)
+        self.w_progress_label.value = text
+
+    def show_result(self, result) -> None:
+        """Show a result that already exists (a saved capture, a run from elsewhere) without running."""
+        self._clear_error()
+        self._clear_result()
+        self._set_result(result)
+
+    def _set_result(self, result) -> None:
+        self.result = result
+        views = ENGINE_VIEWS[result.engine]
+        options = views.snapshot_options(result)
+        self._quiet = True
+        try:
+            self.w_slider.options = options
+            self.w_slider.value = options[-1][1]
+            self.w_slider.disabled = False
+        finally:
+            self._quiet = False
+        self.snapshot_key = options[-1][1]
+        if self.predict_mode:
+            self._start_prediction()
+        else:
+            self.revealed = True
+            self._render_views()
+
+    def _clear_result(self) -> None:
+        self.result = None
+        self.current_figures = {}
+        self.snapshot_key = None
+        self.banner_text = ""
+        self.check = None
+        self.score = None
+        self.w_banner.value = ""
+        self.w_predict_box.children = ()
+        self._quiet = True
+        try:
+            self.w_slider.options = [NO_RUN]
+            self.w_slider.disabled = True
+        finally:
+            self._quiet = False
+        for name in TABS[:-1]:
+            _replace_children(self.w_tab_boxes[name], ())
+
+    # ------------------------------------------------------------------------------------ time travel
+
+    def set_snapshot(self, sequence_number: int | None = None, *, snapshot_id: int | None = None) -> None:
+        """Show the table as of a sequence number (latest snapshot at or before it) or a snapshot id.
+
+        Only the result is asked again; Spark does not run.
+        """
+        if self.result is None:
+            self._show_error(ScenarioError("run the scenario first", field="snapshot"))
+            return
+        views = ENGINE_VIEWS[self.result.engine]
+        try:
+            key = snapshot_id if snapshot_id is not None else views.key_for_sequence(self.result, sequence_number)
+        except LookupError as exc:
+            self._show_error(ScenarioError(str(exc), field="snapshot"))
+            return
+        self.snapshot_key = key
+        self._quiet = True
+        try:
+            self.w_slider.value = key
+        finally:
+            self._quiet = False
+        if self.revealed:
+            self._render_views()
+
+    def _on_slider(self, change) -> None:
+        if not self._quiet and change["new"] != NO_RUN[1]:
+            self.set_snapshot(snapshot_id=change["new"])
+
+    def _render_views(self) -> None:
+        views = ENGINE_VIEWS[self.result.engine]
+        figs = views.figures(self.result, self.snapshot_key)
+        self.current_figures = figs
+        self.check = views.check(self.result, self.snapshot_key)
+        self.banner_text = self.check.text if self.check.agrees is False else ""
+        self.w_banner.value = (
+            f'<div style="background:#c62828;color:white;padding:8px 12px;font-weight:bold;border-radius:4px">'
+            f'{_escape(self.banner_text)}</div>' if self.banner_text else
+            f'<div style="color:#2e7d32">{_escape(self.check.text)}</div>')
+
+        def fw(name):
+            return [go.FigureWidget(figs[name])] if name in figs else []
+
+        _replace_children(self.w_tab_boxes["Timeline"],
+                          fw("timeline") or [W.HTML("<i>No timeline for this engine.</i>")])
+        _replace_children(self.w_tab_boxes["Decisions"], fw("decisions"))
+        _replace_children(self.w_tab_boxes["Rows"], fw("rows") + fw("engine_rows"))
+        _replace_children(self.w_tab_boxes["Snapshots & files"], fw("snapshots") + fw("files"))
+
+    # ------------------------------------------------------------------------------------ predict, reveal
+
+    def set_predict_mode(self, on: bool) -> None:
+        """When on, the next run hides its answer until the learner predicts and reveals."""
+        self.predict_mode = bool(on)
+        self._quiet = True
+        try:
+            self.w_predict.value = self.predict_mode
+        finally:
+            self._quiet = False
+        if self.predict_mode and self.result is not None and self.score is None:
+            self._start_prediction()
+
+    def _start_prediction(self) -> None:
+        views = ENGINE_VIEWS[self.result.engine]
+        self._predict_key = self.snapshot_key
+        self._predict_rows = views.predictable_rows(self.result, self._predict_key)
+        if not self._predict_rows:
+            self.w_predict_box.children = (W.HTML("<i>Nothing to predict for this result.</i>"),)
+            self.revealed = True
+            self._render_views()
+            return
+        self.revealed = False
+        self.score = None
+        self.current_figures = {}
+        for name in TABS[:-1]:
+            self.w_tab_boxes[name].children = (W.HTML("<i>Make your prediction above, then press Reveal.</i>"),)
+        self.w_slider.disabled = True
+        self._checkboxes = [W.Checkbox(value=True, description=r.label, indent=False,
+                                       layout=W.Layout(width="auto")) for r in self._predict_rows]
+        reveal = W.Button(description="Reveal", button_style="warning", icon="eye")
+        reveal.on_click(lambda _: self.reveal())
+        self.w_predict_box.children = (
+            W.HTML("<b>Which rows survive?</b> Untick the rows you expect to be deleted."), *self._checkboxes,
+            reveal)
+
+    @property
+    def prediction_rows(self) -> list[PredictableRow]:
+        """The rows offered for prediction (their answers are hidden from the UI until reveal)."""
+        return list(self._predict_rows)
+
+    def predict(self, rows_expected_visible: Iterable[Any]) -> None:
+        """Tick exactly these rows as "survives": (file, position) keys, or row mappings (every row equal to one)."""
+        if not self._predict_rows:
+            self._show_error(ScenarioError("turn on predict mode and run first", field="predict"))
+            return
+        keys, values = set(), []
+        for item in rows_expected_visible:
+            if isinstance(item, Mapping):
+                values.append({k: to_plain(v) for k, v in item.items()})
+            else:
+                keys.add(tuple(item))
+        for box, r in zip(self._checkboxes, self._predict_rows):
+            plain = {k: to_plain(v) for k, v in r.row.items()}
+            box.value = r.key in keys or any(all(plain.get(k) == v for k, v in want.items()) for want in values)
+
+    def reveal(self) -> Score | None:
+        """Score each guess with the rule that decided it, then show every view."""
+        if not self._predict_rows:
+            return None
+        guesses = tuple(Guess(key=r.key, label=r.label, expected_visible=box.value, visible=r.visible,
+                              decided_by=r.decided_by, rule=r.rule, reason=r.reason)
+                        for box, r in zip(self._checkboxes, self._predict_rows))
+        self.score = Score(guesses)
+        lines = "".join(
+            f"<li style='color:{'#2e7d32' if g.correct else '#c62828'}'>{'✔' if g.correct else '✘'} "
+            f"{_escape(g.label)}: you said {'survives' if g.expected_visible else 'deleted'}; "
+            f"{'survives' if g.visible else f'deleted by {g.decided_by} ({g.rule} rule)'}. "
+            f"<small>{_escape(g.reason)}</small></li>" for g in guesses)
+        self.w_predict_box.children = (W.HTML(f"<b>{self.score.text}</b><ul>{lines}</ul>"),)
+        self.revealed = True
+        self.w_slider.disabled = False
+        self._render_views()
+        return self.score
+
+    # ------------------------------------------------------------------------------------ errors
+
+    def _guard(self, fn, *args) -> None:
+        """Run an editor action; a bad request becomes an error line in the app, not an exception."""
+        try:
+            fn(*args)
+            self._clear_error()
+        except ExplorerError as exc:
+            self._show_error(exc)
+
+    def _show_error(self, exc: ExplorerError) -> None:
+        self.error_text = str(exc)
+        self.w_error.value = (f'<div style="border-left:4px solid #c62828;padding:6px 10px;background:#ffebee">'
+                              f'<b>{"Engine error" if isinstance(exc, EngineError) else "Scenario error"}:</b> '
+                              f'{_escape(self.error_text)}</div>')
+
+    def _clear_error(self) -> None:
+        self.error_text = ""
+        self.w_error.value = ""
+
+    def _on_preset(self, change) -> None:
+        if not self._quiet and change["new"]:
+            self.select_preset(change["new"])
+
+
+def _escape(text: str) -> str:
+    import html
+
+    return html.escape(text or "")
+
+
+def explore(preset: str | None = None, scenario: Scenario | str | Mapping | None = None, *, spark=None) -> App:
+    """Open the explorer on a preset (default: the seed story) or a scenario (object, YAML text or mapping)."""
+    if scenario is not None and not isinstance(scenario, Scenario):
+        from explorer import api
+
+        scenario = api.to_scenario(scenario)
+    return App(scenario, preset=preset, spark=spark)
+
+
+def _replace_children(box, new) -> None:
+    """Swap a box's children and close the widgets it drops.
+
+    Every FigureWidget lives in the kernel (and the front end) until it is closed; without this, each move of the
+    snapshot slider would leave a set of figures behind.
+    """
+    old = tuple(box.children)
+    box.children = tuple(new)
+    keep = {id(w) for w in new}
+    for widget in old:
+        if id(widget) not in keep:
+            widget.close()

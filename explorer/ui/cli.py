@@ -1,0 +1,219 @@
+"""The ``explorer`` command line.
+
+Exit codes: 0 ok; 2 invalid input (nothing ran); 3 the resolver/model and the engine disagree; 4 the engine
+refused a step (the table stays at its last good snapshot); 1 an unexpected internal error.
+Errors are one readable message on stderr, never a stack trace (set EXPLORER_DEBUG=1 to see one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Sequence
+
+EXIT_OK, EXIT_INTERNAL, EXIT_INVALID, EXIT_DISAGREE, EXIT_ENGINE = 0, 1, 2, 3, 4
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's default prints usage + exits 2; keep 2, make it readable
+        self.print_usage(sys.stderr)
+        print(f"explorer: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_INVALID)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="explorer", description="See how lakehouse tables order events: run sequence-number "
+                     "scenarios on real local Spark + Iceberg (or Paimon) tables and explain every decision.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p_run = sub.add_parser("run", help="run a scenario file or a preset on its real engine")
+    p_run.add_argument("scenario", nargs="?", help="path to a scenario YAML file")
+    p_run.add_argument("--preset", help="name of a built-in scenario (see `explorer presets`)")
+    p_run.add_argument("--json", action="store_true", help="print the result as JSON (stable contract)")
+    p_run.add_argument("--at-seq", type=int, default=None, metavar="N",
+                       help="show the table as of sequence number N (Paimon: snapshot id N); default latest")
+    p_run.add_argument("--keep-warehouse", action="store_true", help="keep the temporary warehouse folder")
+
+    p_changelog = sub.add_parser("changelog", help="run an Iceberg scenario and read its changelog")
+    p_changelog.add_argument("scenario", nargs="?", help="path to a scenario YAML file")
+    p_changelog.add_argument("--preset", help="name of a built-in scenario")
+    p_changelog.add_argument("--view", default="raw", choices=["raw", "carryover-removed", "net", "updates"],
+                             help="raw = the changes table (carry-overs kept); carryover-removed = "
+                                  "create_changelog_view; net = net_changes; updates = compute_updates")
+    p_changelog.add_argument("--json", action="store_true")
+
+    p_compare = sub.add_parser("compare", help="two Iceberg histories side by side: states, changelogs, files")
+    p_compare.add_argument("a", help="scenario A: a YAML file or a preset name")
+    p_compare.add_argument("b", help="scenario B: a YAML file or a preset name")
+    p_compare.add_argument("--json", action="store_true")
+
+    p_presets = sub.add_parser("presets", help="list the built-in scenarios")
+    p_presets.add_argument("--json", action="store_true")
+    p_presets.add_argument("--engine", choices=["iceberg", "paimon"], default=None)
+
+    p_validate = sub.add_parser("validate", help="check a scenario file without running it")
+    p_validate.add_argument("scenario")
+    p_validate.add_argument("--json", action="store_true")
+
+    p_show = sub.add_parser("show", help="print a preset's YAML (a starting point for your own scenario)")
+    p_show.add_argument("preset")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        print("explorer: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the CLI's promise: a message, never a trace
+        return _report_error(exc, as_json=getattr(args, "json", False))
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "presets":
+        return _cmd_presets(args)
+    if args.command == "validate":
+        return _cmd_validate(args)
+    if args.command == "show":
+        from explorer.api import load_preset
+
+        sys.stdout.write(load_preset(args.preset).to_yaml())
+        return EXIT_OK
+    if args.command == "run":
+        return _cmd_run(args)
+    if args.command == "changelog":
+        from explorer.changelog_api import changelog
+
+        result = changelog(_scenario_from_args(args), view=args.view)
+        return _emit(result, args.json)
+    if args.command == "compare":
+        from explorer.changelog_api import compare
+
+        result = compare(_source(args.a), _source(args.b))
+        return _emit(result, args.json)
+    raise AssertionError(args.command)
+
+
+def _scenario_from_args(args):
+    from explorer.api import load_preset, to_scenario
+    from explorer.scenario.errors import ScenarioError
+
+    if bool(args.scenario) == bool(args.preset):
+        raise ScenarioError("give either a scenario file or --preset NAME (not both)", field="scenario")
+    if args.preset:
+        return load_preset(args.preset)
+    from pathlib import Path
+
+    path = Path(args.scenario)
+    if not path.exists():
+        raise ScenarioError(f"no such file: {path}", field="scenario")
+    return to_scenario(path)
+
+
+def _source(text: str):
+    """A compare argument: an existing file, or else a preset name."""
+    from pathlib import Path
+
+    from explorer.api import load_preset, to_scenario
+
+    path = Path(text)
+    return to_scenario(path) if path.exists() else load_preset(text)
+
+
+def _emit(result, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(result.to_plain(), indent=2, default=str))
+    else:
+        print(result.to_text())
+    return EXIT_OK
+
+
+def _cmd_presets(args) -> int:
+    from explorer.api import list_presets
+
+    presets = list_presets(args.engine)
+    if args.json:
+        print(json.dumps([{"name": s.name, "engine": s.engine, "title": s.display_title,
+                           "steps": len(s.steps)} for s in presets], indent=2))
+        return EXIT_OK
+    width = max((len(s.name) for s in presets), default=4)
+    for s in presets:
+        print(f"{s.name:<{width}}  {s.engine:<7}  {s.display_title}")
+    return EXIT_OK
+
+
+def _cmd_validate(args) -> int:
+    from pathlib import Path
+
+    from explorer.api import to_scenario
+    from explorer.scenario.errors import ScenarioError
+
+    path = Path(args.scenario)
+    if not path.exists():
+        raise ScenarioError(f"no such file: {path}", field="scenario")
+    scenario = to_scenario(path)
+    if args.json:
+        print(json.dumps({"valid": True, "name": scenario.name, "engine": scenario.engine,
+                          "steps": len(scenario.steps)}))
+    else:
+        print(f"{scenario.name}: valid ({scenario.engine}, {len(scenario.steps)} steps)")
+    return EXIT_OK
+
+
+def _cmd_run(args) -> int:
+    from explorer.api import run
+
+    scenario = _scenario_from_args(args)
+    progress = None if args.json else _stderr_progress(len(scenario.steps))
+    result = run(scenario, keep_warehouse=args.keep_warehouse, progress=progress)
+    if result.engine == "paimon":
+        plain = result.to_plain(as_of_snapshot=args.at_seq)
+        text = result.to_text(as_of_snapshot=args.at_seq) if not args.json else ""
+    else:
+        plain = result.to_plain(as_of_sequence_number=args.at_seq)
+        text = result.to_text(as_of_sequence_number=args.at_seq) if not args.json else ""
+    if args.json:
+        print(json.dumps(plain, indent=2, default=str))
+    else:
+        print(text)
+    return EXIT_OK if plain.get("agrees", True) else EXIT_DISAGREE
+
+
+def _stderr_progress(total: int):
+    def report(step_index: int | None = None, total_steps: int | None = None, outcome: Any = None,
+               message: str | None = None, **_: Any) -> None:
+        if message:
+            print(f"[{step_index or '-'}/{total_steps or total}] {message}", file=sys.stderr, flush=True)
+
+    return report
+
+
+def _report_error(exc: Exception, *, as_json: bool) -> int:
+    from explorer.scenario.errors import EngineError, ScenarioError
+
+    if os.environ.get("EXPLORER_DEBUG"):
+        import traceback
+
+        traceback.print_exc()
+    if isinstance(exc, ScenarioError):
+        code, payload, text = EXIT_INVALID, exc.to_dict(), f"explorer: invalid scenario: {exc}"
+    elif isinstance(exc, EngineError):
+        code, payload, text = EXIT_ENGINE, exc.to_dict(), f"explorer: {exc}"
+    else:
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        code = EXIT_INTERNAL
+        payload = {"error": "internal error", "type": type(exc).__name__, "message": first}
+        text = (f"explorer: internal error ({type(exc).__name__}): {first}\n"
+                "         This is a bug in Sequence Explorer; run again with EXPLORER_DEBUG=1 for details.")
+    if as_json:
+        print(json.dumps(payload))
+    print(text, file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,141 @@
+"""The changelog compare view: two Iceberg histories side by side, with carry-over rows highlighted.
+
+A learner picks history A and B (presets), optionally changes how many files A's inserts write, runs both on
+real Spark, and switches between the four changelog views without re-running. Every control has a public
+twin (``select``, ``set_files_per_insert``, ``set_view``, ``run``) so tests drive it as a user would.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as W
+import plotly.graph_objects as go
+
+from explorer import api
+from explorer.iceberg.changelog import Projection, parse_projection
+from explorer.scenario.errors import EngineError, ExplorerError
+from explorer.scenario.model import InsertStep, Scenario
+from explorer.ui.app import _escape, _replace_children
+
+VIEWS = [p.value for p in Projection]
+
+
+class CompareApp:
+    """Compare two histories' changelogs. Display it in a notebook cell (or use ``.widget``)."""
+
+    def __init__(self, a: str = "changelog-sequence-a", b: str = "changelog-sequence-b", *, spark=None):
+        self.spark = spark
+        self.result = None
+        self.figure: go.Figure | None = None
+        self.error_text = ""
+        self.summary_text = ""
+        self.files_per_insert: int | None = None  # None: as the preset says
+        self.view = Projection.NET
+        names = sorted(s.name for s in api.list_presets("iceberg"))
+        self.w_a = W.Dropdown(options=names, value=a, description="History A")
+        self.w_b = W.Dropdown(options=names, value=b, description="History B")
+        self.w_files = W.BoundedIntText(value=0, min=0, max=16, description="A: files/insert",
+                                        tooltip="0 keeps the preset's own file counts")
+        self.w_view = W.ToggleButtons(options=VIEWS, value=self.view.value, description="View")
+        self.w_run = W.Button(description="Compare", button_style="primary", icon="play")
+        self.w_status = W.HTML()
+        self.w_error = W.HTML()
+        self.w_summary = W.HTML()
+        self.w_figure = W.VBox()
+        self.w_run.on_click(lambda _: self.run())
+        self.w_view.observe(lambda change: self.set_view(change["new"]), names="value")
+        self.w_files.observe(lambda change: self.set_files_per_insert(change["new"] or None), names="value")
+        self.widget = W.VBox([
+            W.HBox([self.w_a, self.w_b]), W.HBox([self.w_files, self.w_run]), self.w_view,
+            self.w_status, self.w_error, self.w_summary, self.w_figure])
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+    # ------------------------------------------------------------------------------- programmatic twins
+
+    def select(self, a: str | None = None, b: str | None = None) -> None:
+        if a is not None:
+            self.w_a.value = a
+        if b is not None:
+            self.w_b.value = b
+
+    def set_files_per_insert(self, n: int | None) -> None:
+        """Make every insert of history A write ``n`` files (at most one per row); None restores the preset."""
+        self.files_per_insert = n
+        if (self.w_files.value or None) != n:
+            self.w_files.value = n or 0
+
+    def set_view(self, view: str | Projection) -> None:
+        """Switch the changelog view; the runs already hold all four, so nothing re-runs."""
+        try:
+            self.view = parse_projection(view)
+        except ExplorerError as exc:
+            self._show_error(exc)
+            return
+        if self.w_view.value != self.view.value:
+            self.w_view.value = self.view.value
+        if self.result is not None:
+            self._render()
+
+    def scenario_a(self) -> Scenario:
+        scenario = api.load_preset(self.w_a.value)
+        if self.files_per_insert is None:
+            return scenario
+        steps = [
+            InsertStep(index=s.index, label=s.label, rows=s.rows, files=min(self.files_per_insert, len(s.rows)))
+            if isinstance(s, InsertStep) else s for s in scenario.steps]
+        return scenario.replace_steps(steps)
+
+    def run(self) -> None:
+        """Run both histories on real Spark and show the comparison (errors appear in the view)."""
+        from explorer.changelog_api import compare
+
+        self.w_run.disabled = True
+        self.w_status.value = "<i>Running both histories on Spark…</i>"
+        self.error_text = ""
+        self.w_error.value = ""
+        try:
+            self.result = compare(self.scenario_a(), api.load_preset(self.w_b.value), spark=self.spark)
+            self._render()
+        except ExplorerError as exc:
+            self._show_error(exc)
+        finally:
+            self.w_run.disabled = False
+            self.w_status.value = ""
+
+    # ------------------------------------------------------------------------------------------ views
+
+    def _render(self) -> None:
+        self.figure = _compare_figure(self.result, self.view)
+        _replace_children(self.w_figure, [go.FigureWidget(self.figure)])
+        diffs = self.result.differences.get(self.view, ())
+        state = "EQUAL" if self.result.final_states_equal else "DIFFERENT"
+        entries = "entry" if len(diffs) == 1 else "entries"
+        lines = [f"Final tables: {state}. View '{self.view.value}': {len(diffs)} differing row {entries}."]
+        note = self.result.notes.get(self.view)
+        if note:
+            lines.append(note)
+        lines += [d.reason for d in diffs]
+        self.summary_text = "\n".join(lines)
+        items = "".join(f"<li>{_escape(line)}</li>" for line in lines[1:])
+        self.w_summary.value = f"<b>{_escape(lines[0])}</b><ul>{items}</ul>"
+
+    def _show_error(self, exc: ExplorerError) -> None:
+        self.error_text = str(exc)
+        kind = "Engine" if isinstance(exc, EngineError) else "Scenario"
+        self.w_error.value = (f'<div style="border-left:4px solid #c62828;padding:6px 10px;background:#ffebee">'
+                              f'<b>{kind} error:</b> {_escape(self.error_text)}</div>')
+
+
+def _compare_figure(result, view):
+    from explorer.iceberg.changelog_figures import compare_figure
+
+    return compare_figure(result, view)
+
+
+def compare_explorer(a: str = "changelog-sequence-a", b: str = "changelog-sequence-b", *, spark=None
+                     ) -> CompareApp:
+    """Open the compare view on two presets (default: the copy-on-write sequences A and B)."""
+    return CompareApp(a, b, spark=spark)

@@ -1,0 +1,290 @@
+"""Figures are asserted from their data (trace meta and customdata), for hand-built and real captures."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import pytest
+
+from explorer.iceberg.model import Capture, DeletedPosition, FileContent, FileRecord, SnapshotRecord
+from explorer.iceberg.resolution import Decision, Outcome, RowFate, Rule
+from explorer.iceberg import figures as F
+
+
+def _xy_of(fig, role, **match):
+    """(x, y) point lists of every trace with ``role`` whose customdata rows match ``match``."""
+    pts = []
+    for t in F.trace_by_role(fig, role):
+        fields = t.meta["fields"]
+        for x, y, row in zip(t.x, t.y, t.customdata):
+            if row is not None and all(row[fields.index(k)] == v for k, v in match.items()):
+                pts.append((x, y))
+    return pts
+
+
+# ----------------------------------------------------------------------------------- the seed story, by hand
+
+
+def test_seed_timeline_ignores_the_delete_at_4_and_applies_the_one_at_6(seed_capture):
+    fig = F.timeline_figure(seed_capture)
+    conn = F.connectors(fig)
+    ignored, applied = conn[("D4", "E1")], conn[("D4", "E2")]
+    assert (ignored["applies"], ignored["outcome"], ignored["comparison"]) == (False, "ignored-by-sequence", "5 < 4")
+    assert (applied["applies"], applied["outcome"], applied["comparison"]) == (True, "applies", "5 < 6")
+    # The old row for user 500 lives in D2 (sequence 2): both deletes apply to it.
+    assert conn[("D2", "E1")]["applies"] and conn[("D2", "E2")]["applies"]
+    # Styling follows the decision: ignored connectors are dashed grey, applied ones solid green.
+    traces = F.trace_by_role(fig, "connector")
+    ignored_t = [t for t in traces if not t.meta["applies"]]
+    applied_t = [t for t in traces if t.meta["applies"]]
+    assert all(t.line.dash == "dash" and t.line.color == F.IGNORED_COLOR for t in ignored_t)
+    assert applied_t and all(t.line.dash == "solid" and t.line.color == F.APPLIES_COLOR for t in applied_t)
+    # Bold where the delete removes rows of that file: E1 and E2 both list user 500, which D2 and D4 hold.
+    assert (applied["rows_removed"], conn[("D2", "E1")]["rows_removed"], conn[("D1", "E1")]["rows_removed"]) \
+        == (1, 1, 0)
+    # The connector runs from the delete's sequence number to the data file's sequence number, lane to lane.
+    lanes = fig.layout.meta["lanes"]
+    pts = _xy_of(fig, "connector", data_file="D4", delete_file="E1")
+    assert (pts[0][0], pts[-1][0]) == (4, 5)
+    assert (pts[0][1], pts[-1][1]) == (lanes.index("E1"), lanes.index("D4"))
+    # Hover text carries the resolver's reason sentence.
+    assert "5 < 4 is false" in ignored["reason"]
+
+
+def test_seed_timeline_ticks_one_per_snapshot_with_step_labels(seed_capture):
+    fig = F.timeline_figure(seed_capture)
+    assert list(fig.layout.xaxis.tickvals) == [s.sequence_number for s in seed_capture.snapshots]
+    assert "Delete user 500" in fig.layout.xaxis.ticktext[3]
+    # One lane per file, data files first.
+    assert fig.layout.meta["lanes"] == ["D1", "D2", "D3", "D4", "E1", "E2"]
+    delete_marks = {r["file"]: r["sequence_number"] for r in F.records(fig, "delete-file")}
+    assert delete_marks == {"E1": 4, "E2": 6}
+
+
+def test_timeline_time_travels_without_an_engine(seed_capture):
+    at5 = F.timeline_figure(seed_capture, 5)
+    assert "E2" not in at5.layout.meta["lanes"]
+    assert F.connectors(at5)[("D4", "E1")]["applies"] is False
+    assert ("D4", "E2") not in F.connectors(at5)
+    at4 = F.timeline_figure(seed_capture, 4)
+    assert "D4" not in at4.layout.meta["lanes"]
+    assert F.connectors(at4)[("D2", "E1")]["applies"] is True
+    # Bars of live files stop at the chosen snapshot, not at the end of the run.
+    d1 = _xy_of(at4, "data-file", file="D1")
+    assert max(x for x, _ in d1) < 5
+
+
+def test_compaction_shows_data_sequence_apart_from_file_sequence(compacted_seed_capture):
+    cap = compacted_seed_capture
+    fig = F.timeline_figure(cap)
+    pts = _xy_of(fig, "data-sequence", file="D5")
+    assert sorted(x for x, _ in pts) == [6, 7]  # hollow marker at data seq 6, link to file seq 7
+    conn = F.connectors(fig)
+    # D5 keeps the starting sequence number 6, so the delete at 6 no longer applies (6 < 6 is false).
+    assert conn[("D5", "E2")]["applies"] is False and conn[("D5", "E2")]["comparison"] == "6 < 6"
+    # The rewritten D1 is drawn as removed at 7, and no connector points at it any more.
+    assert {r["file"] for r in F.records(fig, "data-file") if not r["live"]} == {"D1"}
+    assert not any(k[0] == "D1" for k in conn)
+
+
+def test_decision_matrix_cells_name_outcome_and_reason(seed_capture):
+    fig = F.decision_matrix_figure(seed_capture)
+    hm = F.trace_by_role(fig, "decision-matrix")[0]
+    assert list(hm.y) == ["D1", "D2", "D3", "D4"] and list(hm.x) == ["E1", "E2"]
+    cell = F.matrix_cell(fig, "D4", "E1")
+    assert cell["outcome"] == "ignored-by-sequence" and cell["applies"] is False
+    assert F.matrix_cell(fig, "D4", "E2")["outcome"] == "applies"
+    assert [F.matrix_cell(fig, d, "E2")["rows_removed"] for d in ("D1", "D2", "D3", "D4")] == [0, 1, 0, 1]
+    i, j = list(hm.y).index("D4"), list(hm.x).index("E1")
+    assert hm.z[i][j] == F.OUTCOME_CODES[Outcome.IGNORED_BY_SEQUENCE]
+
+
+def test_row_fates_table_lists_every_row_with_its_killer(seed_capture):
+    fig = F.row_fate_figure(seed_capture)
+    rows = F.table_rows(fig)
+    assert sum(f.record_count for f in seed_capture.files if not f.is_delete) == len(rows)
+    fate = {(r["file"], r["user_id"]): r["fate"] for r in rows}
+    assert fate[("D2", 500)].startswith("removed by E1")
+    assert fate[("D4", 500)] == "removed by E2"
+    assert sorted(k[1] for k, v in fate.items() if v == "visible") == [100, 200, 300, 400]
+    # At sequence 5 the re-inserted row is still visible.
+    at5 = {(r["file"], r["user_id"]): r["fate"] for r in F.table_rows(F.row_fate_figure(seed_capture, 5))}
+    assert at5[("D4", 500)] == "visible"
+
+
+def test_snapshot_and_file_tables(seed_capture):
+    snaps = F.table_rows(F.snapshots_figure(seed_capture, 4))
+    assert [r["sequence_number"] for r in snaps] == [1, 2, 3, 4]
+    files = {r["file"]: r for r in F.table_rows(F.files_figure(seed_capture))}
+    assert files["E2"]["content"] == "equality_deletes" and files["D4"]["sequence_number"] == 5
+
+
+# ----------------------------------------------------------------------------------- scope outcomes
+
+
+def _file(fid, content, seq, *, part=None, path=None, ref=None, positions=(), eq=(), rows=()):
+    return FileRecord(id=fid, content=content, path=path or f"data/{fid}.parquet", sequence_number=seq,
+                      file_sequence_number=seq, added_snapshot_id=seq, removed_snapshot_id=None,
+                      record_count=len(rows) or len(positions) or 1,
+                      partition=MappingProxyType(part or {}), spec_unpartitioned=part is None,
+                      equality_columns=eq, referenced_data_file=ref, positions=tuple(positions),
+                      rows=tuple(MappingProxyType(r) for r in rows))
+
+
+def _capture(files, n_snaps):
+    from explorer.scenario.model import load_scenario
+
+    scenario = load_scenario("explorer/presets/seed-delete-insert-delete.yaml")
+    snaps = tuple(SnapshotRecord(ordinal=i, snapshot_id=i, parent_id=i - 1 or None, sequence_number=i,
+                                 operation="append", timestamp_ms=i) for i in range(1, n_snaps + 1))
+    return Capture(scenario=scenario, engine="iceberg", table_name="t", table_location="/t",
+                   columns=scenario.table.columns, snapshots=snaps, files=tuple(files), steps=())
+
+
+def test_matrix_shows_out_of_scope_partition_and_file():
+    files = [
+        _file("D1", FileContent.DATA, 1, part={"user_id": 1}, rows=[{"user_id": 1, "name": "a"}]),
+        _file("D2", FileContent.DATA, 2, part={"user_id": 2}, rows=[{"user_id": 2, "name": "b"}]),
+        _file("E1", FileContent.EQUALITY_DELETES, 3, part={"user_id": 1}, eq=("user_id",), rows=[{"user_id": 1}]),
+        _file("P1", FileContent.POSITION_DELETES, 4, part={"user_id": 2}, path="data/P1.parquet",
+              positions=[DeletedPosition("data/other.parquet", 0)]),
+    ]
+    fig = F.decision_matrix_figure(_capture(files, 4))
+    assert F.matrix_cell(fig, "D2", "E1")["outcome"] == "out-of-scope-partition"
+    assert F.matrix_cell(fig, "D1", "E1")["outcome"] == "applies"
+    assert F.matrix_cell(fig, "D2", "P1")["outcome"] == "out-of-scope-file"
+    # Out-of-scope pairs get no connector on the timeline.
+    conn = F.connectors(F.timeline_figure(_capture(files, 4)))
+    assert set(conn) == {("D1", "E1")}
+
+
+def test_bare_snapshot_view_draws_matrix_and_rows_but_timeline_needs_the_run(seed_capture):
+    from explorer.iceberg.result import IcebergResult
+
+    view = IcebergResult(seed_capture).at(5)
+    assert F.matrix_cell(F.decision_matrix_figure(view), "D4", "E1")["applies"] is False
+    assert len(F.table_rows(F.row_fate_figure(view))) == 6
+    with pytest.raises(TypeError, match="needs the run"):
+        F.timeline_figure(view)
+
+
+# ----------------------------------------------------------------------------------- scale
+
+
+def test_large_run_uses_webgl_and_a_bounded_payload():
+    """1,000 snapshots and 20,000 files: each commit writes 19 data files and one partitioned equality delete.
+
+    How fast this builds is measured in benchmarks/figure_scale.py, not asserted here."""
+    n_snaps, per = 1000, 19
+    files, decisions, fates = [], [], []
+    for s in range(1, n_snaps + 1):
+        part = {"user_id": s}
+        for k in range(per):
+            files.append(_file(f"D{(s - 1) * per + k + 1}", FileContent.DATA, s, part=part,
+                               rows=[{"user_id": s, "name": "x"}]))
+        files.append(_file(f"E{s}", FileContent.EQUALITY_DELETES, s, part=part, eq=("user_id",),
+                           rows=[{"user_id": s}]))
+    cap = _capture(files, n_snaps)
+    assert len(cap.files) == 20_000
+    for f in files:
+        if f.content is FileContent.DATA:
+            e = f"E{f.sequence_number}"
+            decisions.append(Decision(f.id, e, False, Rule.EQUALITY, Outcome.IGNORED_BY_SEQUENCE,
+                                      f.sequence_number, f.sequence_number, "s < s", "same commit"))
+            fates.append(RowFate(f.id, 0, f.rows[0]))
+    ex = F.Explained(cap, cap.state(), tuple(decisions), tuple(fates))
+    timeline = F.timeline_figure(ex)
+    matrix = F.decision_matrix_figure(ex)
+    rows = F.row_fate_figure(ex)
+    assert all(type(t).__name__ == "Scattergl" for t in F.trace_by_role(timeline, "data-file"))
+    assert timeline.layout.meta["connectors_hidden"] == len(decisions) - F.MAX_CONNECTORS
+    assert "not drawn" in timeline.layout.title.text
+    assert len(F.trace_by_role(matrix, "decision-matrix")[0].y) == F.MAX_MATRIX_SIDE
+    assert F.figure_json_size(rows) < 2_000_000 and f"first {F.MAX_TABLE_ROWS:,}" in rows.layout.title.text
+    assert F.figure_json_size(timeline) < 12_000_000
+
+
+def test_small_figures_stay_small(seed_capture):
+    assert F.figure_json_size(F.timeline_figure(seed_capture)) < 60_000
+    assert all(type(t).__name__ == "Scatter" for t in F.timeline_figure(seed_capture).data)
+
+
+# ----------------------------------------------------------------------------------- the real engine
+
+
+@pytest.mark.spark
+def test_real_seed_run_timeline_and_matrix(spark):
+    from explorer import api
+
+    result = api.run("seed-delete-insert-delete", spark=spark)
+    fig = F.timeline_figure(result)
+    conn = F.connectors(fig)
+    cap = result.capture
+    # Find the data file holding the re-inserted row (sequence 5) and the two equality deletes by sequence.
+    new_500 = [f for f in cap.files if not f.is_delete and f.sequence_number == 5]
+    eq = {f.sequence_number: f.id for f in cap.files if f.content is FileContent.EQUALITY_DELETES}
+    assert len(new_500) == 1 and set(eq) == {4, 6}
+    d5 = new_500[0].id
+    assert conn[(d5, eq[4])]["applies"] is False and conn[(d5, eq[4])]["comparison"] == "5 < 4"
+    assert conn[(d5, eq[6])]["applies"] is True and conn[(d5, eq[6])]["comparison"] == "5 < 6"
+    assert F.matrix_cell(F.decision_matrix_figure(result), d5, eq[4])["outcome"] == "ignored-by-sequence"
+    # The rows table matches what Spark itself read at the last snapshot.
+    visible = sorted(r["user_id"] for r in F.table_rows(F.row_fate_figure(result)) if r["fate"] == "visible")
+    assert visible == sorted(r["user_id"] for r in result.at().engine_rows)
+
+
+# ----------------------------------------------------------------------------------- offline screenshots
+
+
+def _png_pixels(path):
+    """Decode an 8-bit RGB/RGBA PNG (what Chromium writes) into (width, height, rows of RGB tuples)."""
+    import struct
+    import zlib
+
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, color = struct.unpack(">IIBB", chunk[:10])
+            assert depth == 8 and color in (2, 6)
+            bpp = 3 if color == 2 else 4
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, bpp)])
+        prev = line
+    return width, height, rows
+
+
+@pytest.mark.browser
+def test_offline_png_of_the_seed_figures_shows_the_applied_green(seed_capture, tmp_path):
+    from explorer.ui.png import save_png
+
+    green = tuple(int(F.APPLIES_COLOR[i:i + 2], 16) for i in (1, 3, 5))
+    for fig, name in ((F.timeline_figure(seed_capture), "t.png"), (F.decision_matrix_figure(seed_capture), "m.png")):
+        path = save_png(fig, tmp_path / name, width=800, height=420)
+        width, height, rows = _png_pixels(path)
+        assert (width, height) == (800, 420)
+        greens = sum(1 for row in rows for px in row if all(abs(p - q) < 12 for p, q in zip(px, green)))
+        assert greens > 500, f"{name}: plotly did not draw (only {greens} green pixels)"

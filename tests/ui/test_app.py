@@ -1,0 +1,243 @@
+"""The explorer app through its programmatic twins: editing, errors, time travel, predict mode, YAML, real runs."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import MappingProxyType
+
+import plotly.graph_objects as go
+import pytest
+
+from explorer.iceberg.result import IcebergResult
+from explorer.scenario.model import load_scenario
+from explorer.iceberg import figures as F
+from explorer.ui.app import App, explore
+
+SEED = "seed-delete-insert-delete"
+
+
+# ----------------------------------------------------------------------------------- editing, no engine
+
+
+def test_preset_loads_into_the_editor_and_exports_the_same_scenario():
+    app = explore()
+    assert app.w_preset.value == SEED and len(app.w_steps.children) == 6
+    assert load_scenario(f"explorer/presets/{SEED}.yaml") == app.scenario()
+    again = explore(scenario=app.export_yaml())
+    assert again.scenario() == app.scenario()
+
+
+def test_every_preset_round_trips_through_the_editor_text_fields():
+    from explorer import api
+
+    app = explore()
+    for preset in api.list_presets():
+        app.select_preset(preset.name)
+        assert app.scenario() == preset, preset.name
+        assert len(app.w_steps.children) == len(preset.steps) and app.error_text == ""
+
+
+def test_add_move_edit_remove_steps():
+    app = explore(SEED)
+    app.add_step("compact", label="tidy up")
+    assert [s.kind for s in app.scenario().steps][-1] == "compact"
+    app.move_step(7, -2)
+    assert [s.kind for s in app.scenario().steps] == ["insert", "insert", "insert", "equality_delete", "compact",
+                                                      "insert", "equality_delete"]
+    app.edit_step(6, rows=[{"user_id": 500, "name": "newest"}])
+    step6 = app.scenario().steps[5]
+    assert step6.rows[0]["name"] == "newest" and step6.label == "Re-insert user 500"
+    app.edit_step(5, kind="delete", where={"user_id": 100})
+    assert app.scenario().steps[4].kind == "delete"
+    app.remove_step(5)
+    assert len(app.scenario().steps) == 6 and app.error_text == ""
+    # The widget rows follow the model: one row per step, numbered in order.
+    assert [r.children[0].value for r in app.w_steps.children] == [f"{i}." for i in range(1, 7)]
+
+
+def test_table_settings_and_files_per_insert():
+    app = explore(SEED)
+    app.set_table(format_version=3, partitioned_by="user_id", files_per_insert=2)
+    sc = app.scenario()
+    assert sc.table.format_version == 3 and sc.table.partitioned_by == ("user_id",)
+    # Two-row inserts are spread over two files; one-row inserts stay one file.
+    assert [s.files for s in sc.steps if s.kind == "insert"] == [2, 2, 1, 1]
+    assert app.w_format.value == 3 and app.w_partition.value == "user_id"
+
+
+def test_bad_input_names_step_and_field_and_the_app_stays_usable():
+    app = explore(SEED)
+    app.edit_step(2, body_text="[{user_id: 300, name: linus}, {user_id: 'x', name: y}]")
+    assert app.run() is None
+    assert app.error_text.startswith("step 2, field 'insert[2].user_id'")
+    assert "Scenario error" in app.w_error.value and app.w_run.disabled is False
+    app.edit_step(2, body_text="[{user_id: 300, name: linus}]")
+    app.edit_step(3, body_text="[{user_id: 400")  # not YAML at all
+    app.run()
+    assert app.error_text.startswith("step 3, field 'insert'") and "not valid YAML" in app.error_text
+    app.remove_step(42)
+    assert "there is no step 42" in app.error_text
+    app.add_step("write", rows=[{"user_id": 1}])  # a Paimon step in an Iceberg scenario
+    assert "field 'kind'" in app.error_text
+    app.edit_step(3, body_text="[{user_id: 400, name: barbara}]")
+    assert app.export_yaml() and app.error_text == ""
+
+
+def test_import_yaml_replaces_the_scenario_or_reports_the_field():
+    app = explore(SEED)
+    before = app.scenario()
+    assert not app.import_yaml("name: x\ntable: {columns: {a: int}}\nsteps: [{insert: [{a: 1}]}, {delete: {b: 1}}]")
+    assert app.error_text.startswith("step 2, field 'delete.b'")
+    assert app.scenario() == before  # the old scenario is kept
+    assert app.import_yaml("name: tiny\ntable: {columns: {a: int}}\nsteps: [{insert: [{a: 1}]}]")
+    assert app.scenario().name == "tiny" and len(app.w_steps.children) == 1 and app.error_text == ""
+
+
+# ----------------------------------------------------------------------------------- a hand-built result
+
+
+def test_slider_time_travels_all_views_from_the_result(seed_capture):
+    app = explore(SEED)
+    app.show_result(IcebergResult(seed_capture))
+    assert len(app.w_slider.options) == len(seed_capture.snapshots)
+    conn = F.connectors(app.current_figures["timeline"])
+    assert conn[("D4", "E1")]["applies"] is False and conn[("D4", "E2")]["applies"] is True
+    app.set_snapshot(5)
+    assert "E2" not in app.current_figures["timeline"].layout.meta["lanes"]
+    rows = {(r["file"], r["user_id"]): r["fate"] for r in F.table_rows(app.current_figures["rows"])}
+    assert rows[("D4", 500)] == "visible"
+    assert [r["sequence_number"] for r in F.table_rows(app.current_figures["snapshots"])] == [1, 2, 3, 4, 5]
+    # The slider widget moved with it, and the tabs hold live FigureWidgets of the same figures.
+    assert app.w_slider.value == seed_capture.snapshot_at(5).snapshot_id
+    shown = app.w_tab_boxes["Timeline"].children[0]
+    assert isinstance(shown, go.FigureWidget) and shown.layout.meta["sequence_number"] == 5
+    app.w_slider.value = seed_capture.snapshot_at(4).snapshot_id  # dragging the slider does the same
+    assert app.current_figures["timeline"].layout.meta["sequence_number"] == 4
+
+
+def test_red_banner_when_resolver_and_engine_disagree(seed_capture):
+    last = seed_capture.snapshots[-1].snapshot_id
+    # Pretend the engine returned the re-inserted row that the resolver says E2 deletes.
+    engine_rows = {last: tuple(MappingProxyType(r) for r in (
+        {"user_id": 100, "name": "ada"}, {"user_id": 200, "name": "grace"}, {"user_id": 300, "name": "linus"},
+        {"user_id": 400, "name": "barbara"}, {"user_id": 500, "name": "new-500"}))}
+    app = explore(SEED)
+    app.show_result(IcebergResult(replace(seed_capture, engine_rows=MappingProxyType(engine_rows))))
+    assert "DISAGREE" in app.banner_text and "new-500" in app.banner_text
+    assert "#c62828" in app.w_banner.value
+    app.set_snapshot(5)  # not captured there: no claim of agreement, but the other snapshot is named
+    assert "disagree at sequence numbers [6]" in app.check.text
+    honest = {last: engine_rows[last][:4]}
+    app.show_result(IcebergResult(replace(seed_capture, engine_rows=MappingProxyType(honest))))
+    assert app.banner_text == "" and app.check.agrees is True
+
+
+def test_predict_then_reveal_scores_each_guess_with_its_rule(seed_capture):
+    app = explore(SEED)
+    app.set_predict_mode(True)
+    app.show_result(IcebergResult(seed_capture))
+    assert app.current_figures == {} and not app.revealed and app.w_slider.disabled
+    assert len(app.prediction_rows) == 6
+    # The learner thinks the delete at 4 kills both 500 rows and the one at 6 is redundant.
+    app.predict([{"user_id": 100}, {"user_id": 200}, {"user_id": 300}, {"user_id": 400}])
+    ticked = [b.value for b in app._checkboxes]
+    assert ticked.count(True) == 4
+    score = app.reveal()
+    assert (score.correct, score.total) == (6, 6)
+    # Now a wrong guess: the learner expects the re-inserted row to survive.
+    app.show_result(IcebergResult(seed_capture))
+    app.predict([("D1", 0), ("D1", 1), ("D2", 0), ("D3", 0), ("D4", 0)])
+    score = app.reveal()
+    wrong = [g for g in score.guesses if not g.correct]
+    assert len(wrong) == 1 and wrong[0].key == ("D4", 0)
+    assert wrong[0].decided_by == "E2" and wrong[0].rule == "equality" and "5 < 6" in wrong[0].reason
+    assert "5 of 6" in app.w_predict_box.children[0].value
+    assert app.revealed and "timeline" in app.current_figures
+
+
+# ----------------------------------------------------------------------------------- the real engine
+
+
+@pytest.mark.spark
+def test_real_run_pick_edit_run_slide(spark):
+    app = App(preset=SEED, spark=spark)
+    app.select_preset(SEED)
+    result = app.run()
+    assert result is not None and app.error_text == "", app.error_text
+    assert app.banner_text == "" and app.check.agrees is True
+    assert app.w_progress.value == app.w_progress.max and app.w_run.disabled is False
+    # Progress was reported step by step while Spark ran.
+    assert [i for i in range(1, 7) if any(f"step {i}/6" in line for line in app.progress_log)] == [1, 2, 3, 4, 5, 6]
+    cap = result.capture
+    d_new = next(f.id for f in cap.files if not f.is_delete and f.sequence_number == 5)
+    eq = {f.sequence_number: f.id for f in cap.files if f.is_delete}
+    conn = F.connectors(app.current_figures["timeline"])
+    assert conn[(d_new, eq[4])]["applies"] is False and conn[(d_new, eq[6])]["applies"] is True
+    engine = sorted(r["user_id"] for r in F.table_rows(app.current_figures["engine_rows"]))
+    assert engine == [100, 200, 300, 400]
+    # Time travel to sequence 5: the re-inserted row is visible, and Spark read it there too.
+    app.set_snapshot(5)
+    assert 500 in [r["user_id"] for r in F.table_rows(app.current_figures["engine_rows"])]
+    # Edit: drop the second delete and re-run; user 500 survives at the end.
+    app.remove_step(6)
+    app.run()
+    final = sorted(r["user_id"] for r in F.table_rows(app.current_figures["engine_rows"]))
+    assert final == [100, 200, 300, 400, 500] and app.check.agrees is True
+
+
+@pytest.mark.spark
+def test_real_run_engine_error_names_the_step_and_app_recovers(spark):
+    app = App(preset=SEED, spark=spark)
+    app.add_step("sql", sql="DELETE FROM {table} WHERE no_such_column = 1", label="bad SQL")
+    assert app.run() is None
+    assert app.error_text.startswith("step 7"), app.error_text
+    assert "Traceback" not in app.error_text and app.w_run.disabled is False
+    app.remove_step(7)
+    assert app.run() is not None and app.error_text == ""
+
+
+@pytest.mark.spark
+def test_real_run_predict_mode(spark):
+    app = App(preset=SEED, spark=spark)
+    app.set_predict_mode(True)
+    app.run()
+    assert not app.revealed and app.current_figures == {}
+    keep = [r.key for r in app.prediction_rows if r.row["user_id"] != 500]
+    app.predict(keep)
+    score = app.reveal()
+    assert score.correct == score.total == len(app.prediction_rows)
+    assert {g.decided_by for g in score.guesses if not g.visible} <= {f.id for f in app.result.capture.files
+                                                                        if f.is_delete}
+
+
+@pytest.mark.paimon
+def test_real_paimon_run_uses_the_paimon_views():
+    app = explore("paimon-late-arriving-event")
+    result = app.run()
+    assert result is not None and result.engine == "paimon" and app.error_text == ""
+    assert app.check.agrees is True and app.banner_text == ""
+    # The rows tab shows the model's merged rows; they match what pypaimon read, row for row.
+    assert F.table_rows(app.current_figures["rows"]) == F.table_rows(app.current_figures["engine_rows"])
+    first = result.capture.snapshots[0].snapshot_id
+    app.set_snapshot(snapshot_id=first)
+    assert F.table_rows(app.current_figures["rows"]) != F.table_rows(
+        F.rows_table_figure([dict(zip(result.columns, r)) for r in result.predicted_rows()], list(result.columns),
+                            "", "x"))
+
+
+def test_moving_the_slider_does_not_leave_widgets_behind(seed_capture):
+    """Each view change replaces the tab figures; the replaced widgets must be closed, not kept alive."""
+    from ipywidgets.widgets import widget as widget_module
+
+    def open_widgets() -> int:  # ipywidgets 8's registry of live (not closed) widgets
+        return len(widget_module._instances)
+
+    app = explore(SEED)
+    app.show_result(IcebergResult(seed_capture))
+    app.set_snapshot(6)
+    before = open_widgets()
+    for _ in range(3):
+        for snap in seed_capture.snapshots:
+            app.set_snapshot(snapshot_id=snap.snapshot_id)
+    app.set_snapshot(6)
+    assert open_widgets() <= before

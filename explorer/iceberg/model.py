@@ -45,10 +45,20 @@ class SnapshotRecord:
     step: int | None = None
     kind: str | None = None
     label: str | None = None
+    # What this snapshot's manifest list holds: file id -> entry status ("added", "existing", "deleted").
+    # None for captures built without manifests (then liveness follows the add/remove events along ancestry).
+    entries: Mapping[str, str] | None = None
 
     @property
     def title(self) -> str:
         return self.label or self.kind or self.operation
+
+    @property
+    def live_file_ids(self) -> frozenset[str] | None:
+        """The files a scan of this snapshot plans over: its manifest entries that are ADDED or EXISTING."""
+        if self.entries is None:
+            return None
+        return frozenset(fid for fid, status in self.entries.items() if status != "deleted")
 
 
 @dataclass(frozen=True)
@@ -86,9 +96,17 @@ class FileRecord:
     rows: tuple[Mapping[str, Any], ...] = ()
     # Position delete files and deletion vectors: the positions they delete.
     positions: tuple[DeletedPosition, ...] = ()
-    # Column stats from the manifest (for "could be skipped by stats", which is not a spec rule).
+    # Column stats from the manifest. The planner (Iceberg's DeleteFileIndex) uses them to leave equality
+    # deletes off data files they cannot touch; they never change which rows a correct reader returns.
     lower_bounds: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     upper_bounds: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    # Per column: null values and values (nulls included). A column missing here means "not known".
+    null_counts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    value_counts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    # Position delete files: the lower and upper bound of their ``file_path`` column (relative paths).
+    path_bounds: tuple[str, str] | None = None
+    # Deletion vectors: the blob's offset inside its Puffin file (several DVs can share one file).
+    content_offset: int | None = None
 
     @property
     def is_delete(self) -> bool:
@@ -96,6 +114,26 @@ class FileRecord:
 
     def partition_key(self) -> tuple:
         return (self.spec_id, tuple(sorted(self.partition.items())))
+
+    @property
+    def file_key(self) -> str:
+        """The file as Iceberg's planner names it: its path, plus the blob offset for a deletion vector."""
+        return self.path if self.content_offset is None else f"{self.path}#{self.content_offset}"
+
+    def scoped_to(self) -> tuple[str, str] | None:
+        """(data file path, how Iceberg knows) for a delete file scoped to one data file, else None.
+
+        Mirrors ``ContentFileUtil.referencedDataFile``: an equality delete never is; a position delete file or
+        DV is when its manifest entry sets ``referenced_data_file``, or when its ``file_path`` column's lower
+        and upper bounds are equal.
+        """
+        if self.content in (FileContent.DATA, FileContent.EQUALITY_DELETES):
+            return None
+        if self.referenced_data_file is not None:
+            return self.referenced_data_file, "referenced_data_file"
+        if self.path_bounds is not None and self.path_bounds[0] == self.path_bounds[1]:
+            return self.path_bounds[0], "file_path bounds"
+        return None
 
 
 @dataclass(frozen=True)
@@ -150,6 +188,8 @@ class TableState:
     data_files: tuple[FileRecord, ...]
     delete_files: tuple[FileRecord, ...]
     engine_rows: tuple[Mapping[str, Any], ...] | None  # what the engine read at this snapshot, if captured
+    # data file id -> delete file ids Iceberg Java's planning attached at this snapshot, if captured
+    engine_plan: Mapping[str, frozenset[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -169,6 +209,11 @@ class Capture:
     partition_columns: tuple[str, ...] = ()
     # Concurrent steps only: every job's outcome, in commit order within each step.
     jobs: tuple[JobOutcome, ...] = ()
+    # snapshot id -> data file id -> ids of the delete files Iceberg Java's own scan planning attached to it
+    # (``table.newScan().useSnapshot(id).planFiles()`` -> ``FileScanTask.deletes()``), if captured
+    engine_plans: Mapping[int, Mapping[str, frozenset[str]]] = field(default_factory=lambda: MappingProxyType({}))
+    # The table's refs at the end of the run (name -> snapshot id; "main" is the current snapshot), if captured.
+    refs: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     def file(self, file_id: str) -> FileRecord:
         for f in self.files:
@@ -183,33 +228,55 @@ class Capture:
         raise KeyError(snapshot_id)
 
     def snapshot_at(self, sequence_number: int | None = None) -> SnapshotRecord:
-        """The latest snapshot whose sequence number is <= ``sequence_number`` (default: the last one)."""
+        """The latest snapshot whose sequence number is <= ``sequence_number``; by default the table's current
+        snapshot (main's head: after a rollback that is not the last commit), else the last one."""
         if not self.snapshots:
             raise LookupError("the run made no snapshots")
         if sequence_number is None:
-            return self.snapshots[-1]
+            main = self.refs.get("main")
+            return self.snapshot(main) if main is not None else self.snapshots[-1]
         candidates = [s for s in self.snapshots if s.sequence_number <= sequence_number]
         if not candidates:
             first = self.snapshots[0].sequence_number
             raise LookupError(f"no snapshot at or before sequence number {sequence_number}; the first is {first}")
         return candidates[-1]
 
+    def ancestry(self, snapshot: SnapshotRecord) -> tuple[SnapshotRecord, ...]:
+        """``snapshot`` and its ancestors known to this capture, newest first (the parent chain)."""
+        by_id = {s.snapshot_id: s for s in self.snapshots}
+        chain, current = [], snapshot
+        while current is not None and current not in chain:
+            chain.append(current)
+            current = by_id.get(current.parent_id) if current.parent_id is not None else None
+        return tuple(chain)
+
+    def live_ids(self, snapshot: SnapshotRecord) -> frozenset[str]:
+        """The ids of the files live at ``snapshot``: the one place liveness is decided.
+
+        A snapshot is what its manifest list holds (ADDED or EXISTING entries). A capture built without
+        manifests falls back to events along the snapshot's ancestry: added by an ancestor (or itself) and not
+        removed by one. Either way a rolled-back commit's files are not live after the rollback.
+        """
+        live = snapshot.live_file_ids
+        if live is not None:
+            return live
+        chain = {s.snapshot_id for s in self.ancestry(snapshot)}
+        return frozenset(f.id for f in self.files if f.added_snapshot_id in chain
+                         and (f.removed_snapshot_id is None or f.removed_snapshot_id not in chain))
+
     def is_live(self, f: FileRecord, snapshot: SnapshotRecord) -> bool:
-        added = self.snapshot(f.added_snapshot_id).ordinal
-        if added > snapshot.ordinal:
-            return False
-        if f.removed_snapshot_id is None:
-            return True
-        return self.snapshot(f.removed_snapshot_id).ordinal > snapshot.ordinal
+        return f.id in self.live_ids(snapshot)
 
     def state(self, sequence_number: int | None = None, *, snapshot_id: int | None = None) -> TableState:
         snap = self.snapshot(snapshot_id) if snapshot_id is not None else self.snapshot_at(sequence_number)
-        live = [f for f in self.files if self.is_live(f, snap)]
+        ids = self.live_ids(snap)
+        live = [f for f in self.files if f.id in ids]
         return TableState(
             snapshot=snap,
             data_files=tuple(f for f in live if not f.is_delete),
             delete_files=tuple(f for f in live if f.is_delete),
             engine_rows=self.engine_rows.get(snap.snapshot_id),
+            engine_plan=self.engine_plans.get(snap.snapshot_id),
         )
 
     def added_in(self, f: FileRecord) -> int:

@@ -43,7 +43,7 @@ class Decision:
     outcome: Outcome
     data_sequence_number: int
     delete_sequence_number: int
-    comparison: str
+    comparison: str | None  # None when scope (partition, file) decided and no sequence numbers were compared
     reason: str
     stats_skippable: bool = False
 

@@ -285,7 +285,10 @@ class DeleteFileIndex:
         return Decision(
             data_file=data_file.id, delete_file=delete_file.id, applies=outcome is Outcome.APPLIES,
             rule=rule_of(delete_file), outcome=outcome, data_sequence_number=data_file.sequence_number,
-            delete_sequence_number=delete_file.sequence_number, comparison=_comparison(data_file, delete_file),
+            delete_sequence_number=delete_file.sequence_number,
+            # scope decided it: no sequence-number comparison was made, so none is shown
+            comparison=_comparison(data_file, delete_file) if outcome.in_scope or
+            outcome is Outcome.SUPERSEDED_BY_DV else None,
             reason=_reason(data_file, delete_file, outcome),
             stats_skippable=stats_skippable(data_file, delete_file))
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from explorer.iceberg.model import Capture, FileRecord, JobOutcome, SnapshotRecord, StepOutcome, TableState
 from explorer.scenario.rows import RowComparison, compare_rows
+from explorer.iceberg.planner import Plan, PlanComparison, compare_plans, plan
 from explorer.iceberg.resolution import Decision, RowFate
 from explorer.iceberg.resolver import DeleteFileIndex, decide_all, id_order_key, predicted_rows, row_fates
 from explorer.scenario.values import to_plain
@@ -31,7 +32,9 @@ class SnapshotView:
     predicted_rows: tuple[Mapping[str, Any], ...]
     engine_rows: tuple[Mapping[str, Any], ...] | None
     comparison: RowComparison | None
-    agrees: bool | None
+    agrees: bool | None  # rows and attached delete files both agree (None when neither was captured)
+    plan: Plan | None = None
+    plan_comparison: PlanComparison | None = None  # against Iceberg Java's planFiles(), when captured
 
     @property
     def snapshot(self) -> SnapshotRecord:
@@ -47,9 +50,12 @@ def build_view(state: TableState) -> SnapshotView:
     fates = row_fates(state, index)
     predicted = predicted_rows(fates)
     comparison = None if state.engine_rows is None else compare_rows(predicted, state.engine_rows)
+    planned = plan(state)
+    plan_cmp = None if state.engine_plan is None else compare_plans(planned.attached_sets(), state.engine_plan)
+    checks = [c.agrees for c in (comparison, plan_cmp) if c is not None]
     return SnapshotView(state=state, decisions=decide_all(state, index), fates=fates, predicted_rows=predicted,
                         engine_rows=state.engine_rows, comparison=comparison,
-                        agrees=None if comparison is None else comparison.agrees)
+                        agrees=all(checks) if checks else None, plan=planned, plan_comparison=plan_cmp)
 
 
 class IcebergResult:
@@ -111,7 +117,10 @@ class IcebergResult:
             "file_sequence_number": f.file_sequence_number, "added_in": cap.added_in(f),
             "removed_in": self._removed_in(f, snap), "record_count": f.record_count,
             "partition": plain_row(f.partition), "equality_columns": list(f.equality_columns),
-            "referenced_data_file": f.referenced_data_file, "path": f.path, "live": f.id in live_ids,
+            # As Iceberg's ContentFileUtil.referencedDataFile reads it: the manifest field, else equal
+            # file_path bounds; "referenced_by" says which.
+            "referenced_data_file": (f.scoped_to() or (None, None))[0],
+            "referenced_by": (f.scoped_to() or (None, None))[1], "path": f.path, "live": f.id in live_ids,
             "spec_id": f.spec_id,
         } for f in self._files_until(snap)]
         return {
@@ -128,7 +137,11 @@ class IcebergResult:
             } for s in cap.snapshots if s.ordinal <= snap.ordinal],
             "files": files,
             "decisions": [d.to_plain() for d in view.decisions],
-            "rows": [{"row": plain_row(f.row), "file": f.file, "position": f.position} for f in view.fates],
+            "planner": {"pairs": [p.to_plain() for p in view.plan.pairs],
+                        "files": [f.to_plain() for f in view.plan.files]},
+            "plan_comparison": None if view.plan_comparison is None else view.plan_comparison.to_plain(),
+            "rows": [{"row": plain_row(f.row), "file": f.file, "position": f.position, "visible": f.visible,
+                      **({} if f.visible else {"deleted_by": f.deleted_by})} for f in view.fates],
             "predicted_rows": [plain_row(r) for r in view.predicted_rows],
             "removed_rows": [{"row": plain_row(f.row), "file": f.file, "position": f.position,
                               "deleted_by": f.deleted_by, "all_deleted_by": list(f.all_deleted_by),
@@ -162,6 +175,15 @@ class IcebergResult:
             ["data", "delete", "rule", "test", "outcome", "why"],
             [[d.data_file, d.delete_file, d.rule.value, d.comparison, d.outcome.value, d.reason]
              for d in view.decisions]) if view.decisions else "(no delete files are live)", ""]
+        out += ["PLANNER (what Iceberg's scan planning attaches to each data file, and why not)", _table(
+            ["data", "delete", "planner", "why"],
+            [[p.data_file, p.delete_file, p.attachment.value + (f" ({p.pruned_by.value})" if p.pruned_by else ""),
+              p.reason] for p in view.plan.pairs]) if view.plan.pairs else "(no delete files are live)", ""]
+        if view.plan.pairs:
+            out += ["READER WORK per data file", _table(
+                ["data", "delete files opened", "delete rows read", "rows checked", "rows removed"],
+                [[f.data_file, f"{len(f.attached)} ({', '.join(f.attached)})" if f.attached else "0",
+                  f.delete_rows_read, f.rows_checked, f.rows_removed] for f in view.plan.files]), ""]
         out += ["ROWS", _table(["file", "pos", "row", "fate"], [
             [f.file, f.position, _brief(plain_row(f.row)), "visible" if f.visible else f"deleted by {f.deleted_by}"]
             for f in view.fates]) if view.fates else "(no live data files)", ""]
@@ -178,6 +200,15 @@ class IcebergResult:
             out.append(bar)
         elif comparison is not None:
             out.append("Resolver and engine agree.")
+        plan_cmp = view.plan_comparison
+        if plan_cmp is not None and not plan_cmp.agrees:
+            bar = "!" * 78
+            out += [bar, f"!!! PLANNER AND ICEBERG JAVA DISAGREE at sequence number {plain['as_of_sequence_number']} "
+                         f"(snapshot {plain['as_of_snapshot_id']}): attached delete files differ", bar]
+            out += [f"  {line}" for line in plan_cmp.lines()]
+            out.append(bar)
+        elif plan_cmp is not None:
+            out.append("Planner and Iceberg Java's planFiles() attach the same delete files.")
         others = [v.snapshot.sequence_number for v in self.disagreements if v.snapshot != view.snapshot]
         if others:
             out.append(f"!!! RESOLVER AND ENGINE DISAGREE at other snapshots too: sequence numbers {others}")

@@ -663,11 +663,8 @@ def _parse_equality_delete(index, label, body, raw, table):
     keys = keysets.pop()
     on = _name_list(raw.get("on"), list(keys), "on", index) if "on" in raw else tuple(
         k for k in keys if k not in table.partitioned_by) or keys
+    # A null in an equality column is allowed: by the spec it deletes rows where that column IS NULL.
     for r, row in enumerate(rows, start=1):
-        for k in on:
-            if row[k] is None:
-                raise ScenarioError(f"{k!r} is an equality column here and cannot be null", step=index,
-                                    field=f"equality_delete[{r}].{k}")
         for p in table.partitioned_by:
             if p not in row:
                 raise ScenarioError(

@@ -36,6 +36,8 @@ from explorer.iceberg.spark.puffin import read_deletion_vector
 _EPOCH_DAY = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1)
 ADDED, DELETED = 1, 2  # manifest entry status (0 is EXISTING)
+_STATUS_NAMES = {0: "existing", ADDED: "added", DELETED: "deleted"}
+_FILE_PATH_ID = 2147483546  # the reserved field id of a position delete file's file_path column
 
 
 # Iceberg v3 row lineage: rewritten data files carry these reserved metadata columns.
@@ -119,10 +121,12 @@ class IcebergRecorder:
     files: dict[str, _Born] = field(default_factory=dict)  # local path -> file, in order of birth
     steps: list[StepOutcome] = field(default_factory=list)
     engine_rows: dict[int, tuple] = field(default_factory=dict)
+    engine_plans: dict[int, dict[str, frozenset[str]]] = field(default_factory=dict)  # by file key (paths)
     jobs: list[JobOutcome] = field(default_factory=list)  # concurrent steps' jobs
     _counters: dict[str, int] = field(default_factory=dict)
     _metadata: dict = field(default_factory=dict)
     _columns: dict[int, tuple[str, str]] = field(default_factory=dict)  # field id -> (name, type)
+    _manifests: dict[str, list[dict]] = field(default_factory=dict)  # manifest path -> its entries
 
     def attach(self) -> None:
         self.jtable = load_iceberg_table(self.spark, self.full_name)
@@ -174,24 +178,37 @@ class IcebergRecorder:
             kind=step.kind if step else None,
             label=step.label if step else None,
         ))
+        # The snapshot is what its manifest list holds: every entry of every manifest, with its status.
+        # Manifests never change, so each is read once per run however many snapshots list it.
+        entries: dict[str, str] = {}
         for manifest in _read_avro(snap["manifest-list"]):
-            if manifest.get("added_snapshot_id") != sid:
-                continue  # manifests carried over from earlier snapshots hold nothing new
-            manifest_seq = manifest.get("sequence_number") or 0
-            spec_id = int(manifest.get("partition_spec_id") or 0)
-            for entry in _read_avro(manifest["manifest_path"]):
-                if entry.get("snapshot_id") != sid:
-                    continue
+            for entry in self._manifest_entries(manifest):
+                status = entry["status"]
                 data_file = entry["data_file"]
                 path = _entry_key(data_file)
-                if entry["status"] == ADDED and path not in self.files:
+                if path not in self.files and status != DELETED:
+                    manifest_seq = manifest.get("sequence_number") or 0
                     data_seq = entry.get("sequence_number")
                     file_seq = entry.get("file_sequence_number")
-                    self._born(data_file, sid, spec_id,
+                    added_by = entry.get("snapshot_id") if status != ADDED else sid
+                    self._born(data_file, int(added_by if added_by is not None else sid),
+                               int(manifest.get("partition_spec_id") or 0),
                                manifest_seq if data_seq is None else data_seq,
                                manifest_seq if file_seq is None else file_seq)
-                elif entry["status"] == DELETED and path in self.files:
-                    self.files[path].removed = sid
+                born = self.files.get(path)
+                if born is None:
+                    continue
+                if status == DELETED and entry.get("snapshot_id") == sid and born.removed is None:
+                    born.removed = sid
+                entries[born.record.id] = _STATUS_NAMES[status]
+        self.snapshots[-1] = replace(self.snapshots[-1], entries=MappingProxyType(entries))
+
+    def _manifest_entries(self, manifest: dict) -> list[dict]:
+        path = manifest["manifest_path"]
+        cached = self._manifests.get(path)
+        if cached is None:
+            cached = self._manifests[path] = _read_avro(path)
+        return cached
 
     # ------------------------------------------------------------------------------------------------ files
 
@@ -216,13 +233,19 @@ class IcebergRecorder:
             content = FileContent.DELETION_VECTOR if puffin else FileContent.POSITION_DELETES
         self._counters[content.id_prefix] = number = self._counters.get(content.id_prefix, 0) + 1
         referenced = data_file.get("referenced_data_file")
-        bounds = [{}, {}]
+        bounds: list[dict] = [{}, {}]
+        path_bounds: list[str | None] = [None, None]
         for side, key in enumerate(("lower_bounds", "upper_bounds")):
             for item in data_file.get(key) or ():
+                if int(item["key"]) == _FILE_PATH_ID:
+                    path_bounds[side] = self.relative(bytes(item["value"]).decode("utf-8", errors="replace"))
+                    continue
                 name, type_name = self._columns.get(int(item["key"]), (None, None))
                 value = decode_bound(type_name, item["value"]) if name else None
                 if value is not None and not (isinstance(value, float) and math.isnan(value)):
                     bounds[side][name] = value
+        counts = [{self._columns[int(i["key"])][0]: int(i["value"]) for i in data_file.get(key) or ()
+                   if int(i["key"]) in self._columns} for key in ("null_value_counts", "value_counts")]
         location = str(data_file["file_path"])
         record = FileRecord(
             id=f"{content.id_prefix}{number}",
@@ -242,6 +265,10 @@ class IcebergRecorder:
             referenced_data_file=None if referenced is None else self.relative(str(referenced)),
             lower_bounds=MappingProxyType(bounds[0]),
             upper_bounds=MappingProxyType(bounds[1]),
+            null_counts=MappingProxyType(counts[0]),
+            value_counts=MappingProxyType(counts[1]),
+            path_bounds=None if None in path_bounds else (path_bounds[0], path_bounds[1]),
+            content_offset=data_file.get("content_offset"),
         )
         self.files[_entry_key(data_file)] = _Born(self._with_contents(record, data_file, location))
 
@@ -284,7 +311,16 @@ class IcebergRecorder:
             engine_rows=MappingProxyType(dict(self.engine_rows)),
             partition_columns=tuple(self.scenario.table.partitioned_by),
             jobs=tuple(self.jobs),
+            refs=MappingProxyType({str(name): int(ref["snapshot-id"])
+                                   for name, ref in (self._metadata.get("refs") or {}).items()}),
+            engine_plans=MappingProxyType({sid: MappingProxyType(self._plan_by_id(plan))
+                                           for sid, plan in self.engine_plans.items()}),
         )
+
+    def _plan_by_id(self, plan: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+        """A plan keyed by file key, in short ids; a file the capture does not know keeps its path."""
+        ids = {key: born.record.id for key, born in self.files.items()}
+        return {ids.get(k, k): frozenset(ids.get(x, x) for x in v) for k, v in plan.items()}
 
 
 def engine_rows_at(spark, full_name: str, snapshot_id: int) -> tuple[Mapping[str, Any], ...]:

@@ -34,6 +34,7 @@ from explorer.scenario.model import (
 from explorer.scenario.values import to_plain
 
 from explorer.iceberg.spark.metadata import IcebergRecorder, engine_rows_at
+from explorer.iceberg.spark.planning import java_plan
 from explorer.scenario.errors import engine_reason
 from explorer.iceberg.spark.session import CATALOG, RunTable, drop_run_table, get_spark, new_run_table, one_shuffle_partition
 
@@ -169,6 +170,7 @@ class _Runner:
         self.recorder = IcebergRecorder(spark, self.name, scenario)
         self.timings: dict[str, float] = {"statement": 0.0, "capture": 0.0, "engine_rows_wait": 0.0}
         self._reads: dict[int, Future] = {}
+        self._plans: dict[int, Future] = {}
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explorer-read")
 
     def run(self) -> Capture:
@@ -200,6 +202,12 @@ class _Runner:
             except Exception as exc:  # a read that fails is an engine failure too; never hide it
                 raise EngineError(f"Spark could not read snapshot {sid} back", detail=engine_reason(exc)) \
                     from None
+        for sid, future in self._plans.items():
+            try:
+                self.recorder.engine_plans[sid] = future.result()
+            except Exception as exc:
+                raise EngineError(f"Iceberg Java could not plan a scan of snapshot {sid}",
+                                  detail=engine_reason(exc)) from None
         self.timings["engine_rows_wait"] += time.perf_counter() - started
         return self.recorder.capture()
 
@@ -207,6 +215,7 @@ class _Runner:
         # Snapshots never change, so Spark reads each one back while the next step already runs.
         for sid in snapshot_ids:
             self._reads[sid] = self._reader.submit(engine_rows_at, self.spark, self.name, sid)
+            self._plans[sid] = self._reader.submit(java_plan, self.spark._jvm, self.recorder.jtable, sid)
 
     def _run_step(self, step: Step) -> StepOutcome:
         started = time.perf_counter()
@@ -234,7 +243,12 @@ class _Runner:
         done = time.perf_counter()
         self.timings["statement"] += executed - started
         self.timings["capture"] += done - executed
-        if not new_ids and note is None:
+        after = self.recorder.current_snapshot_id()
+        if not new_ids and after != before and note is None:
+            note = (f"no new snapshot, but the table's current snapshot moved from {before} to {after}: the "
+                    f"table now holds what snapshot {after}'s manifest list holds, and the next commit's parent is "
+                    f"{after}")
+        elif not new_ids and note is None:
             note = _no_snapshot_note(step)
         elif new_ids and self.recorder.current_snapshot_id() == before:
             note = note or "the table's current snapshot did not move"
@@ -288,7 +302,8 @@ class _Runner:
         if isinstance(step, CompactStep):
             return self._compact(step)
         if isinstance(step, SqlStep):
-            self.spark.sql(step.sql.replace("{table}", self.name)).collect()
+            sql = step.sql.replace("{table}", self.name).replace("{catalog}", self.table.catalog)
+            self.spark.sql(sql).collect()
             return None
         if isinstance(step, ConcurrentStep):
             from explorer.iceberg.spark.concurrent import run_concurrent

@@ -43,7 +43,8 @@ def refusal_reason(error: EngineError) -> str:
 
 
 def check_iceberg(scenario: Scenario, *, spark=None) -> Check:
-    """Run on Spark + Iceberg; every snapshot's resolver rows against the rows Spark read at that snapshot."""
+    """Run on Spark + Iceberg; at every snapshot, the resolver's rows against the rows Spark read and the planner's
+    attached delete files against Iceberg Java's planFiles()."""
     from explorer.api import run
 
     started = time.perf_counter()
@@ -64,6 +65,12 @@ def check_iceberg(scenario: Scenario, *, spark=None) -> Check:
             problems.append(f"snapshot {sid} (seq {seq}, step {view.snapshot.step}): Spark returned but the "
                             f"resolver did not predict {list(view.comparison.missing)}; the resolver predicted "
                             f"but Spark did not return {list(view.comparison.unexpected)}")
+        if view.plan_comparison is None:
+            problems.append(f"snapshot {sid} (seq {seq}): Iceberg Java's plan was not captured, nothing compared")
+        elif not view.plan_comparison.agrees:
+            disagreeing += 1
+            problems.append(f"snapshot {sid} (seq {seq}, step {view.snapshot.step}): attached delete files differ "
+                            f"from Iceberg Java's planFiles(): {'; '.join(view.plan_comparison.lines())}")
     if result.agrees != (not disagreeing):
         problems.append("IcebergResult.agrees contradicts the per-snapshot comparison")
     return Check(scenario, compared, tuple(problems), None, time.perf_counter() - started)

@@ -95,6 +95,7 @@ def iceberg_plain(c: Chooser, *, name: str = "random-iceberg", max_steps: int = 
     # A v1 table is upgraded to v2 by a sql step somewhere after the first insert (or never).
     upgrade_at = c.integer(1, count) if format_version == 1 else None
     steps: list[dict] = []
+    tags: list[str] = []  # tags made so far: a later step may roll the table back to one
     upgraded = format_version >= 2
     for i in range(count):
         if i == 0:
@@ -108,8 +109,19 @@ def iceberg_plain(c: Chooser, *, name: str = "random-iceberg", max_steps: int = 
         if upgraded or write_mode == "copy-on-write":
             kinds += ["delete", "delete", "update", "merge"]
         if upgraded:
-            kinds += ["equality_delete", "equality_delete", "upsert", "upsert"]
-        steps.append(_ICEBERG_STEPS[c.choice(kinds)](c, partitioned))
+            kinds += ["equality_delete", "equality_delete", "upsert", "upsert", "tag"]
+        if tags:
+            kinds.append("rollback")
+        kind = c.choice(kinds)
+        if kind == "tag":
+            tags.append(f"t{i}")
+            steps.append({"sql": f"ALTER TABLE {{table}} CREATE TAG {tags[-1]}", "label": f"tag {tags[-1]}"})
+        elif kind == "rollback":
+            tag = c.choice(tags)
+            steps.append({"sql": f"CALL {{catalog}}.system.set_current_snapshot(table => '{{table}}', "
+                                 f"ref => '{tag}')", "label": f"roll back to {tag}"})
+        else:
+            steps.append(_ICEBERG_STEPS[kind](c, partitioned))
     return {"name": name, "engine": "iceberg", "table": table, "steps": steps}
 
 
@@ -170,7 +182,7 @@ def _equality_delete(c: Chooser, partitioned: bool) -> dict:
         if "id" in on:
             row["id"] = c.choice(KEYS)
         if "v" in on:
-            row["v"] = c.choice(TEXTS)
+            row["v"] = c.choice(TEXTS + (None,))  # null deletes rows where v IS NULL
         if partitioned:
             row["p"] = c.choice(PARTITIONS)
         rows.append(row)

@@ -1,8 +1,9 @@
-"""Differential testing: for random Iceberg scenarios, the resolver's rows equal Spark's rows at EVERY snapshot.
+"""Differential testing: for random Iceberg scenarios, the resolver's rows equal Spark's rows, and the planner's
+attached delete files equal Iceberg Java's planFiles(), at EVERY snapshot.
 
 Scenarios come from explorer.testing.strategies (inserts over 1-3 files, SQL deletes by mapping and by
-predicate, equality deletes, upserts, updates, merges, compactions, v1 tables upgraded to v2, v2/v3,
-merge-on-read and copy-on-write, partitioned or not; five keys so deletes hit). Hypothesis runs a fixed,
+predicate, equality deletes (null values too), upserts, updates, merges, compactions, tags and rollbacks to
+them, v1 tables upgraded to v2, v2/v3, merge-on-read and copy-on-write, partitioned or not; five keys so deletes hit). Hypothesis runs a fixed,
 derandomized set so CI is deterministic; scripts/differential_campaign.py runs the long campaign.
 """
 
@@ -64,6 +65,9 @@ def test_random_scenarios_cover_every_step_kind_table_shape_and_mode():
     assert any(s.kind == "delete" and s.where.sql for sc in scenarios for s in sc.steps)
     assert any(s.kind == "delete" and s.where.equals for sc in scenarios for s in sc.steps)
     assert any(s.kind == "insert" and s.files == 3 for sc in scenarios for s in sc.steps)
+    assert any(s.kind == "sql" and "set_current_snapshot" in s.sql for sc in scenarios for s in sc.steps)
+    assert any(s.kind == "equality_delete" and any(r.get("v", "") is None for r in s.rows)
+               for sc in scenarios for s in sc.steps)
     for sc in scenarios:  # a v1 table only deletes rows after the upgrade, unless it copies on write
         if sc.table.format_version == 1 and sc.table.write_mode == "merge-on-read":
             first_sql = next((s.index for s in sc.steps if s.kind == "sql"), len(sc.steps) + 1)

@@ -19,6 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.iceberg.model import Capture, FileContent, FileRecord, SnapshotRecord, TableState
+from explorer.iceberg.planner import Attachment, plan_pair
 from explorer.iceberg.resolution import Decision, Outcome, RowFate
 from explorer.scenario.values import to_plain
 
@@ -50,6 +51,9 @@ OUTCOME_COLORS = {Outcome.APPLIES: APPLIES_COLOR, Outcome.IGNORED_BY_SEQUENCE: "
 OUTCOME_SHORT = {Outcome.APPLIES: "applies", Outcome.IGNORED_BY_SEQUENCE: "ignored (seq)",
                  Outcome.OTHER_PARTITION: "other partition", Outcome.OTHER_FILE: "other file",
                  Outcome.SUPERSEDED_BY_DV: "superseded by DV"}
+# The planner's view under each cell: what Iceberg's scan planning attaches (it can skip what the rule allows).
+PLANNER_SHORT = {Attachment.NOT_ATTACHED: "not attached", Attachment.ATTACHED_REMOVES_NOTHING: "attached, removes 0",
+                 Attachment.ATTACHED_REMOVES_ROWS: "attached"}
 
 
 # ------------------------------------------------------------------------------------------ inputs
@@ -405,16 +409,24 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
     cd = np.empty(shape, dtype=object)
     small = len(data_ids) * len(delete_ids) <= 400
     removed = rows_removed(ex.fates)
+    # The planner's view of each shown cell (only those: a large state has millions of pairs).
+    files_by_id = {f.id: f for f in state.data_files + state.delete_files}
+    dvs = {f.referenced_data_file: f for f in state.delete_files if f.content is FileContent.DELETION_VECTOR}
+    planned = {(d, x): plan_pair(files_by_id[d], files_by_id[x], dvs.get(files_by_id[d].path))
+               for d in data_ids for x in delete_ids}
     for d in ex.decisions:
         i, j = row_of.get(d.data_file), col_of.get(d.delete_file)
         if i is None or j is None:
             continue
         n_removed = removed.get((d.data_file, d.delete_file), 0)
+        p = planned[(d.data_file, d.delete_file)]
         z[i, j] = OUTCOME_CODES[d.outcome]
         if small:
             text[i, j] = OUTCOME_SHORT[d.outcome] + (f"<br>{d.comparison}" if d.outcome.in_scope else "") + \
-                (f"<br>removes {n_removed} row{'' if n_removed == 1 else 's'}" if d.applies else "")
-        cd[i, j] = [d.outcome.value, d.rule.value, d.comparison, d.reason, d.applies, n_removed]
+                (f"<br>removes {n_removed} row{'' if n_removed == 1 else 's'}" if d.applies else "") + \
+                f"<br><i>{PLANNER_SHORT[p.attachment]}" + (f": {p.pruned_by.value}" if p.pruned_by else "") + "</i>"
+        cd[i, j] = [d.outcome.value, d.rule.value, d.comparison, d.reason, d.applies, n_removed,
+                    p.attachment.value, None if p.pruned_by is None else p.pruned_by.value, p.reason]
     # A discrete colour scale: each code gets its own band.
     n = len(OUTCOME_CODES)
     scale = []
@@ -427,9 +439,10 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
         "colorscale": scale, "xgap": 2, "ygap": 2, "hoverongaps": False,
         "colorbar": {"tickvals": [c + 0.5 for _, c in ticks], "ticktext": [OUTCOME_SHORT[o] for o, _ in ticks]},
         "hovertemplate": "<b>%{x} → %{y}</b>: %{customdata[0]} (%{customdata[1]} rule, %{customdata[2]})"
-                         "<br>%{customdata[3]}<extra></extra>",
+                         "<br>%{customdata[3]}<br><i>planner: %{customdata[8]}</i><extra></extra>",
         "meta": {"role": "decision-matrix",
-                 "fields": ["outcome", "rule", "comparison", "reason", "applies", "rows_removed"],
+                 "fields": ["outcome", "rule", "comparison", "reason", "applies", "rows_removed",
+                            "planner", "pruned_by", "planner_reason"],
                  "codes": {o.value: c for o, c in OUTCOME_CODES.items()}}}
     fig = go.Figure(data=[heatmap])
     title = (f"Which delete file (columns) applies to which data file (rows), at sequence "

@@ -153,6 +153,12 @@ def test_matrix_shows_out_of_scope_partition_and_file():
     assert F.matrix_cell(fig, "D2", "E1")["outcome"] == "out-of-scope-partition"
     assert F.matrix_cell(fig, "D1", "E1")["outcome"] == "applies"
     assert F.matrix_cell(fig, "D2", "P1")["outcome"] == "out-of-scope-file"
+    # The planner's view under the rule: E1 is not attached to D2 (other partition); P1 names no single file,
+    # so Iceberg's planner attaches it to every data file of its partition and the reader finds nothing.
+    assert F.matrix_cell(fig, "D2", "E1")["planner"] == "not-attached"
+    assert F.matrix_cell(fig, "D2", "E1")["pruned_by"] == "partition"
+    assert F.matrix_cell(fig, "D2", "P1")["planner"] == "attached-removes-nothing"
+    assert F.matrix_cell(fig, "D1", "E1")["planner"] == "attached-removes-rows"
     # Out-of-scope pairs get no connector on the timeline.
     conn = F.connectors(F.timeline_figure(_capture(files, 4)))
     assert set(conn) == {("D1", "E1")}

@@ -103,3 +103,34 @@ def test_dates_become_iso_text(build):
     assert plain["rows"][0]["row"] == {"user_id": 1, "day": "2024-05-06"}
     assert plain["agrees"] is True
     json.dumps(plain)
+
+
+def test_a_planner_disagreement_is_reported_like_a_row_disagreement(seed):
+    """Rows agree, but Iceberg Java (as captured) attached E1 to D4 too: agrees is false, the text is loud."""
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    right = IcebergResult(seed).at(6).plan.attached_sets()
+    assert right["D4"] == frozenset({"E2"}) and right["D1"] == frozenset({"E1", "E2"})
+    wrong = dict(right, D4=frozenset({"E1", "E2"}))
+    result = IcebergResult(replace(seed, engine_plans=MappingProxyType({6: MappingProxyType(wrong)})))
+    view = result.at(6)
+    assert view.comparison.agrees and view.plan_comparison.agrees is False and view.agrees is False
+    assert result.agrees is False
+    plain = result.to_plain()
+    assert plain["agrees"] is False and plain["snapshot_agrees"] is False
+    assert plain["plan_comparison"]["differences"] == [{"data_file": "D4", "explorer_only": [],
+                                                        "java_only": ["E1"]}]
+    text = result.to_text()
+    assert "PLANNER AND ICEBERG JAVA DISAGREE at sequence number 6" in text
+    assert "D4: Iceberg Java attaches E1, the explorer does not" in text
+    # the same capture with Java's true plan agrees
+    assert IcebergResult(replace(seed, engine_plans=MappingProxyType({6: MappingProxyType(right)}))).agrees
+
+
+def test_rows_carry_visible_and_deleted_by(seed):
+    rows = IcebergResult(seed).to_plain()["rows"]
+    assert all(isinstance(r["visible"], bool) for r in rows)
+    assert {(r["row"]["name"], r["deleted_by"]) for r in rows if not r["visible"]} == {("old-500", "E1"),
+                                                                                       ("new-500", "E2")}
+    assert all("deleted_by" not in r for r in rows if r["visible"])

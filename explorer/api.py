@@ -58,21 +58,35 @@ Progress = Callable[..., None]
 
 
 def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalog: str | None = None,
-        keep_warehouse: bool = False, progress: Progress | None = None):
+        keep_warehouse: bool = False, warehouse: str | Path | None = None, progress: Progress | None = None):
     """Run a scenario on its real engine and return the explained result.
 
     Iceberg → :class:`explorer.iceberg.result.IcebergResult`; Paimon → :class:`explorer.paimon.result.PaimonResult`.
+    ``keep_warehouse`` keeps the run's table after the process exits (``result.warehouse`` says where);
+    ``warehouse`` puts it in that directory instead of a temporary one, and keeps it.
     Raises ScenarioError before anything runs if the scenario is invalid, EngineError (with ``.capture`` of the
     last good snapshot when there is one) if the engine refuses a step.
     """
     scenario = to_scenario(source)
+    keep = keep_warehouse or warehouse is not None
     if scenario.engine == "paimon":
         from explorer.paimon.runner import run_paimon
 
-        return run_paimon(scenario, keep_warehouse=keep_warehouse, progress=progress)
+        return run_paimon(scenario, warehouse=warehouse, keep_warehouse=keep, progress=progress)
     from explorer.iceberg.result import IcebergResult
     from explorer.iceberg.spark.runner import run_iceberg
 
-    capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep_warehouse,
-                          progress=progress)
-    return IcebergResult(capture)
+    if warehouse is not None:
+        if catalog is not None:
+            raise ScenarioError("give a catalog or a warehouse directory, not both", field="warehouse")
+        from explorer.iceberg.spark.warehouse import use_warehouse
+
+        spark, catalog = use_warehouse(warehouse, spark)
+    capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep, progress=progress)
+    kept = None
+    if keep:
+        from explorer.iceberg.spark.session import get_spark
+        from explorer.iceberg.spark.warehouse import keep_table
+
+        kept = keep_table(spark or get_spark(), capture)
+    return IcebergResult(capture, kept=kept)

@@ -64,9 +64,15 @@ class IcebergResult:
     engine = "iceberg"
     modelled = False  # the rows come from a real engine run, not from a model
 
-    def __init__(self, capture: Capture):
+    def __init__(self, capture: Capture, *, kept=None):
         self.capture = capture
+        self.kept = kept  # where the run's table was kept (explorer.iceberg.spark.warehouse.KeptTable), if it was
         self._views: dict[int, SnapshotView] = {}
+
+    @property
+    def warehouse(self) -> str | None:
+        """The kept warehouse directory, when the run kept its table."""
+        return self.kept.warehouse if self.kept is not None else None
 
     @property
     def scenario(self):

@@ -146,6 +146,7 @@ class PaimonResult:
 
     def __init__(self, capture: PaimonCapture):
         self.capture = capture
+        self.warehouse = capture.warehouse  # the kept warehouse directory, when the run kept it
         self.scenario = capture.scenario
         self.table: TableSpec = capture.scenario.table
         self.columns = self.table.column_names

@@ -29,15 +29,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p_run = sub.add_parser("run", help="run a scenario file or a preset on its real engine")
-    p_run.add_argument("scenario", nargs="?", help="path to a scenario YAML file")
+    p_run.add_argument("scenario", nargs="?", help="path to a scenario YAML file (or a preset name)")
     p_run.add_argument("--preset", help="name of a built-in scenario (see `explorer presets`)")
     p_run.add_argument("--json", action="store_true", help="print the result as JSON (stable contract)")
     p_run.add_argument("--at-seq", type=int, default=None, metavar="N",
                        help="show the table as of sequence number N (Paimon: snapshot id N); default latest")
-    p_run.add_argument("--keep-warehouse", action="store_true", help="keep the temporary warehouse folder")
+    p_run.add_argument("--keep-warehouse", action="store_true",
+                       help="keep the run's table after exit; its folder is printed (and in --json: warehouse)")
+    p_run.add_argument("--warehouse", metavar="DIR", default=None,
+                       help="write the run's table into DIR (created if missing) and keep it there")
 
     p_changelog = sub.add_parser("changelog", help="run an Iceberg scenario and read its changelog")
-    p_changelog.add_argument("scenario", nargs="?", help="path to a scenario YAML file")
+    p_changelog.add_argument("scenario", nargs="?", help="path to a scenario YAML file (or a preset name)")
     p_changelog.add_argument("--preset", help="name of a built-in scenario")
     p_changelog.add_argument("--view", default="raw", choices=["raw", "carryover-removed", "net", "updates"],
                              help="raw = the changes table (carry-overs kept); carryover-removed = "
@@ -54,11 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_presets.add_argument("--engine", choices=["iceberg", "paimon"], default=None)
 
     p_validate = sub.add_parser("validate", help="check a scenario file without running it")
-    p_validate.add_argument("scenario")
+    p_validate.add_argument("scenario", help="path to a scenario YAML file (or a preset name)")
     p_validate.add_argument("--json", action="store_true")
 
     p_show = sub.add_parser("show", help="print a preset's YAML (a starting point for your own scenario)")
-    p_show.add_argument("preset")
+    p_show.add_argument("preset", help="a preset name (or a scenario file, printed as the explorer reads it)")
     return parser
 
 
@@ -79,49 +82,55 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "validate":
         return _cmd_validate(args)
     if args.command == "show":
-        from explorer.api import load_preset
-
-        sys.stdout.write(load_preset(args.preset).to_yaml())
+        sys.stdout.write(_resolve(args.preset).to_yaml())
         return EXIT_OK
     if args.command == "run":
         return _cmd_run(args)
     if args.command == "changelog":
         from explorer.changelog_api import changelog
 
-        result = changelog(_scenario_from_args(args), view=args.view)
+        result = changelog(_scenario_from_args(args, "reading"), view=args.view)
         return _emit(result, args.json)
     if args.command == "compare":
         from explorer.changelog_api import compare
 
-        result = compare(_source(args.a), _source(args.b))
+        result = compare(_resolve(args.a), _resolve(args.b))
         return _emit(result, args.json)
     raise AssertionError(args.command)
 
 
-def _scenario_from_args(args):
-    from explorer.api import load_preset, to_scenario
+def _scenario_from_args(args, verb: str = "running"):
+    from explorer.api import load_preset
     from explorer.scenario.errors import ScenarioError
 
     if bool(args.scenario) == bool(args.preset):
         raise ScenarioError("give either a scenario file or --preset NAME (not both)", field="scenario")
     if args.preset:
         return load_preset(args.preset)
+    return _resolve(args.scenario, verb=verb)
+
+
+def _resolve(text: str, *, verb: str | None = None):
+    """A scenario argument: an existing file, else a preset of that name (said on stderr when ``verb``)."""
+    import difflib
     from pathlib import Path
 
-    path = Path(args.scenario)
-    if not path.exists():
-        raise ScenarioError(f"no such file: {path}", field="scenario")
-    return to_scenario(path)
-
-
-def _source(text: str):
-    """A compare argument: an existing file, or else a preset name."""
-    from pathlib import Path
-
-    from explorer.api import load_preset, to_scenario
+    from explorer.api import preset_paths, to_scenario
+    from explorer.scenario.errors import ScenarioError
 
     path = Path(text)
-    return to_scenario(path) if path.exists() else load_preset(text)
+    if path.exists():
+        return to_scenario(path)
+    presets = preset_paths()
+    if text in presets:
+        if verb:
+            print(f"explorer: no file named {text!r}: {verb} the built-in preset of that name (--preset {text})",
+                  file=sys.stderr)
+        return to_scenario(text)
+    close = difflib.get_close_matches(text, presets, n=1)
+    hint = f"; did you mean --preset {close[0]}?" if close else \
+        "; for a built-in scenario give --preset NAME (`explorer presets` lists them)"
+    raise ScenarioError(f"no such file: {path}{hint}", field="scenario")
 
 
 def _emit(result, as_json: bool) -> int:
@@ -147,15 +156,7 @@ def _cmd_presets(args) -> int:
 
 
 def _cmd_validate(args) -> int:
-    from pathlib import Path
-
-    from explorer.api import to_scenario
-    from explorer.scenario.errors import ScenarioError
-
-    path = Path(args.scenario)
-    if not path.exists():
-        raise ScenarioError(f"no such file: {path}", field="scenario")
-    scenario = to_scenario(path)
+    scenario = _resolve(args.scenario, verb="checking")
     if args.json:
         print(json.dumps({"valid": True, "name": scenario.name, "engine": scenario.engine,
                           "steps": len(scenario.steps)}))
@@ -169,13 +170,19 @@ def _cmd_run(args) -> int:
 
     scenario = _scenario_from_args(args)
     progress = None if args.json else _stderr_progress(len(scenario.steps))
-    result = run(scenario, keep_warehouse=args.keep_warehouse, progress=progress)
+    result = run(scenario, keep_warehouse=args.keep_warehouse, warehouse=args.warehouse, progress=progress)
     if result.engine == "paimon":
         plain = result.to_plain(as_of_snapshot=args.at_seq)
         text = result.to_text(as_of_snapshot=args.at_seq) if not args.json else ""
     else:
         plain = result.to_plain(as_of_sequence_number=args.at_seq)
         text = result.to_text(as_of_sequence_number=args.at_seq) if not args.json else ""
+    kept = getattr(result, "kept", None)
+    if result.warehouse is not None:
+        print(f"explorer: {kept.describe()}" if kept is not None else
+              f"explorer: kept the warehouse {result.warehouse}", file=sys.stderr)
+    plain["warehouse"] = result.warehouse
+    plain["kept_table"] = kept.to_plain() if kept is not None else None
     if args.json:
         print(json.dumps(plain, indent=2, default=str))
     else:
@@ -184,10 +191,15 @@ def _cmd_run(args) -> int:
 
 
 def _stderr_progress(total: int):
+    """One line per step, once the engine has finished it: ``[2/6] Load batch 2 (0.3 s)``."""
     def report(step_index: int | None = None, total_steps: int | None = None, outcome: Any = None,
                message: str | None = None, **_: Any) -> None:
-        if message:
-            print(f"[{step_index or '-'}/{total_steps or total}] {message}", file=sys.stderr, flush=True)
+        if outcome is None:  # a step's start; its line comes when it is done
+            return
+        title = getattr(outcome, "title", None) or message or ""
+        made = "" if getattr(outcome, "snapshot_ids", ()) else ", no snapshot"
+        print(f"[{step_index or '-'}/{total_steps or total}] {title} ({outcome.seconds:.1f} s{made})",
+              file=sys.stderr, flush=True)
 
     return report
 

@@ -68,7 +68,7 @@ def test_a_failing_sql_step_exits_4_naming_step_and_field(spark, tmp_path, capfd
     assert main(["run", path]) == EXIT_ENGINE
     out, err = capfd.readouterr()
     assert "explorer: step 3, field 'sql': " in err and "no_such_column" in err
-    assert "step 3/4" in err and "step 4/4" not in err  # progress stopped at the failing step
+    assert "[2/4]" in err and "[3/4]" not in err  # progress stopped before the failing step finished
     _no_leaks(out + err)
     assert main(["run", path, "--json"]) == EXIT_ENGINE
     payload = json.loads(capfd.readouterr().out)

@@ -80,3 +80,18 @@ def test_show_prints_yaml_that_validates(tmp_path):
     path.write_text(proc.stdout)
     proc = run_cli("validate", str(path))
     assert proc.returncode == 0 and "valid" in proc.stdout
+
+
+@pytest.mark.parametrize("command", ["validate", "show"])
+def test_a_preset_name_where_a_file_is_expected_is_the_preset(command):
+    proc = run_cli(command, "seed-delete-insert-delete")
+    assert proc.returncode == 0, proc.stderr
+    assert "seed-delete-insert-delete" in proc.stdout
+    if command == "validate":
+        assert "no file named 'seed-delete-insert-delete'" in proc.stderr
+
+
+def test_a_near_miss_names_the_preset_flag():
+    proc = run_cli("run", "seed-delete-insert-delet")
+    assert proc.returncode == 2
+    assert "no such file: seed-delete-insert-delet; did you mean --preset seed-delete-insert-delete?" in proc.stderr

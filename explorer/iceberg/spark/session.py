@@ -45,6 +45,12 @@ appender.console.layout.alwaysWriteExceptions = false
 logger.repl.name = org.apache.spark.repl.Main
 logger.repl.level = error
 """
+# PySpark's gateway sets up logging "as a shell": unless its own logger has a level, Spark prints "Setting default
+# log level to WARN" and a setLogLevel hint at every start. Giving it the root's level keeps start-up silent.
+_LOG4J2_QUIET_GATEWAY = """\
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
+"""
 
 
 def iceberg_runtime_jar() -> Path:
@@ -108,10 +114,11 @@ def get_spark(*, warehouse: str | os.PathLike | None = None):
             _owned_warehouse = False
         log_conf = wanted / ".log4j2.properties"
         # A failed task logs a Java stack trace; learners get the one-line reason from the EngineError instead
-        # (EXPLORER_DEBUG=1 keeps the traces).
-        log_conf.write_text(_LOG4J2 if not os.environ.get("EXPLORER_DEBUG") else _LOG4J2.replace(
-            "%m%n\n", "%m%n%ex\n").replace("alwaysWriteExceptions = false", "alwaysWriteExceptions = true"),
-            encoding="utf-8")
+        # (EXPLORER_DEBUG=1 keeps the traces, and Spark's start-up lines).
+        log_conf.write_text(_LOG4J2 + _LOG4J2_QUIET_GATEWAY if not os.environ.get("EXPLORER_DEBUG") else
+                            _LOG4J2.replace("%m%n\n", "%m%n%ex\n").replace("alwaysWriteExceptions = false",
+                                                                          "alwaysWriteExceptions = true"),
+                            encoding="utf-8")
         _session = _build_session(jar, wanted, log_conf)
         _warehouse = wanted
         return _session
@@ -157,6 +164,13 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path):
 
 def warehouse_dir() -> Path | None:
     """The ``explorer`` catalog's warehouse directory, once the session has started."""
+    return _warehouse
+
+
+def keep_warehouse() -> Path | None:
+    """Keep the session's warehouse when the process exits (a temporary one is otherwise removed)."""
+    global _owned_warehouse
+    _owned_warehouse = False
     return _warehouse
 
 

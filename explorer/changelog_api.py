@@ -54,7 +54,8 @@ def changelog(source: Source, *, view: Projection | str = "raw", spark=None,
               identifier_columns: Sequence[str] | None = None) -> ChangelogResult:
     """The scenario's changelog in one view: ``raw``, ``carryover-removed``, ``net`` or ``updates``.
 
-    ``identifier_columns`` is only used by ``updates``; by default it is the scenario's MERGE/upsert key.
+    ``identifier_columns`` is only used by ``updates``; by default it is the table's identifier fields (as in
+    Spark), else the scenario's MERGE/upsert key.
     Raises EngineError with an explanation (not a trace) when Iceberg refuses, e.g. on merge-on-read tables.
     """
     projection = parse_projection(view)
@@ -63,13 +64,18 @@ def changelog(source: Source, *, view: Projection | str = "raw", spark=None,
     return ChangelogResult(run, projection)
 
 
-def compare(source_a: Source, source_b: Source, *, spark=None) -> CompareResult:
-    """Two scenarios side by side: final states, all four changelog views, file lineage, differing rows."""
+def compare(source_a: Source, source_b: Source, *, spark=None,
+            identifier_columns: Sequence[str] | None = None) -> CompareResult:
+    """Two scenarios side by side: final states, all four changelog views, file lineage, differing rows.
+
+    ``identifier_columns``: the updates view's key for both (default: each table's identifier fields, else its
+    scenario's MERGE/upsert key)."""
     scenarios = (("A", _iceberg_scenario(source_a)), ("B", _iceberg_scenario(source_b)))
     runs = []
     for label, scenario in scenarios:
         try:
-            runs.append(run_changelogs(scenario, tuple(Projection), spark=spark))
+            runs.append(run_changelogs(scenario, tuple(Projection), spark=spark,
+                                       identifier_columns=identifier_columns))
         except EngineError as err:  # say which of the two histories the engine refused
             raise EngineError(f"history {label} ({scenario.name}): {err.message}", step=err.step,
                               field=err.field, detail=err.detail) from None

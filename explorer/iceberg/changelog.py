@@ -163,6 +163,8 @@ class Changelog:
         if not self.available:
             return head + f"\n  not available: {self.note}"
         lines = [head]
+        if self.identifier_columns:
+            lines.append(f"  identifier columns: ({', '.join(self.identifier_columns)})")
         if self.note:
             lines.append(f"  note: {self.note}")
         if not self.rows:
@@ -367,8 +369,9 @@ def unavailable(projection: Projection, capture: Capture, reason: str) -> Change
 def identifier_columns_for(scenario: Scenario) -> tuple[tuple[str, ...], str | None]:
     """Identifier columns for compute_updates, taken from the scenario's MERGE ``on`` / upsert ``key``.
 
-    Returns ``(columns, None)``, or ``((), why_not)`` when the scenario gives no single row key: an Iceberg table
-    made by Spark SQL has no identifier fields of its own, and compute_updates cannot pair rows without one.
+    Used when the table has no identifier fields of its own (the Spark reader asks the table first, as Spark
+    does). Returns ``(columns, None)``, or ``((), why_not)`` when the scenario gives no single row key, since
+    compute_updates cannot pair rows without one.
     """
     keys = []
     for step in scenario.steps:
@@ -379,8 +382,9 @@ def identifier_columns_for(scenario: Scenario) -> tuple[tuple[str, ...], str | N
                 keys.append(ident)
     if not keys:
         return (), ("compute_updates needs identifier columns to pair a DELETE with an INSERT as one update, and "
-                    "this scenario never names a row key (no MERGE 'on' or upsert 'key'). Pass "
-                    "identifier_columns=[...] to choose one")
+                    "neither the table (no identifier fields: table.identifier_fields, or ALTER TABLE {table} SET "
+                    "IDENTIFIER FIELDS ...) nor the scenario (no MERGE 'on' or upsert 'key') names a row key. Pass "
+                    "identifier_columns=[...] (CLI: --identifier-columns a,b) to choose one")
     if len(keys) > 1:
         shown = " vs ".join("(" + ", ".join(k) + ")" for k in keys)
         return (), (f"the scenario's steps match rows on different keys {shown}, so there is no single row "

@@ -46,6 +46,8 @@ class TableSpec:
     properties: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
     primary_key: tuple[str, ...] = ()
     options: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
+    # Iceberg identifier fields (the table's row key: NOT NULL columns, SET IDENTIFIER FIELDS after CREATE)
+    identifier_fields: tuple[str, ...] = ()
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -347,6 +349,8 @@ class Scenario:
             table["partitioned_by"] = list(self.table.partitioned_by)
         if self.table.properties:
             table["properties"] = dict(self.table.properties)
+        if self.table.identifier_fields:
+            table["identifier_fields"] = list(self.table.identifier_fields)
         if self.table.primary_key:
             table["primary_key"] = list(self.table.primary_key)
         if self.table.options:
@@ -451,7 +455,7 @@ def _parse_table(raw: Any, engine: str) -> TableSpec:
     if not isinstance(raw, Mapping):
         raise ScenarioError("required: a mapping with 'columns'", field="table")
     allowed = {"columns", "partitioned_by", "format_version", "write_mode", "properties", "primary_key",
-               "options"}
+               "options", "identifier_fields"}
     for key in raw:
         if key not in allowed:
             raise ScenarioError(f"unknown table setting; use {', '.join(sorted(allowed))}", field=f"table.{key}")
@@ -484,6 +488,14 @@ def _parse_table(raw: Any, engine: str) -> TableSpec:
     props = _str_mapping(raw.get("properties", {}), "table.properties")
     options = _str_mapping(raw.get("options", {}), "table.options")
     primary_key = _name_list(raw.get("primary_key", []), names, "table.primary_key", None)
+    identifier_fields = _name_list(raw.get("identifier_fields", []), names, "table.identifier_fields", None)
+    if engine != "iceberg" and identifier_fields:
+        raise ScenarioError("identifier fields are an Iceberg table setting; a Paimon table has a primary_key",
+                            field="table.identifier_fields")
+    for n in identifier_fields:
+        if cols_raw[n] == "double":
+            raise ScenarioError(f"{n!r} is a double; Iceberg identifier fields cannot be floating point",
+                                field="table.identifier_fields")
     if engine == "iceberg" and (primary_key or options):
         bad = "table.primary_key" if primary_key else "table.options"
         raise ScenarioError("only Paimon tables have this; for Iceberg use table.properties", field=bad)
@@ -491,7 +503,7 @@ def _parse_table(raw: Any, engine: str) -> TableSpec:
         raise ScenarioError("a Paimon primary-key table needs a primary key, e.g. [pk]", field="table.primary_key")
     return TableSpec(columns=tuple(columns), partitioned_by=partitioned_by, format_version=fv if engine ==
                      "iceberg" else 2, write_mode=wm, properties=_frozen(props),
-                     primary_key=primary_key, options=_frozen(options))
+                     primary_key=primary_key, options=_frozen(options), identifier_fields=identifier_fields)
 
 
 def _str_mapping(raw: Any, where: str) -> dict[str, str]:

@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_changelog.add_argument("--view", default="raw", choices=["raw", "carryover-removed", "net", "updates"],
                              help="raw = the changes table (carry-overs kept); carryover-removed = "
                                   "create_changelog_view; net = net_changes; updates = compute_updates")
+    p_changelog.add_argument("--identifier-columns", metavar="A,B", default=None,
+                             help="--view updates: pair a DELETE and an INSERT on these columns (default: the "
+                                  "table's identifier fields, else the scenario's MERGE/upsert key)")
     p_changelog.add_argument("--json", action="store_true")
 
     p_compare = sub.add_parser("compare", help="two Iceberg histories side by side: states, changelogs, files")
@@ -89,7 +92,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "changelog":
         from explorer.changelog_api import changelog
 
-        result = changelog(_scenario_from_args(args, "reading"), view=args.view)
+        idents = _column_list(args.identifier_columns, args.view)
+        result = changelog(_scenario_from_args(args, "reading"), view=args.view, identifier_columns=idents)
         return _emit(result, args.json)
     if args.command == "compare":
         from explorer.changelog_api import compare
@@ -108,6 +112,19 @@ def _scenario_from_args(args, verb: str = "running"):
     if args.preset:
         return load_preset(args.preset)
     return _resolve(args.scenario, verb=verb)
+
+
+def _column_list(text: str | None, view: str) -> list[str] | None:
+    from explorer.scenario.errors import ScenarioError
+
+    if text is None:
+        return None
+    if view != "updates":
+        raise ScenarioError("only --view updates pairs rows on identifier columns", field="identifier_columns")
+    columns = [c.strip() for c in text.split(",") if c.strip()]
+    if not columns:
+        raise ScenarioError("name at least one column, e.g. --identifier-columns id,age", field="identifier_columns")
+    return columns
 
 
 def _resolve(text: str, *, verb: str | None = None):

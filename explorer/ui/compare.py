@@ -30,12 +30,15 @@ class CompareApp:
         self.summary_text = ""
         self.files_per_insert: int | None = None  # None: as the preset says
         self.view = Projection.NET
+        self.identifier_columns: list[str] | None = None  # the updates view's key; None: the table's / scenario's
         names = sorted(s.name for s in api.list_presets("iceberg"))
         self.w_a = W.Dropdown(options=names, value=a, description="History A")
         self.w_b = W.Dropdown(options=names, value=b, description="History B")
         self.w_files = W.BoundedIntText(value=0, min=0, max=16, description="A: files/insert",
                                         tooltip="0 keeps the preset's own file counts")
         self.w_view = W.ToggleButtons(options=VIEWS, value=self.view.value, description="View")
+        self.w_idents = W.Text(value="", description="Update key", placeholder="e.g. id,age (default: the table's)",
+                               tooltip="updates view: pair a DELETE and an INSERT on these columns (re-run)")
         self.w_run = W.Button(description="Compare", button_style="primary", icon="play")
         self.w_status = W.HTML()
         self.w_error = W.HTML()
@@ -44,8 +47,9 @@ class CompareApp:
         self.w_run.on_click(lambda _: self.run())
         self.w_view.observe(lambda change: self.set_view(change["new"]), names="value")
         self.w_files.observe(lambda change: self.set_files_per_insert(change["new"] or None), names="value")
+        self.w_idents.observe(lambda change: self.set_identifier_columns(change["new"]), names="value")
         self.widget = W.VBox([
-            W.HBox([self.w_a, self.w_b]), W.HBox([self.w_files, self.w_run]), self.w_view,
+            W.HBox([self.w_a, self.w_b]), W.HBox([self.w_files, self.w_idents, self.w_run]), self.w_view,
             self.w_status, self.w_error, self.w_summary, self.w_figure])
 
     def _ipython_display_(self):
@@ -66,6 +70,15 @@ class CompareApp:
         self.files_per_insert = n
         if (self.w_files.value or None) != n:
             self.w_files.value = n or 0
+
+    def set_identifier_columns(self, columns: str | list[str] | None) -> None:
+        """The updates view's key ("id,age" or a list); empty means the table's identifier fields. Re-run to apply."""
+        if isinstance(columns, str):
+            columns = [c.strip() for c in columns.split(",") if c.strip()]
+        self.identifier_columns = list(columns) or None if columns else None
+        text = ",".join(self.identifier_columns or ())
+        if self.w_idents.value.replace(" ", "") != text:
+            self.w_idents.value = text
 
     def set_view(self, view: str | Projection) -> None:
         """Switch the changelog view; the runs already hold all four, so nothing re-runs."""
@@ -97,7 +110,8 @@ class CompareApp:
         self.error_text = ""
         self.w_error.value = ""
         try:
-            self.result = compare(self.scenario_a(), api.load_preset(self.w_b.value), spark=self.spark)
+            self.result = compare(self.scenario_a(), api.load_preset(self.w_b.value), spark=self.spark,
+                                  identifier_columns=self.identifier_columns)
             self._render()
         except ExplorerError as exc:
             self._show_error(exc)

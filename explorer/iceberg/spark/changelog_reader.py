@@ -122,9 +122,13 @@ def read_view(spark, capture: Capture, projection: Projection, *, raw: Changelog
                 raise EngineError(f"unknown identifier column(s) {', '.join(unknown)}; the table has "
                                   f"{', '.join(c.name for c in capture.columns)}", field="identifier_columns")
         else:
-            idents, why_not = identifier_columns_for(capture.scenario)
-            if why_not:
-                return unavailable(projection, capture, why_not)
+            # As Spark does: the table's identifier fields first (SET IDENTIFIER FIELDS, table.identifier_fields),
+            # then the scenario's MERGE 'on' / upsert 'key'.
+            idents = table_identifier_fields(spark, table)
+            if not idents:
+                idents, why_not = identifier_columns_for(capture.scenario)
+                if why_not:
+                    return unavailable(projection, capture, why_not)
         args += ["compute_updates => true", f"identifier_columns => array({_quote_list(idents)})"]
     view = f"explorer_changelog_{os.getpid()}_{next(_view_counter)}"
     args.append(f"changelog_view => '{view}'")
@@ -144,6 +148,15 @@ def read_view(spark, capture: Capture, projection: Projection, *, raw: Changelog
     finally:
         spark.catalog.dropTempView(view)  # returns False, not an error, when the view was never made
     return build_changelog(projection, records, capture, raw=raw, identifier_columns=idents)
+
+
+def table_identifier_fields(spark, table: str) -> tuple[str, ...]:
+    """The table's own identifier fields (its current schema's), in schema order; () when it has none."""
+    from explorer.iceberg.spark.metadata import load_iceberg_table
+
+    schema = load_iceberg_table(spark, table).schema()
+    ids = set(schema.identifierFieldIds())
+    return tuple(str(f.name()) for f in schema.columns() if f.fieldId() in ids)
 
 
 def read_table_rows(spark, capture: Capture, table: str | None = None) -> tuple[dict, ...]:

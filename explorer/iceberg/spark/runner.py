@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -68,11 +69,32 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
                           detail=engine_reason(exc)) from None
     runner = _Runner(spark, table, scenario, progress)
     try:
-        with one_shuffle_partition(spark):
+        with one_shuffle_partition(spark), _session_conf_kept(spark):
             return runner.run()
     finally:
         if not keep_warehouse:
             drop_run_table(spark, table, runner.recorder.location or None)
+
+
+@contextmanager
+def _session_conf_kept(spark):
+    """A ``SET key=value`` in a sql step lasts for its run only: the session's settings come back afterwards."""
+    def settings() -> dict[str, str]:
+        return {r[0]: r[1] for r in spark.sql("SET").collect()}
+
+    before = settings()
+    try:
+        yield
+    finally:
+        for key, value in settings().items():
+            if before.get(key) != value:
+                try:
+                    if key in before:
+                        spark.conf.set(key, before[key])
+                    else:
+                        spark.conf.unset(key)
+                except Exception:  # a static setting cannot change at run time, so it did not
+                    pass
 
 
 def _validate(scenario: Scenario) -> None:
@@ -258,7 +280,9 @@ class _Runner:
     # ------------------------------------------------------------------------------------- table creation
 
     def _create_table(self) -> None:
-        cols = ", ".join(f"{_q(c.name)} {SPARK_TYPES[c.type]}" for c in self.spec.columns)
+        idents = self.spec.identifier_fields
+        cols = ", ".join(f"{_q(c.name)} {SPARK_TYPES[c.type]}{' NOT NULL' if c.name in idents else ''}"
+                         for c in self.spec.columns)
         parts = f" PARTITIONED BY ({', '.join(map(_q, self.spec.partitioned_by))})" \
             if self.spec.partitioned_by else ""
         props = {"format-version": str(self.spec.format_version)}
@@ -267,6 +291,8 @@ class _Runner:
         props.update(self.spec.properties)
         tbl = ", ".join(f"{_sql_string(k)}={_sql_string(v)}" for k, v in props.items())
         self.spark.sql(f"CREATE TABLE {self.name} ({cols}) USING iceberg{parts} TBLPROPERTIES ({tbl})")
+        if idents:  # a schema change only: no snapshot
+            self.spark.sql(f"ALTER TABLE {self.name} SET IDENTIFIER FIELDS {', '.join(map(_q, idents))}")
 
     # ------------------------------------------------------------------------------------------ the steps
 

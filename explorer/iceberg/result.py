@@ -78,10 +78,29 @@ class IcebergResult:
     def scenario(self):
         return self.capture.scenario
 
-    def at(self, sequence_number: int | None = None, *, snapshot_id: int | None = None) -> SnapshotView:
-        """The view as of a sequence number (latest snapshot at or before it) or an exact snapshot id."""
-        snap = (self.capture.snapshot(snapshot_id) if snapshot_id is not None
-                else self.capture.snapshot_at(sequence_number))
+    def select(self, sequence_number: int | None = None, *, snapshot_id: int | None = None,
+               ref: str | None = None) -> SnapshotRecord:
+        """The snapshot a selector names: an exact snapshot id (v1 snapshots all have sequence number 0), the
+        head of a branch or tag, or a sequence number (the latest snapshot at or before it); default: main."""
+        cap = self.capture
+        if sum(x is not None for x in (sequence_number, snapshot_id, ref)) > 1:
+            raise ValueError("select by one of: a sequence number, a snapshot id, a ref")
+        if ref is not None:
+            if ref not in cap.refs:
+                known = ", ".join(sorted(cap.refs)) or "none"
+                raise LookupError(f"the table has no ref {ref!r} (refs: {known})")
+            return cap.snapshot(cap.refs[ref])
+        if snapshot_id is not None:
+            try:
+                return cap.snapshot(snapshot_id)
+            except KeyError:
+                raise LookupError(f"the run made no snapshot {snapshot_id}") from None
+        return cap.snapshot_at(sequence_number)
+
+    def at(self, sequence_number: int | None = None, *, snapshot_id: int | None = None,
+           ref: str | None = None) -> SnapshotView:
+        """The view as of a sequence number (latest snapshot at or before it), an exact snapshot id or a ref."""
+        snap = self.select(sequence_number, snapshot_id=snapshot_id, ref=ref)
         view = self._views.get(snap.snapshot_id)
         if view is None:
             view = self._views[snap.snapshot_id] = build_view(self.capture.state(snapshot_id=snap.snapshot_id))
@@ -112,9 +131,10 @@ class IcebergResult:
             return None
         return self.capture.removed_in(f)
 
-    def to_plain(self, as_of_sequence_number: int | None = None) -> dict:
-        """The JSON contract of one run as of a sequence number (default: the last snapshot)."""
-        view = self.at(as_of_sequence_number)
+    def to_plain(self, as_of_sequence_number: int | None = None, *, snapshot_id: int | None = None,
+                 ref: str | None = None) -> dict:
+        """The JSON contract of one run as of a sequence number, snapshot id or ref (default: main's head)."""
+        view = self.at(as_of_sequence_number, snapshot_id=snapshot_id, ref=ref)
         snap = view.snapshot
         cap = self.capture
         live_ids = {f.id for f in view.state.data_files + view.state.delete_files}
@@ -134,12 +154,15 @@ class IcebergResult:
             "engine": self.engine,
             "as_of_sequence_number": snap.sequence_number,
             "as_of_snapshot_id": snap.snapshot_id,
+            "refs": dict(cap.refs),
+            "as_of_refs": sorted(name for name, sid in cap.refs.items() if sid == snap.snapshot_id),
             "agrees": self.agrees,
             "snapshot_agrees": view.agrees,
             "modelled": self.modelled,
             "snapshots": [{
                 "sequence_number": s.sequence_number, "snapshot_id": s.snapshot_id, "parent_id": s.parent_id,
                 "operation": s.operation, "step": s.step, "kind": s.kind, "label": s.label,
+                "entries": None if s.entries is None else dict(s.entries),
             } for s in cap.snapshots if s.ordinal <= snap.ordinal],
             "files": files,
             "decisions": [d.to_plain() for d in view.decisions],
@@ -160,11 +183,16 @@ class IcebergResult:
 
     # ---------------------------------------------------------------------------------------- text form
 
-    def to_text(self, as_of_sequence_number: int | None = None) -> str:
+    def to_text(self, as_of_sequence_number: int | None = None, *, snapshot_id: int | None = None,
+                ref: str | None = None) -> str:
         """A plain-text report: snapshots, files, decisions, final rows, and a loud block on disagreement."""
-        plain = self.to_plain(as_of_sequence_number)
-        view = self.at(as_of_sequence_number)
-        out = [f"Scenario {plain['scenario']} (iceberg), as of sequence number {plain['as_of_sequence_number']}", ""]
+        plain = self.to_plain(as_of_sequence_number, snapshot_id=snapshot_id, ref=ref)
+        view = self.at(as_of_sequence_number, snapshot_id=snapshot_id, ref=ref)
+        refs = f" = {', '.join(plain['as_of_refs'])}" if plain["as_of_refs"] else ""
+        out = [f"Scenario {plain['scenario']} (iceberg), as of sequence number {plain['as_of_sequence_number']} "
+               f"(snapshot {plain['as_of_snapshot_id']}{refs})", ""]
+        if len(plain["refs"]) > 1:
+            out += ["REFS " + ", ".join(f"{n} -> {sid}" for n, sid in sorted(plain["refs"].items())), ""]
         out += ["SNAPSHOTS", _table(["seq", "snapshot id", "operation", "step", "label"], [
             [s["sequence_number"], s["snapshot_id"], s["operation"], s["step"], s["label"] or s["kind"]]
             for s in plain["snapshots"]]), ""]

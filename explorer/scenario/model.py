@@ -770,10 +770,20 @@ def _parse_compact(index, label, body, raw, table):
                        options=_frozen(_str_mapping(body.get("options", {}), "compact.options")))
 
 
+# In a sql step, {snapshot:N} stands for the id of the snapshot step N made (for rollback_to_snapshot,
+# cherrypick_snapshot, CREATE BRANCH ... AS OF VERSION ...).
+SNAPSHOT_PLACEHOLDER = re.compile(r"\{snapshot:(\d+)\}")
+
+
 def _parse_sql(index, label, body, raw, table):
     if not isinstance(body, str) or not body.strip():
         raise ScenarioError("needs one SQL statement; write {table} where the table's name goes",
                             step=index, field="sql")
+    for match in SNAPSHOT_PLACEHOLDER.finditer(body):
+        step = int(match.group(1))
+        if not 1 <= step < index:
+            raise ScenarioError(f"{match.group(0)} names step {step}; it must be an earlier step (1 to {index - 1})",
+                                step=index, field="sql")
     return SqlStep(index=index, label=label, sql=body.strip().rstrip(";"))
 
 

@@ -134,3 +134,18 @@ def test_rows_carry_visible_and_deleted_by(seed):
     assert {(r["row"]["name"], r["deleted_by"]) for r in rows if not r["visible"]} == {("old-500", "E1"),
                                                                                        ("new-500", "E2")}
     assert all("deleted_by" not in r for r in rows if r["visible"])
+
+
+def test_select_by_snapshot_id_where_sequence_numbers_repeat(build):
+    """v1 snapshots all have sequence number 0: only the id tells them apart."""
+    files = [build.data("D1", 0, [{"user_id": 1, "name": "a"}], added=1),
+             build.data("D2", 0, [{"user_id": 2, "name": "b"}], added=2)]
+    capture = build.capture(files, [(0, "append", "first"), (0, "append", "second")])
+    result = IcebergResult(capture)
+    assert [r["user_id"] for r in result.at(0).predicted_rows] == [1, 2]  # by sequence number: the last one
+    assert [r["user_id"] for r in result.at(snapshot_id=1).predicted_rows] == [1]
+    assert result.to_plain(snapshot_id=1)["as_of_snapshot_id"] == 1
+    with pytest.raises(LookupError, match="no snapshot 9"):
+        result.at(snapshot_id=9)
+    with pytest.raises(LookupError, match="no ref 'audit'"):
+        result.at(ref="audit")

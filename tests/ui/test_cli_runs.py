@@ -50,6 +50,19 @@ def test_at_seq_time_travels_without_changing_the_run(spark, capsys):
     assert not any(f["delete_file"] == "E2" for f in payload["decisions"])
 
 
+def test_ref_and_snapshot_selectors(spark, capsys):
+    code, payload = run_json(capsys, "run", "--preset", "branch-commit-skips-main-sequence", "--ref", "audit")
+    assert code == 0 and payload["as_of_refs"] == ["audit"] and payload["as_of_sequence_number"] == 2
+    assert sorted(r["name"] for r in payload["predicted_rows"]) == ["A", "B"]
+    # snapshot ids are new on every run, so an id from another run names nothing: a one-line refusal
+    code = main(["run", "--preset", "branch-commit-skips-main-sequence", "--at-snapshot", "12345"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no snapshot 12345" in err and "Traceback" not in err
+    code = main(["run", "--preset", "branch-commit-skips-main-sequence", "--ref", "nope"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no ref 'nope'" in err and "Traceback" not in err
+
+
 def test_human_output_has_the_four_tables(spark, capsys):
     assert main(["run", "--preset", "seed-delete-insert-delete"]) == 0
     out = capsys.readouterr().out

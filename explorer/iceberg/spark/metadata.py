@@ -36,7 +36,6 @@ from explorer.iceberg.spark.puffin import read_deletion_vector
 _EPOCH_DAY = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1)
 ADDED, DELETED = 1, 2  # manifest entry status (0 is EXISTING)
-_STATUS_NAMES = {0: "existing", ADDED: "added", DELETED: "deleted"}
 _FILE_PATH_ID = 2147483546  # the reserved field id of a position delete file's file_path column
 
 
@@ -118,7 +117,7 @@ class IcebergRecorder:
     jtable: Any = None
     location: str = ""
     snapshots: list[SnapshotRecord] = field(default_factory=list)
-    files: dict[str, _Born] = field(default_factory=dict)  # local path -> file, in order of birth
+    files: dict[tuple[str, int], _Born] = field(default_factory=dict)  # (key, data seq) -> file, by birth
     steps: list[StepOutcome] = field(default_factory=list)
     engine_rows: dict[int, tuple] = field(default_factory=dict)
     engine_plans: dict[int, dict[str, frozenset[str]]] = field(default_factory=dict)  # by file key (paths)
@@ -127,6 +126,7 @@ class IcebergRecorder:
     _metadata: dict = field(default_factory=dict)
     _columns: dict[int, tuple[str, str]] = field(default_factory=dict)  # field id -> (name, type)
     _manifests: dict[str, list[dict]] = field(default_factory=dict)  # manifest path -> its entries
+    _by_path: dict[str, FileRecord] = field(default_factory=dict)  # file key -> its first record
 
     def attach(self) -> None:
         self.jtable = load_iceberg_table(self.spark, self.full_name)
@@ -180,27 +180,34 @@ class IcebergRecorder:
         ))
         # The snapshot is what its manifest list holds: every entry of every manifest, with its status.
         # Manifests never change, so each is read once per run however many snapshots list it.
+        # A file is known by its path *and* data sequence number: a cherry-pick adds the same path again as a
+        # new entry that inherits the new snapshot's sequence number, so on that branch it is another file.
         entries: dict[str, str] = {}
         for manifest in _read_avro(snap["manifest-list"]):
+            manifest_seq = manifest.get("sequence_number") or 0
             for entry in self._manifest_entries(manifest):
                 status = entry["status"]
+                entry_sid = entry.get("snapshot_id")  # null in v2 means: the manifest's added_snapshot_id
+                entry_sid = manifest.get("added_snapshot_id") if entry_sid is None else entry_sid
+                if status == DELETED and entry_sid != sid:
+                    continue  # deleted by an earlier commit: not part of this snapshot, not news either
                 data_file = entry["data_file"]
-                path = _entry_key(data_file)
-                if path not in self.files and status != DELETED:
-                    manifest_seq = manifest.get("sequence_number") or 0
-                    data_seq = entry.get("sequence_number")
+                data_seq = entry.get("sequence_number")
+                data_seq = int(manifest_seq if data_seq is None else data_seq)
+                key = (_entry_key(data_file), data_seq)
+                if key not in self.files:
+                    if status == DELETED:
+                        continue
                     file_seq = entry.get("file_sequence_number")
-                    added_by = entry.get("snapshot_id") if status != ADDED else sid
-                    self._born(data_file, int(added_by if added_by is not None else sid),
-                               int(manifest.get("partition_spec_id") or 0),
-                               manifest_seq if data_seq is None else data_seq,
-                               manifest_seq if file_seq is None else file_seq)
-                born = self.files.get(path)
-                if born is None:
-                    continue
-                if status == DELETED and entry.get("snapshot_id") == sid and born.removed is None:
+                    self._born(key, data_file, int(entry_sid if entry_sid is not None else sid),
+                               int(manifest.get("partition_spec_id") or 0), data_seq,
+                               int(manifest_seq if file_seq is None else file_seq))
+                born = self.files[key]
+                if status == DELETED and born.removed is None:
                     born.removed = sid
-                entries[born.record.id] = _STATUS_NAMES[status]
+                # "added" by this very commit, "existing" when carried over from an ancestor's manifests
+                entries[born.record.id] = ("deleted" if status == DELETED else
+                                           "added" if entry_sid == sid else "existing")
         self.snapshots[-1] = replace(self.snapshots[-1], entries=MappingProxyType(entries))
 
     def _manifest_entries(self, manifest: dict) -> list[dict]:
@@ -222,7 +229,8 @@ class IcebergRecorder:
                 return spec
         return {"spec-id": spec_id, "fields": []}
 
-    def _born(self, data_file: dict, snapshot_id: int, spec_id: int, data_seq: int, file_seq: int) -> None:
+    def _born(self, file_key: tuple[str, int], data_file: dict, snapshot_id: int, spec_id: int, data_seq: int,
+              file_seq: int) -> None:
         content_id = int(data_file.get("content") or 0)  # 0 data, 1 position deletes, 2 equality deletes
         if content_id == 0:
             content = FileContent.DATA
@@ -270,7 +278,13 @@ class IcebergRecorder:
             path_bounds=None if None in path_bounds else (path_bounds[0], path_bounds[1]),
             content_offset=data_file.get("content_offset"),
         )
-        self.files[_entry_key(data_file)] = _Born(self._with_contents(record, data_file, location))
+        same_path = self._by_path.get(file_key[0])
+        if same_path is not None:  # the same file added again (cherry-pick): its contents are known
+            record = replace(record, rows=same_path.rows, positions=same_path.positions)
+        else:
+            record = self._with_contents(record, data_file, location)
+        self.files[file_key] = _Born(record)
+        self._by_path.setdefault(file_key[0], record)
 
     def _with_contents(self, record: FileRecord, data_file: dict, location: str) -> FileRecord:
         path = local_path(location)
@@ -297,6 +311,7 @@ class IcebergRecorder:
     # ---------------------------------------------------------------------------------------------- result
 
     def capture(self) -> Capture:
+        by_id = {snap.snapshot_id: snap for snap in self.snapshots}
         files = tuple(replace(b.record, removed_snapshot_id=b.removed) if b.removed is not None else b.record
                       for b in self.files.values())
         return Capture(
@@ -313,13 +328,15 @@ class IcebergRecorder:
             jobs=tuple(self.jobs),
             refs=MappingProxyType({str(name): int(ref["snapshot-id"])
                                    for name, ref in (self._metadata.get("refs") or {}).items()}),
-            engine_plans=MappingProxyType({sid: MappingProxyType(self._plan_by_id(plan))
+            engine_plans=MappingProxyType({sid: MappingProxyType(self._plan_by_id(by_id[sid], plan))
                                            for sid, plan in self.engine_plans.items()}),
         )
 
-    def _plan_by_id(self, plan: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
-        """A plan keyed by file key, in short ids; a file the capture does not know keeps its path."""
-        ids = {key: born.record.id for key, born in self.files.items()}
+    def _plan_by_id(self, snapshot: SnapshotRecord, plan: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+        """A plan keyed by file key, in short ids of the files live at ``snapshot``; a file the capture does not
+        know there keeps its path (and so disagrees)."""
+        live = snapshot.live_file_ids or frozenset()
+        ids = {key[0]: born.record.id for key, born in self.files.items() if born.record.id in live}
         return {ids.get(k, k): frozenset(ids.get(x, x) for x in v) for k, v in plan.items()}
 
 

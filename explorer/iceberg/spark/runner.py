@@ -26,6 +26,7 @@ from explorer.scenario.model import (
     MergeStep,
     Predicate,
     Scenario,
+    SNAPSHOT_PLACEHOLDER,
     SqlStep,
     Step,
     TableSpec,
@@ -329,6 +330,7 @@ class _Runner:
             return self._compact(step)
         if isinstance(step, SqlStep):
             sql = step.sql.replace("{table}", self.name).replace("{catalog}", self.table.catalog)
+            sql = SNAPSHOT_PLACEHOLDER.sub(lambda m: str(self._snapshot_of_step(step, int(m.group(1)))), sql)
             self.spark.sql(sql).collect()
             return None
         if isinstance(step, ConcurrentStep):
@@ -336,6 +338,13 @@ class _Runner:
 
             return run_concurrent(self.spark, self.recorder, self.name, self.spec, step)
         raise EngineError(f"the Iceberg engine has no '{step.kind}' step", step=step.index, field=step.kind)
+
+    def _snapshot_of_step(self, step: Step, n: int) -> int:
+        """The id of the (last) snapshot step ``n`` made, for a ``{snapshot:n}`` placeholder."""
+        made = next((o.snapshot_ids for o in self.recorder.steps if o.step == n), ())
+        if not made:
+            raise ScenarioError(f"{{snapshot:{n}}}: step {n} made no snapshot", step=step.index, field="sql")
+        return made[-1]
 
     def _insert(self, step: InsertStep) -> None:
         """One SELECT per file, UNION ALL-ed: each is one Spark partition, so one write task and one file."""

@@ -21,6 +21,8 @@ def run(spark, name):
         assert view.comparison.agrees, (name, view.snapshot.ordinal, view.comparison)
         assert view.plan_comparison.agrees, (name, view.snapshot.ordinal, view.plan_comparison.lines())
         assert view.agrees is True
+    for ref in capture.refs:  # every ref's head is one of those snapshots
+        assert result.at(ref=ref).agrees is True
     return capture, result
 
 
@@ -78,3 +80,37 @@ def test_null_equality_delete_removes_is_null_rows(spark):
     assert all("visible" in r for r in rows)
     assert {r["row"]["user_id"] for r in rows if not r["visible"]} == {1, 4}
     assert all(r["deleted_by"] == eq.id for r in rows if not r["visible"])
+
+
+def test_a_branch_commit_takes_a_sequence_number_main_skips(spark):
+    capture, result = run(spark, "branch-commit-skips-main-sequence")
+    main = result.at(ref="main")
+    audit = result.at(ref="audit")
+    main_chain = [s.sequence_number for s in reversed(capture.ancestry(main.snapshot))]
+    assert main_chain == [1, 3, 4]  # 2 went to the branch
+    assert audit.snapshot.sequence_number == 2 and audit.snapshot.parent_id == capture.snapshots[0].snapshot_id
+    assert names_at(main) == ["C"] and names_at(audit) == ["A", "B"]
+    plain = result.to_plain(ref="audit")
+    assert plain["as_of_refs"] == ["audit"] and set(plain["refs"]) == {"main", "audit"}
+
+
+def test_write_audit_publish_fast_forwards_main(spark):
+    capture, result = run(spark, "branch-and-fast-forward")
+    assert capture.refs["main"] == capture.refs["audit"]
+    publish = capture.steps[-1]
+    assert publish.snapshot_ids == () and "current snapshot moved" in publish.note
+    assert names_at(result.at()) == ["A", "C"]
+    # before publishing, main's head was the first load: the bad row was visible there
+    assert "bad" in names_at(result.at(snapshot_id=capture.snapshots[0].snapshot_id))
+
+
+def test_a_cherry_picked_file_takes_the_new_sequence_number(spark):
+    capture, result = run(spark, "cherry-pick")
+    main, dev = result.at(ref="main"), result.at(ref="dev")
+    assert names_at(main) == ["A", "C", "D"] and names_at(dev) == ["A", "B", "D"]
+    d_main = next(f for f in main.state.data_files if f.rows[0]["name"] == "D")
+    d_dev = next(f for f in dev.state.data_files if f.rows[0]["name"] == "D")
+    assert d_main.path == d_dev.path and d_main.id != d_dev.id
+    assert (d_dev.sequence_number, d_main.sequence_number) == (3, 6)
+    eq = main.state.delete_files[0]
+    assert eq.sequence_number == 5 and main.plan.pair(d_main.id, eq.id).pruned_by is Pruning.SEQUENCE

@@ -1,4 +1,7 @@
-"""The teaching notebooks: committed clean, in step with their generator, and executable top to bottom.
+"""The teaching notebooks: committed clean, in step with their paired MyST source, and executable top to bottom.
+
+Each notebook's source is ``notebooks/<name>.md`` (MyST Markdown), paired with ``<name>.ipynb`` by the
+repository's ``jupytext.toml``; instructors edit either in JupyterLab (jupytext keeps both in step).
 
 Execution uses nbclient with a real ipykernel running this interpreter (the project's venv) and the real
 engines: Spark + Iceberg for 01-03, pypaimon for 04. The facts checked in the outputs come from those runs
@@ -7,7 +10,7 @@ engines: Spark + Iceberg for 01-03, pypaimon for 04. The facts checked in the ou
 
 from __future__ import annotations
 
-import importlib.util
+import copy
 import json
 import re
 import sys
@@ -28,11 +31,8 @@ PLOTLY_MIME = "application/vnd.plotly.v1+json"
 DECISION_RE = re.compile(r"^(E\d+) x (D\d+): (\d+) < (\d+) -> (\S+)$", flags=re.MULTILINE)
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location("build_notebooks", ROOT / "scripts" / "build_notebooks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _source(name: str) -> Path:
+    return NOTEBOOK_DIR / name.replace(".ipynb", ".md")
 
 
 def _read(name: str) -> nbformat.NotebookNode:
@@ -42,28 +42,46 @@ def _read(name: str) -> nbformat.NotebookNode:
 # ------------------------------------------------------------------------------------------ static checks
 
 
-def test_every_notebook_is_listed_and_generated():
-    assert tuple(_generator().NOTEBOOKS) == NOTEBOOKS
+def test_every_notebook_is_listed_and_paired():
+    """Every notebook is in NOTEBOOKS, has its MyST source beside it, and the repo's jupytext config pairs them."""
+    from jupytext.config import find_jupytext_configuration_file, load_jupytext_configuration_file
+
     assert sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb")) == sorted(NOTEBOOKS)
+    assert sorted(p.name for p in NOTEBOOK_DIR.glob("*.md")) == sorted(_source(n).name for n in NOTEBOOKS)
+    config_file = find_jupytext_configuration_file(str(NOTEBOOK_DIR))
+    assert config_file and Path(config_file).parent == ROOT
+    config = load_jupytext_configuration_file(config_file)
+    for name in NOTEBOOKS:
+        formats = config.default_formats(str(NOTEBOOK_DIR / name))
+        assert formats and "md:myst" in formats and "ipynb" in formats, (name, formats)
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_committed_notebook_has_no_outputs(name):
+    """Committed exactly as nbstripout would leave it: no outputs, no execution counts, no stray metadata."""
+    from nbstripout import strip_output
+
     nb = _read(name)
     nbformat.validate(nb)
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
     assert code_cells, "a notebook without code cannot show a real run"
     for i, cell in enumerate(code_cells):
-        assert cell.outputs == [], f"{name}: code cell {i} has outputs; rebuild with scripts/build_notebooks.py"
+        assert cell.outputs == [], f"{name}: code cell {i} has outputs; run `nbstripout notebooks/{name}`"
         assert cell.execution_count is None, f"{name}: code cell {i} has an execution count"
+    stripped = strip_output(copy.deepcopy(nb), keep_output=False, keep_count=False, keep_id=True)
+    assert stripped == nb, f"{name}: nbstripout would change it; run `nbstripout notebooks/{name}`"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_committed_notebook_matches_generator(name):
-    gen = _generator()
-    expected = gen.render(gen.NOTEBOOKS[name])
-    assert (NOTEBOOK_DIR / name).read_text(encoding="utf-8") == expected, (
-        f"{name} differs from scripts/build_notebooks.py; run it to regenerate")
+def test_committed_notebook_matches_its_paired_source(name):
+    """The .ipynb holds exactly the cells of its MyST source (same kinds, same text, same kernel)."""
+    import jupytext
+
+    source = jupytext.read(_source(name), fmt="md:myst")
+    nb = _read(name)
+    assert [(c.cell_type, c.source) for c in nb.cells] == [(c.cell_type, c.source) for c in source.cells], (
+        f"{name} and {_source(name).name} differ; run `jupytext --sync notebooks/{name}`")
+    assert nb.metadata.get("kernelspec") == source.metadata.get("kernelspec")
 
 
 def test_start_here_has_one_code_cell_launching_the_seed_story():

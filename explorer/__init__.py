@@ -23,5 +23,33 @@ def explore(preset: str | None = None, scenario=None, **kwargs):
     return _explore(preset=preset, scenario=scenario, **kwargs)
 
 
-__all__ = ["EngineError", "ExplorerError", "Scenario", "ScenarioError", "explore", "load_scenario",
+def inspect(table: str, **kwargs):
+    """Explain an existing Iceberg table's delete decisions (read-only); see explorer.api.inspect."""
+    from explorer.api import inspect as _inspect
+
+    return _inspect(table, **kwargs)
+
+
+def explain_row(table: str, where, **kwargs):
+    """Which delete file removed each stored copy of a row, and by which rule; see explorer.api.explain_row."""
+    from explorer.api import explain_row as _explain_row
+
+    return _explain_row(table, where, **kwargs)
+
+
+def use_spark(session) -> None:
+    """Make your SparkSession (any master) the one the explorer uses; see explorer.iceberg.spark.session."""
+    from explorer.iceberg.spark.session import use_spark as _use
+
+    _use(session)
+
+
+def configure_spark(*, master: str | None = None, conf=None) -> None:
+    """How the explorer builds its SparkSession: a master URL and k=v settings (before it starts)."""
+    from explorer.iceberg.spark.session import configure
+
+    configure(master=master, conf=conf)
+
+
+__all__ = ["configure_spark", "explain_row", "inspect", "use_spark", "EngineError", "ExplorerError", "Scenario", "ScenarioError", "explore", "load_scenario",
            "parse_scenario", "run", "scenario_from_yaml"]

@@ -90,3 +90,29 @@ def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalo
 
         kept = keep_table(spark or get_spark(), capture)
     return IcebergResult(capture, kept=kept)
+
+
+def inspect(table: str, *, spark=None, at_snapshot: int | None = None, at_seq: int | None = None,
+            ref: str | None = None, contents: bool | None = None, check: bool = True):
+    """Explain an existing Iceberg table (CATALOG.NAMESPACE.TABLE) with the same views as a scenario run.
+
+    ``spark``: your SparkSession with the table's catalog (default: the explorer's session, built from
+    ``explorer.configure_spark`` / EXPLORER_SPARK_MASTER / EXPLORER_SPARK_CONF). The table is only read, through
+    its own FileIO. Returns :class:`explorer.iceberg.inspection.InspectResult`.
+    """
+    from explorer.iceberg.spark.inspect import inspect_table
+    from explorer.iceberg.spark.session import get_spark
+
+    return inspect_table(spark or get_spark(), table, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref,
+                         contents=contents, check=check)
+
+
+def explain_row(table: str, where: Mapping[str, Any], *, spark=None, at_snapshot: int | None = None,
+                at_seq: int | None = None, ref: str | None = None):
+    """Why is this row (not) here? Every stored copy of the rows matching ``where`` (column -> value) in
+    ``table``, which delete file removed each and by which rule, or why none did; checked against Spark's read.
+    Returns :class:`explorer.iceberg.inspection.RowExplanation`."""
+    from explorer.iceberg.spark.inspect import explain_table_row
+    from explorer.iceberg.spark.session import get_spark
+
+    return explain_table_row(spark or get_spark(), table, where, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref)

@@ -28,7 +28,14 @@ def build_parser() -> argparse.ArgumentParser:
                      "scenarios on real local Spark + Iceberg (or Paimon) tables and explain every decision.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    p_run = sub.add_parser("run", help="run a scenario file or a preset on its real engine")
+    spark_opts = argparse.ArgumentParser(add_help=False)
+    spark_opts.add_argument("--master", default=None, metavar="URL",
+                            help="Spark master (default: EXPLORER_SPARK_MASTER, else local[2]), e.g. spark://host:7077")
+    spark_opts.add_argument("--conf", action="append", default=[], metavar="K=V",
+                            help="a Spark setting, repeatable; defines catalogs too: "
+                                 "--conf spark.sql.catalog.prod=org.apache.iceberg.spark.SparkCatalog")
+
+    p_run = sub.add_parser("run", help="run a scenario file or a preset on its real engine", parents=[spark_opts])
     p_run.add_argument("scenario", nargs="?", help="path to a scenario YAML file (or a preset name)")
     p_run.add_argument("--preset", help="name of a built-in scenario (see `explorer presets`)")
     p_run.add_argument("--json", action="store_true", help="print the result as JSON (stable contract)")
@@ -43,7 +50,29 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--warehouse", metavar="DIR", default=None,
                        help="write the run's table into DIR (created if missing) and keep it there")
 
-    p_changelog = sub.add_parser("changelog", help="run an Iceberg scenario and read its changelog")
+    at_opts = argparse.ArgumentParser(add_help=False)
+    at = at_opts.add_mutually_exclusive_group()
+    at.add_argument("--at-snapshot", type=int, default=None, metavar="ID", help="view the table at this snapshot")
+    at.add_argument("--at-seq", type=int, default=None, metavar="N",
+                    help="view the latest snapshot at or before sequence number N")
+    at.add_argument("--ref", default=None, metavar="NAME", help="view the head of this branch or tag")
+
+    p_inspect = sub.add_parser("inspect", parents=[spark_opts, at_opts],
+                               help="explain an existing Iceberg table's delete decisions (read-only)")
+    p_inspect.add_argument("table", help="CATALOG.NAMESPACE.TABLE, as your Spark session knows it")
+    p_inspect.add_argument("--json", action="store_true", help="print the result as JSON")
+    p_inspect.add_argument("--metadata-only", action="store_true",
+                           help="read manifests only, no data or delete rows (big tables)")
+
+    p_why = sub.add_parser("why", parents=[spark_opts, at_opts],
+                           help="why is this row (not) in an Iceberg table: every copy and the delete that removed it")
+    p_why.add_argument("table", help="CATALOG.NAMESPACE.TABLE")
+    p_why.add_argument("--where", action="append", required=True, metavar="COLUMN=VALUE",
+                       help="the row to explain, repeatable (all must match), e.g. --where user_id=500")
+    p_why.add_argument("--json", action="store_true")
+
+    p_changelog = sub.add_parser("changelog", help="run an Iceberg scenario and read its changelog",
+                                 parents=[spark_opts])
     p_changelog.add_argument("scenario", nargs="?", help="path to a scenario YAML file (or a preset name)")
     p_changelog.add_argument("--preset", help="name of a built-in scenario")
     p_changelog.add_argument("--view", default="raw", choices=["raw", "carryover-removed", "net", "updates"],
@@ -54,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
                                   "table's identifier fields, else the scenario's MERGE/upsert key)")
     p_changelog.add_argument("--json", action="store_true")
 
-    p_compare = sub.add_parser("compare", help="two Iceberg histories side by side: states, changelogs, files")
+    p_compare = sub.add_parser("compare", parents=[spark_opts],
+                               help="two Iceberg histories side by side: states, changelogs, files")
     p_compare.add_argument("a", help="scenario A: a YAML file or a preset name")
     p_compare.add_argument("b", help="scenario B: a YAML file or a preset name")
     p_compare.add_argument("--json", action="store_true")
@@ -84,6 +114,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if getattr(args, "master", None) or getattr(args, "conf", None):
+        from explorer.iceberg.spark.session import configure
+
+        configure(master=args.master, conf=args.conf)
+    if args.command == "inspect":
+        from explorer.api import inspect
+
+        result = inspect(args.table, at_snapshot=args.at_snapshot, at_seq=args.at_seq, ref=args.ref,
+                         contents=False if args.metadata_only else None)
+        _emit(result, args.json)
+        return EXIT_OK if result.at().agrees is not False else EXIT_DISAGREE
+    if args.command == "why":
+        from explorer.api import explain_row
+        from explorer.scenario.errors import ScenarioError
+
+        where = {}
+        for item in args.where:
+            column, sep, value = item.partition("=")
+            if not sep or not column.strip():
+                raise ScenarioError(f"write --where COLUMN=VALUE, not {item!r}", field="where")
+            where[column.strip()] = value.strip()
+        explanation = explain_row(args.table, where, at_snapshot=args.at_snapshot, at_seq=args.at_seq,
+                                  ref=args.ref)
+        _emit(explanation, args.json)
+        return EXIT_OK if explanation.agrees is not False else EXIT_DISAGREE
     if args.command == "presets":
         return _cmd_presets(args)
     if args.command == "validate":

@@ -10,6 +10,7 @@ manifest's).
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import struct
@@ -17,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote, urlparse
 
 from explorer.iceberg.model import (
@@ -31,7 +32,7 @@ from explorer.iceberg.model import (
 )
 from explorer.scenario.model import Scenario, Step
 
-from explorer.iceberg.spark.puffin import read_deletion_vector
+from explorer.iceberg.spark.puffin import decode_deletion_vector, read_deletion_vector
 
 _EPOCH_DAY = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1)
@@ -52,11 +53,17 @@ def _entry_key(data_file: dict) -> str:
 
 
 def local_path(location: str) -> str:
-    """A filesystem path for a ``file:`` URI or a plain path (the explorer's warehouses are local)."""
+    """A filesystem path for a ``file:`` URI or a plain path; any other location (s3://, hdfs://, ...) as it is
+    (such files are read through the table's FileIO, see ``IcebergRecorder.read_bytes``)."""
     parsed = urlparse(location)
     if parsed.scheme in ("", "file"):
         return unquote(parsed.path)
-    raise ValueError(f"only local tables can be captured, not {location}")
+    return location
+
+
+def _read_local(location: str) -> bytes:
+    with open(local_path(location), "rb") as handle:
+        return handle.read()
 
 
 def load_iceberg_table(spark, full_name: str):
@@ -92,11 +99,10 @@ def decode_bound(type_name: str, raw: bytes) -> Any:
     return None  # binary, decimal, nested: no bound worth showing
 
 
-def _read_avro(location: str) -> list[dict]:
+def _parse_avro(data: bytes) -> list[dict]:
     import fastavro
 
-    with open(local_path(location), "rb") as handle:
-        return list(fastavro.reader(handle))
+    return list(fastavro.reader(io.BytesIO(data)))
 
 
 @dataclass
@@ -116,12 +122,17 @@ class IcebergRecorder:
     scenario: Scenario
     jtable: Any = None
     location: str = ""
+    metadata_location: str = ""
     snapshots: list[SnapshotRecord] = field(default_factory=list)
     files: dict[tuple[str, int], _Born] = field(default_factory=dict)  # (key, data seq) -> file, by birth
     steps: list[StepOutcome] = field(default_factory=list)
     engine_rows: dict[int, tuple] = field(default_factory=dict)
     engine_plans: dict[int, dict[str, frozenset[str]]] = field(default_factory=dict)  # by file key (paths)
     jobs: list[JobOutcome] = field(default_factory=list)  # concurrent steps' jobs
+    # How files are read: location -> bytes. Local files by default; inspect passes the table's own FileIO,
+    # so any storage the catalog uses works. ``contents=False`` reads metadata only (no data or delete rows).
+    read_bytes: Callable[[str], bytes] = _read_local
+    contents: bool = True
     _counters: dict[str, int] = field(default_factory=dict)
     _metadata: dict = field(default_factory=dict)
     _columns: dict[int, tuple[str, str]] = field(default_factory=dict)  # field id -> (name, type)
@@ -137,8 +148,13 @@ class IcebergRecorder:
 
     def _read_metadata(self) -> dict:
         location = str(self._ops.refresh().metadataFileLocation())
-        with open(local_path(location), encoding="utf-8") as handle:
-            self._metadata = json.load(handle)
+        self.metadata_location = location
+        raw = self.read_bytes(location)
+        if location.endswith(".gz"):
+            import gzip
+
+            raw = gzip.decompress(raw)
+        self._metadata = json.loads(raw.decode("utf-8"))
         for schema in self._metadata.get("schemas", ()):
             for f in schema.get("fields", ()):
                 if isinstance(f.get("type"), str):
@@ -163,6 +179,18 @@ class IcebergRecorder:
                 new_ids.append(sid)
         return tuple(new_ids)
 
+    def record_history(self) -> tuple[int, ...]:
+        """Record every snapshot the table's metadata still lists, in commit order (sequence number, then time):
+        how an existing table is read, when there were no steps to follow."""
+        metadata = self._read_metadata()
+        known = {s.snapshot_id for s in self.snapshots}
+        ordered = sorted(metadata.get("snapshots", ()), key=lambda s: (int(s.get("sequence-number", 0)),
+                                                                      int(s["timestamp-ms"])))
+        for snap in ordered:
+            if int(snap["snapshot-id"]) not in known:
+                self._record_snapshot(snap, None)
+        return tuple(int(s["snapshot-id"]) for s in ordered)
+
     def _record_snapshot(self, snap: dict, step: Step | None) -> None:
         summary = dict(snap.get("summary", {}))
         sid = int(snap["snapshot-id"])
@@ -183,7 +211,7 @@ class IcebergRecorder:
         # A file is known by its path *and* data sequence number: a cherry-pick adds the same path again as a
         # new entry that inherits the new snapshot's sequence number, so on that branch it is another file.
         entries: dict[str, str] = {}
-        for manifest in _read_avro(snap["manifest-list"]):
+        for manifest in _parse_avro(self.read_bytes(snap["manifest-list"])):
             manifest_seq = manifest.get("sequence_number") or 0
             for entry in self._manifest_entries(manifest):
                 status = entry["status"]
@@ -214,7 +242,7 @@ class IcebergRecorder:
         path = manifest["manifest_path"]
         cached = self._manifests.get(path)
         if cached is None:
-            cached = self._manifests[path] = _read_avro(path)
+            cached = self._manifests[path] = _parse_avro(self.read_bytes(path))
         return cached
 
     # ------------------------------------------------------------------------------------------------ files
@@ -287,15 +315,20 @@ class IcebergRecorder:
         self._by_path.setdefault(file_key[0], record)
 
     def _with_contents(self, record: FileRecord, data_file: dict, location: str) -> FileRecord:
-        path = local_path(location)
+        if not self.contents:
+            return record
         if record.content is FileContent.DELETION_VECTOR:
-            positions = read_deletion_vector(path, data_file.get("content_offset"),
-                                             data_file.get("content_size_in_bytes"))
+            offset, size = data_file.get("content_offset"), data_file.get("content_size_in_bytes")
+            if self.read_bytes is _read_local:
+                positions = read_deletion_vector(local_path(location), offset, size)
+            else:
+                positions = decode_deletion_vector(self.read_bytes(location)[offset:offset + size])
             target = record.referenced_data_file or ""
             return replace(record, positions=tuple(DeletedPosition(target, p) for p in positions))
         import pyarrow.parquet as pq
 
-        table = pq.ParquetFile(path).read()  # not read_table: it would add hive-style partition columns
+        source = local_path(location) if self.read_bytes is _read_local else io.BytesIO(self.read_bytes(location))
+        table = pq.ParquetFile(source).read()  # not read_table: it would add hive-style partition columns
         if record.content is FileContent.POSITION_DELETES:
             paths = table.column("file_path").to_pylist()
             positions = table.column("pos").to_pylist()

@@ -1,6 +1,9 @@
-"""One local SparkSession with Apache Iceberg, shared by every run in this process.
+"""One SparkSession with Apache Iceberg, shared by every run in this process.
 
-Starting a JVM costs seconds, so the session is created once and reused. Each scenario run gets its own fresh
+Starting a JVM costs seconds, so the session is created once and reused. It is the session you hand over with
+:func:`use_spark`, or one the explorer builds: ``local[2]`` by default, or any master and settings from
+:func:`configure` / ``EXPLORER_SPARK_MASTER`` / ``EXPLORER_SPARK_CONF`` (a standalone cluster works when the
+warehouse folder is shared with its workers). Each scenario run gets its own fresh
 namespace and table inside the ``explorer`` catalog (a Hadoop catalog on a per-process temporary warehouse);
 :func:`new_run_table` makes it and :func:`drop_run_table` removes it with its files.
 """
@@ -32,6 +35,11 @@ _session = None
 _warehouse: Path | None = None
 _owned_warehouse = False
 _run_counter = itertools.count(1)
+# How the session is built when the explorer builds it: a master URL and extra Spark settings (``configure``,
+# the CLI's --master/--conf, or EXPLORER_SPARK_MASTER / EXPLORER_SPARK_CONF). None = local[2].
+_master: str | None = None
+_extra_conf: dict[str, str] = {}
+DEFAULT_MASTER = "local[2]"
 
 _LOG4J2 = """\
 rootLogger.level = error
@@ -90,6 +98,73 @@ def _alive(session) -> bool:
         return False
 
 
+def parse_conf(items) -> dict[str, str]:
+    """``k=v`` settings (a list, or one text with one per line or separated by ';') as a dict; a malformed
+    item is an EngineError naming it."""
+    if isinstance(items, str):
+        items = [part for line in items.splitlines() for part in line.split(";")]
+    out: dict[str, str] = {}
+    for item in items or ():
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise EngineError(f"a Spark setting must be written key=value, not {item!r}", field="conf")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def spark_master() -> str:
+    """The master URL the explorer builds its session with: ``configure(master=)``, else
+    ``EXPLORER_SPARK_MASTER``, else ``local[2]``."""
+    return _master or os.environ.get("EXPLORER_SPARK_MASTER") or DEFAULT_MASTER
+
+
+def spark_settings() -> dict[str, str]:
+    """Extra Spark settings applied on top of the explorer's own: EXPLORER_SPARK_CONF, then ``configure(conf=)``.
+    A catalog is defined this way too: ``spark.sql.catalog.prod=org.apache.iceberg.spark.SparkCatalog``,
+    ``spark.sql.catalog.prod.type=rest``, ``spark.sql.catalog.prod.uri=...``."""
+    return {**parse_conf(os.environ.get("EXPLORER_SPARK_CONF", "")), **_extra_conf}
+
+
+def configure(*, master: str | None = None, conf=None) -> None:
+    """Choose how the explorer builds its SparkSession (a master URL such as ``spark://host:7077``, extra
+    ``k=v`` settings). Only before the session starts: changing a running session's master is an error."""
+    global _master, _extra_conf
+    wanted_conf = {**_extra_conf, **(conf if isinstance(conf, dict) else parse_conf(conf or ()))}
+    with _lock:
+        if _session is not None and _alive(_session):
+            if master is not None and master != spark_master() or wanted_conf != _extra_conf:
+                raise EngineError("the Spark session has already started; give --master/--conf (or "
+                                  "explorer.configure_spark) before anything runs", field="master")
+            return
+        if master is not None:
+            _master = master
+        _extra_conf = wanted_conf
+
+
+def use_spark(session) -> None:
+    """Make ``session`` (a SparkSession you built, on any cluster) the one every run and inspect uses.
+
+    Scenario runs need an Iceberg catalog on it (pass ``catalog=`` to ``explorer.run``, or define one named
+    ``explorer``); inspect only needs the table's catalog. The explorer never stops a session it did not build.
+    """
+    global _session, _warehouse, _owned_warehouse
+    with _lock:
+        if _session is not None and _session is not session and _alive(_session):
+            raise EngineError("this process already has an explorer Spark session; a process has one session, "
+                              "so give yours before the explorer starts its own", field="spark")
+        _session = session
+        _owned_warehouse = False
+        try:
+            location = session.conf.get(f"spark.sql.catalog.{CATALOG}.warehouse", None)
+            parsed = urlparse(location) if location else None
+            _warehouse = Path(parsed.path) if parsed and parsed.scheme in ("", "file") else None
+        except Exception:
+            _warehouse = None
+
+
 def get_spark(*, warehouse: str | os.PathLike | None = None):
     """The process's SparkSession with the ``explorer`` Iceberg catalog, started on first use.
 
@@ -132,7 +207,7 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path):
     java_opts = (f"-Dlog4j2.configurationFile={log_conf} -XX:+UseSerialGC "
                  "-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30")
     builder = (
-        SparkSession.builder.master("local[2]").appName("sequence-explorer")
+        SparkSession.builder.master(spark_master()).appName("sequence-explorer")
         .config("spark.jars", str(jar))
         .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
         .config(f"spark.sql.catalog.{CATALOG}", "org.apache.iceberg.spark.SparkCatalog")
@@ -153,11 +228,14 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path):
         .config("spark.sql.adaptive.enabled", "false")
         .config("spark.sql.warehouse.dir", (warehouse / "_spark").as_uri())
     )
+    for key, value in spark_settings().items():  # the user's settings win over the explorer's defaults
+        builder = builder.config(key, value)
     try:
         session = builder.getOrCreate()
     except Exception as exc:  # py4j / launcher failures: show one line, not the trace
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise EngineError(f"Spark did not start: {first}. {_JAVA_HINT}") from None
+        hint = _JAVA_HINT if spark_master().startswith("local") else f"is the master {spark_master()} reachable?"
+        raise EngineError(f"Spark did not start: {first}. {hint}") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
 

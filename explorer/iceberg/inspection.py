@@ -1,0 +1,287 @@
+"""An existing Iceberg table, explained: the same views as a scenario run, plus "why is this row (not) here?".
+
+:class:`InspectResult` is an :class:`IcebergResult` over a capture read from a table the explorer did not write
+(``explorer.iceberg.spark.inspect`` builds it); its default view is the snapshot the user asked for (a snapshot
+id, a ref, a sequence number, else the table's current snapshot). :func:`explain_row` follows every stored copy
+of a row through the delete files of one snapshot; :func:`delete_summary` says in a few lines what the planner
+attaches where ("12 global equality deletes touch all 4,000 data files"). Pure: no engine, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.iceberg.model import Capture, FileContent, FileRecord
+from explorer.iceberg.resolution import Outcome
+from explorer.iceberg.resolver import DeleteFileIndex, _RowMatcher
+from explorer.iceberg.result import IcebergResult, SnapshotView, plain_row
+from explorer.scenario.values import to_plain
+
+_KIND_NAMES = {FileContent.EQUALITY_DELETES: ("equality delete", "equality deletes"),
+               FileContent.POSITION_DELETES: ("position delete file", "position delete files"),
+               FileContent.DELETION_VECTOR: ("deletion vector", "deletion vectors")}
+
+
+class InspectResult(IcebergResult):
+    """An existing table read through its own metadata; ``focus_snapshot_id`` is the default view."""
+
+    def __init__(self, capture: Capture, *, focus_snapshot_id: int, metadata_location: str | None = None,
+                 contents: bool = True):
+        super().__init__(capture)
+        self.focus_snapshot_id = focus_snapshot_id
+        self.metadata_location = metadata_location
+        self.contents = contents  # False: file-level views only (no data or delete rows were read)
+
+    def select(self, sequence_number: int | None = None, *, snapshot_id: int | None = None,
+               ref: str | None = None):
+        if sequence_number is None and snapshot_id is None and ref is None:
+            snapshot_id = self.focus_snapshot_id
+        return super().select(sequence_number, snapshot_id=snapshot_id, ref=ref)
+
+    def summary(self, sequence_number: int | None = None, **selector) -> list[str]:
+        return delete_summary(self.at(sequence_number, **selector))
+
+    def explain_row(self, where: Mapping[str, Any], sequence_number: int | None = None,
+                    **selector) -> "RowExplanation":
+        return explain_row(self.at(sequence_number, **selector), where)
+
+    def to_plain(self, as_of_sequence_number: int | None = None, **selector) -> dict:
+        plain = super().to_plain(as_of_sequence_number, **selector)
+        plain["table"] = self.capture.table_name
+        plain["metadata_location"] = self.metadata_location
+        plain["contents_read"] = self.contents
+        plain["summary"] = self.summary(as_of_sequence_number, **selector)
+        return plain
+
+    def to_text(self, as_of_sequence_number: int | None = None, **selector) -> str:
+        view = self.at(as_of_sequence_number, **selector)
+        head = [f"Table {self.capture.table_name}, snapshot {view.snapshot.snapshot_id} (sequence number "
+                f"{view.snapshot.sequence_number})"
+                + ("" if self.contents else "; metadata only: data and delete rows were not read"), "",
+                "SUMMARY", *(f"  {line}" for line in self.summary(as_of_sequence_number, **selector)), ""]
+        body = super().to_text(as_of_sequence_number, **selector)
+        return "\n".join(head) + "\n" + body.split("\n", 2)[2]  # the body's headline names a scenario
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def delete_summary(view: SnapshotView) -> list[str]:
+    """What the planner attaches at one snapshot, in a few sentences, per delete kind and overall."""
+    data = view.state.data_files
+    deletes = view.state.delete_files
+    if not data:
+        return ["no live data files"]
+    if not deletes:
+        return [f"{_count(len(data), 'live data file', 'live data files')}, no live delete files: a reader "
+                "opens no delete file"]
+    touched: Counter[str] = Counter()
+    for fp in view.plan.files:
+        touched.update(fp.attached)
+    out = [f"{_count(len(data), 'live data file', 'live data files')}, "
+           f"{_count(len(deletes), 'live delete file', 'live delete files')}"]
+    for kind, (one, many) in _KIND_NAMES.items():
+        group = [x for x in deletes if x.content is kind]
+        if not group:
+            continue
+        if kind is FileContent.EQUALITY_DELETES:
+            for scope, members in (("global", [x for x in group if x.spec_unpartitioned]),
+                                   ("partition-scoped", [x for x in group if not x.spec_unpartitioned])):
+                if members:
+                    out.append(_kind_line(members, f"{scope} {one}", f"{scope} {many}", touched, len(data)))
+        else:
+            out.append(_kind_line(group, one, many, touched, len(data)))
+    opened = [len(fp.attached) for fp in view.plan.files]
+    worst = max(view.plan.files, key=lambda fp: len(fp.attached))
+    out.append(f"a reader opens {sum(opened) / len(opened):.1f} delete files per data file on average, at most "
+               f"{len(worst.attached)} ({worst.data_file}); {sum(1 for n in opened if n == 0):,} data files need "
+               "none")
+    return out
+
+
+def _kind_line(group: list[FileRecord], one: str, many: str, touched: Counter, data_count: int) -> str:
+    """'12 global equality deletes touch all 4,000 data files', '3 position delete files touch 3 of 40 ...'."""
+    reach = [touched.get(x.id, 0) for x in group]
+    n = len(group)
+    verb = "touches" if n == 1 else "touch"
+    if all(r == data_count for r in reach):
+        where = f"{verb} all {data_count:,} data files" + (" each" if n > 1 else "")
+    elif n == 1 or min(reach) == max(reach):
+        where = f"{verb} {reach[0]:,} of {data_count:,} data files" + (" each" if n > 1 else "")
+    else:
+        where = f"{verb} {min(reach):,} to {max(reach):,} of {data_count:,} data files each"
+    text = f"{n:,} {one if n == 1 else many} {where}"
+    unused = sum(1 for r in reach if r == 0)
+    if unused and unused != n:
+        text += f" ({unused:,} of them touch none: pruned, or older than every data file they could reach)"
+    return text
+
+
+# -------------------------------------------------------------------------------------------- explain_row
+
+
+@dataclass(frozen=True)
+class DeleteVerdict:
+    """One delete file against one stored copy of a row."""
+
+    delete_file: str
+    lists_row: bool  # the delete file names this row (its key, or its file and position)
+    applies: bool  # the sequence/scope rule lets it apply to the copy's data file
+    comparison: str | None
+    outcome: str
+    reason: str
+
+    @property
+    def removes(self) -> bool:
+        return self.lists_row and self.applies
+
+    def short(self) -> str:
+        test = f"{self.comparison}" if self.comparison else self.outcome
+        if self.removes:
+            return f"removed by {self.delete_file} ({test})"
+        if self.lists_row:
+            why = f"{test} false" if self.outcome == Outcome.IGNORED_BY_SEQUENCE.value and self.comparison \
+                else self.outcome
+            return f"ignored by {self.delete_file} ({why})"
+        return f"not listed by {self.delete_file}"
+
+    def to_plain(self) -> dict:
+        return {"delete_file": self.delete_file, "lists_row": self.lists_row, "applies": self.applies,
+                "removes": self.removes, "comparison": self.comparison, "outcome": self.outcome,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class RowCopy:
+    """One stored copy of the row: a data file and position, its fate, and every delete file's verdict."""
+
+    data_file: str
+    path: str
+    position: int
+    row: Mapping[str, Any]
+    visible: bool
+    verdicts: tuple[DeleteVerdict, ...]
+
+    def sentence(self) -> str:
+        relevant = [v for v in self.verdicts if v.lists_row]
+        if not relevant:
+            return f"copy in {self.data_file} (position {self.position}) is visible: no delete file lists it"
+        shown: list[str] = []
+        for v in relevant:  # up to the delete that removes it; later ones that list it too come as "also"
+            shown.append(v.short())
+            if v.removes:
+                break
+        also = [v for v in relevant[len(shown):] if v.removes]
+        text = f"copy in {self.data_file} " + ", ".join(shown)
+        if also:
+            text += " (also listed by " + ", ".join(f"{v.delete_file}: {v.comparison}" for v in also) + ")"
+        return text if not self.visible else text + " → visible"
+
+    def to_plain(self) -> dict:
+        return {"data_file": self.data_file, "path": self.path, "position": self.position,
+                "row": plain_row(self.row), "visible": self.visible,
+                "verdicts": [v.to_plain() for v in self.verdicts], "sentence": self.sentence()}
+
+
+@dataclass(frozen=True)
+class RowExplanation:
+    """Every stored copy of the rows matching ``where`` at one snapshot, and what became of each."""
+
+    where: Mapping[str, Any]
+    snapshot_id: int
+    sequence_number: int
+    copies: tuple[RowCopy, ...]
+    files_pruned: int  # live data files skipped by partition values or column bounds before reading
+    engine_rows: tuple[Mapping[str, Any], ...] | None = None  # what Spark reads for ``where``, if checked
+
+    @property
+    def visible_rows(self) -> tuple[Mapping[str, Any], ...]:
+        return tuple(c.row for c in self.copies if c.visible)
+
+    @property
+    def agrees(self) -> bool | None:
+        if self.engine_rows is None:
+            return None
+        from explorer.scenario.rows import compare_rows
+
+        return compare_rows(self.visible_rows, self.engine_rows).agrees
+
+    def headline(self) -> str:
+        what = ", ".join(f"{k}={to_plain(v)}" for k, v in self.where.items())
+        if not self.copies:
+            return f"{what}: no stored copy at snapshot {self.snapshot_id} (sequence number {self.sequence_number})"
+        return f"{what}: " + "; ".join(c.sentence() for c in self.copies)
+
+    def to_text(self) -> str:
+        lines = [self.headline(), ""]
+        for c in self.copies:
+            lines.append(f"{c.data_file} position {c.position} {plain_row(c.row)}: "
+                         f"{'VISIBLE' if c.visible else 'deleted'}")
+            lines += [f"  {v.delete_file}: {v.reason}" + ("" if v.lists_row else " (does not list this row)")
+                      for v in c.verdicts if v.outcome != Outcome.OTHER_PARTITION.value]
+        lines.append(f"{self.files_pruned:,} live data files skipped by partition values or column bounds")
+        if self.engine_rows is not None:
+            lines.append(f"Spark reads {len(self.engine_rows)} matching row(s): "
+                         + ("agrees" if self.agrees else "DISAGREES") + " with the explanation")
+        return "\n".join(lines) + "\n"
+
+    def to_plain(self) -> dict:
+        return {"where": plain_row(self.where), "snapshot_id": self.snapshot_id,
+                "sequence_number": self.sequence_number, "headline": self.headline(),
+                "copies": [c.to_plain() for c in self.copies], "files_pruned": self.files_pruned,
+                "engine_rows": None if self.engine_rows is None else [plain_row(r) for r in self.engine_rows],
+                "agrees": self.agrees}
+
+
+def may_hold(data_file: FileRecord, where: Mapping[str, Any]) -> bool:
+    """Whether a data file can hold a row with these values, judged from partition values and column bounds
+    (what Spark's pruning would use before opening the file)."""
+    for column, value in where.items():
+        if value is None:
+            if data_file.null_counts.get(column) == 0:
+                return False
+            continue
+        if column in data_file.partition and data_file.partition[column] is not None \
+                and data_file.partition[column] != value:
+            return False
+        low, high = data_file.lower_bounds.get(column), data_file.upper_bounds.get(column)
+        try:
+            if low is not None and value < low or high is not None and value > high:
+                return False
+        except TypeError:
+            continue
+    return True
+
+
+def explain_row(view: SnapshotView, where: Mapping[str, Any],
+                engine_rows: tuple[Mapping[str, Any], ...] | None = None) -> RowExplanation:
+    """Find every stored copy of the rows matching ``where`` (column -> value) in the live data files of one
+    snapshot, and for each say which delete file removed it and by which rule, or why none did."""
+    state = view.state
+    candidates = [f for f in state.data_files if may_hold(f, where)]
+    index = DeleteFileIndex(state.delete_files)
+    deletes = sorted(state.delete_files, key=lambda x: (x.sequence_number, x.id))
+    matchers = {x.id: _RowMatcher(x) for x in deletes}
+    fates = {(f.file, f.position): f for f in view.fates}
+    copies = []
+    for data_file in candidates:
+        for position, row in enumerate(data_file.rows):
+            if any(row.get(k) != v for k, v in where.items()):
+                continue
+            verdicts = []
+            for x in deletes:
+                decision = index.explain(data_file, x)
+                verdicts.append(DeleteVerdict(
+                    delete_file=x.id, lists_row=matchers[x.id].matches(data_file, position, row),
+                    applies=decision.applies, comparison=decision.comparison, outcome=decision.outcome.value,
+                    reason=decision.reason))
+            fate = fates.get((data_file.id, position))
+            copies.append(RowCopy(data_file=data_file.id, path=data_file.path, position=position, row=row,
+                                  visible=fate.visible if fate is not None else True, verdicts=tuple(verdicts)))
+    return RowExplanation(where=dict(where), snapshot_id=view.snapshot.snapshot_id,
+                          sequence_number=view.snapshot.sequence_number, copies=tuple(copies),
+                          files_pruned=len(state.data_files) - len(candidates), engine_rows=engine_rows)

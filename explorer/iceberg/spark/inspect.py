@@ -1,0 +1,244 @@
+"""Read an existing Iceberg table, any storage, without writing to it, into the capture a scenario run makes.
+
+The table is loaded through its own catalog (``Spark3Util.loadIcebergTable``), and every file the explorer reads
+(metadata JSON, manifest lists, manifests, data and delete files, Puffin deletion vectors) comes through the
+table's own ``FileIO`` (``table.io().newInputFile(location).newStream()``), so S3, GCS, HDFS or a local folder
+all work the way the catalog configured them. Nothing is committed: the table's metadata location and files are
+what they were before. At the chosen snapshot, Spark's read and Iceberg Java's ``planFiles()`` are captured for
+the cross-checks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from types import MappingProxyType
+from typing import Any
+
+from explorer.iceberg.inspection import InspectResult, RowExplanation, explain_row
+from explorer.iceberg.model import Capture, SnapshotRecord
+from explorer.iceberg.spark.metadata import IcebergRecorder, engine_rows_at, load_iceberg_table
+from explorer.iceberg.spark.planning import java_plan
+from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
+from explorer.scenario.model import Column, Scenario, TableSpec
+
+# Iceberg primitive types the explorer's rows and figures model, by the name they take in a scenario.
+_TYPES = {"int": "int", "long": "long", "double": "double", "float": "double", "string": "string",
+          "boolean": "boolean", "date": "date", "timestamp": "timestamp", "timestamptz": "timestamp"}
+# Above this many live data files, inspect reads metadata only unless asked (``contents=True``).
+CONTENTS_LIMIT = 2000
+
+
+def fileio_reader(jtable):
+    """location -> bytes, read through the table's own FileIO."""
+    fileio = jtable.io()
+
+    def read(location: str) -> bytes:
+        stream = fileio.newInputFile(location).newStream()
+        try:
+            return bytes(stream.readAllBytes())
+        finally:
+            stream.close()
+
+    return read
+
+
+def load_table(spark, name: str):
+    """The Java Table behind ``name``, or an EngineError saying in one line why not."""
+    if not re.fullmatch(r"[A-Za-z0-9_`.\-]+", name or ""):
+        raise ScenarioError(f"{name!r} is not a table name; write CATALOG.NAMESPACE.TABLE", field="table")
+    parts = name.replace("`", "").split(".")
+    if len(parts) >= 3 and not _catalog_registered(spark, parts[0]):
+        raise EngineError(f"no Spark catalog named {parts[0]!r}: define it with --conf "
+                          f"spark.sql.catalog.{parts[0]}=org.apache.iceberg.spark.SparkCatalog (and its type, uri "
+                          "or warehouse)", field="catalog")
+    try:
+        jtable = load_iceberg_table(spark, name)
+    except Exception as exc:  # py4j: classify the Java reason
+        reason = engine_reason(exc)
+        low = reason.lower()
+        catalog = name.split(".")[0]
+        if "catalog" in low and ("not found" in low or "not defined" in low):
+            raise EngineError(f"no Spark catalog named {catalog!r}: define it with --conf "
+                              f"spark.sql.catalog.{catalog}=org.apache.iceberg.spark.SparkCatalog (and its type, "
+                              "uri or warehouse)", field="catalog", detail=reason) from None
+        if "cannot be found" in low or "not found" in low or "nosuchtable" in low or "does not exist" in low:
+            raise EngineError(f"no table named {name}", field="table", detail=reason) from None
+        if "not an iceberg table" in low or "cannot convert" in low or "sparktable" in low or "v1table" in low:
+            raise EngineError(f"{name} is not an Iceberg table", field="table", detail=reason) from None
+        if "connect" in low or "unknownhost" in low or "timed out" in low or "refused" in low:
+            raise EngineError(f"the catalog of {name} cannot be reached", field="catalog", detail=reason) from None
+        raise EngineError(f"cannot load {name} as an Iceberg table", field="table", detail=reason) from None
+    try:
+        jtable.operations()
+    except Exception:
+        raise EngineError(f"{name} is not a base Iceberg table (a metadata table or a view cannot be inspected)",
+                          field="table") from None
+    return jtable
+
+
+def _catalog_registered(spark, catalog: str) -> bool:
+    if catalog == "spark_catalog":
+        return True
+    try:
+        return bool(spark._jsparkSession.sessionState().catalogManager().isCatalogRegistered(catalog))
+    except Exception:
+        return True  # cannot tell: let loading the table say what is wrong
+
+
+def _columns(metadata: Mapping[str, Any], name: str) -> tuple[Column, ...]:
+    current = metadata.get("current-schema-id", 0)
+    schemas = metadata.get("schemas") or [metadata.get("schema", {})]
+    schema = next((s for s in schemas if s.get("schema-id", 0) == current), schemas[-1])
+    out = []
+    for f in schema.get("fields", ()):
+        kind = f.get("type")
+        if not isinstance(kind, str) or kind not in _TYPES:
+            shown = kind if isinstance(kind, str) else (kind or {}).get("type", "nested")
+            raise EngineError(f"{name}: column {f.get('name')!r} has type {shown}, which the explorer does not "
+                              f"model yet (it models {', '.join(sorted(set(_TYPES)))})", field="schema")
+        out.append(Column(str(f["name"]), _TYPES[kind]))
+    return tuple(out)
+
+
+def _scenario(metadata: Mapping[str, Any], name: str) -> Scenario:
+    """The table described as a scenario with no steps: what the views need to know of its shape."""
+    columns = _columns(metadata, name)
+    spec_id = metadata.get("default-spec-id", 0)
+    spec = next((s for s in metadata.get("partition-specs", ()) if s.get("spec-id", 0) == spec_id), {})
+    partitioned = tuple(str(f["name"]) for f in spec.get("fields", ()))
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "table"
+    return Scenario(name=slug, title=f"Inspect {name}", table=TableSpec(
+        columns=columns, partitioned_by=partitioned, format_version=int(metadata.get("format-version", 1))),
+        steps=())
+
+
+def _with_expired_snapshots(capture: Capture) -> Capture:
+    """Files added by snapshots that have since expired still name them; keep such ids known (as 'expired'
+    snapshots before the first remaining one) so every file's 'added in' can be shown."""
+    known = {s.snapshot_id for s in capture.snapshots}
+    missing: dict[int, int] = {}
+    for f in capture.files:
+        if f.added_snapshot_id not in known:
+            seq = missing.get(f.added_snapshot_id)
+            missing[f.added_snapshot_id] = f.file_sequence_number if seq is None else min(seq, f.file_sequence_number)
+    if not missing:
+        return capture
+    ghosts = [SnapshotRecord(ordinal=0, snapshot_id=sid, parent_id=None, sequence_number=seq, operation="expired",
+                             timestamp_ms=0, label="expired snapshot", entries=MappingProxyType({}))
+              for sid, seq in sorted(missing.items(), key=lambda item: item[1])]
+    ordered = [replace(s, ordinal=i) for i, s in enumerate(ghosts + list(capture.snapshots), start=1)]
+    return replace(capture, snapshots=tuple(ordered))
+
+
+def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: int | None = None,
+                  ref: str | None = None, contents: bool | None = None, check: bool = True) -> InspectResult:
+    """Capture the Iceberg table ``name`` (CATALOG.NAMESPACE.TABLE, as the session knows it) read-only.
+
+    The default view is ``at_snapshot``, else the head of ``ref``, else the latest snapshot at or before
+    sequence number ``at_seq``, else the table's current snapshot. ``contents`` reads data rows, equality-delete
+    rows, position deletes and deletion vectors (default: when there are at most CONTENTS_LIMIT live data
+    files); without them the file-level views (timeline, decisions, planner, summary) still work. ``check``
+    captures what Spark reads and what Iceberg Java's planFiles() attaches at the chosen snapshot.
+    """
+    if sum(x is not None for x in (at_snapshot, at_seq, ref)) > 1:
+        raise ScenarioError("choose one of --at-snapshot, --at-seq and --ref", field="at")
+    jtable = load_table(spark, name)
+    recorder = IcebergRecorder(spark, name, Scenario(name="inspect", table=TableSpec(columns=()), steps=()),
+                               read_bytes=fileio_reader(jtable), contents=False)
+    try:
+        recorder.jtable, recorder._ops = jtable, jtable.operations()
+        metadata = recorder._read_metadata()
+        recorder.location = str(metadata["location"]).rstrip("/")
+        from explorer.iceberg.spark.metadata import local_path
+
+        recorder._local_root = local_path(recorder.location).rstrip("/") + "/"
+        recorder.scenario = _scenario(metadata, name)
+        if contents is None:
+            current = next((s for s in metadata.get("snapshots", ())
+                            if s["snapshot-id"] == metadata.get("current-snapshot-id")), {})
+            live = int((current.get("summary") or {}).get("total-data-files", 0) or 0)
+            contents = live <= CONTENTS_LIMIT
+        recorder.contents = contents
+        recorder.record_history()
+    except EngineError:
+        raise
+    except Exception as exc:
+        raise EngineError(f"cannot read the metadata of {name}", field="table", detail=engine_reason(exc)) from None
+    capture = _with_expired_snapshots(recorder.capture())
+    if not capture.snapshots:
+        raise EngineError(f"{name} has no snapshots yet: nothing to inspect", field="table")
+    focus = _focus(capture, at_snapshot, at_seq, ref)
+    if check:
+        try:
+            recorder.engine_plans[focus] = java_plan(spark._jvm, jtable, focus)
+            if contents:
+                recorder.engine_rows[focus] = engine_rows_at(spark, name, focus)
+        except Exception as exc:
+            raise EngineError(f"Spark could not read {name} at snapshot {focus}", field="table",
+                              detail=engine_reason(exc)) from None
+        capture = _with_expired_snapshots(recorder.capture())
+    return InspectResult(capture, focus_snapshot_id=focus, metadata_location=recorder.metadata_location,
+                         contents=contents)
+
+
+def _focus(capture: Capture, at_snapshot: int | None, at_seq: int | None, ref: str | None) -> int:
+    if ref is not None:
+        if ref not in capture.refs:
+            known = ", ".join(sorted(capture.refs)) or "none"
+            raise EngineError(f"the table has no branch or tag named {ref!r} (its refs: {known})", field="ref")
+        return capture.refs[ref]
+    if at_snapshot is not None:
+        if at_snapshot not in {s.snapshot_id for s in capture.snapshots if s.operation != "expired"}:
+            raise EngineError(f"the table has no snapshot {at_snapshot} (expired, or never made)",
+                              field="at_snapshot")
+        return at_snapshot
+    if at_seq is not None:
+        try:
+            return capture.snapshot_at(at_seq).snapshot_id
+        except LookupError as exc:
+            raise EngineError(str(exc), field="at_seq") from None
+    return capture.snapshot_at().snapshot_id
+
+
+def explain_table_row(spark, name: str, where: Mapping[str, Any], *, at_snapshot: int | None = None,
+                      at_seq: int | None = None, ref: str | None = None) -> RowExplanation:
+    """Every stored copy of the rows matching ``where`` and what became of it, checked against Spark's read."""
+    result = inspect_table(spark, name, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref, contents=True,
+                           check=False)
+    columns = {c.name: c.type for c in result.capture.columns}
+    typed = {}
+    for column, value in where.items():
+        if column not in columns:
+            raise ScenarioError(f"{name} has no column {column!r} (columns: {', '.join(columns)})", field="where")
+        typed[column] = _typed(value, columns[column], column)
+    view = result.at()
+    engine = _spark_rows(spark, name, view.snapshot.snapshot_id, typed)
+    return explain_row(view, typed, engine_rows=engine)
+
+
+def _typed(value: Any, kind: str, column: str) -> Any:
+    """A value from the command line (text) or Python, as the column's type."""
+    from explorer.scenario.values import coerce_value
+
+    if isinstance(value, str) and kind != "string":
+        import yaml
+
+        try:
+            value = yaml.safe_load(value)
+        except yaml.YAMLError:
+            pass
+    try:
+        return coerce_value(kind, value)
+    except Exception as exc:
+        raise ScenarioError(f"{value!r} is not a {kind} value: {exc}", field=f"where.{column}") from None
+
+
+def _spark_rows(spark, name: str, snapshot_id: int, where: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
+    from pyspark.sql import functions as F
+
+    frame = spark.read.format("iceberg").option("snapshot-id", snapshot_id).load(name)
+    for column, value in where.items():
+        frame = frame.filter(F.col(column).isNull() if value is None else F.col(column) == F.lit(value))
+    return tuple(MappingProxyType(r.asDict()) for r in frame.collect())

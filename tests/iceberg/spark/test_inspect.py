@@ -1,0 +1,184 @@
+"""Inspect an existing Iceberg table on the real engine: the same decisions as the run that wrote it (every
+Iceberg preset), read-only, explain_row on the seed story checked against Spark, and bad input as one line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from explorer.api import list_presets, load_preset
+from explorer.iceberg.spark.inspect import explain_table_row, inspect_table
+from explorer.iceberg.spark.metadata import local_path
+from explorer.iceberg.spark.runner import run_iceberg
+from explorer.iceberg.spark.session import CATALOG, RunTable, drop_run_table
+from explorer.iceberg.result import IcebergResult
+from explorer.scenario.errors import EngineError
+from explorer.ui.cli import EXIT_ENGINE, EXIT_INVALID, EXIT_OK, main
+
+pytestmark = pytest.mark.spark
+
+ICEBERG_PRESETS = [s.name for s in list_presets("iceberg")]
+LEAKS = ("Traceback", "org.apache", "py4j", "\tat ", "File \"")
+
+
+def _kept(spark, name):
+    """Run a preset, keep its table (only the table: the session's warehouse stays temporary)."""
+    return run_iceberg(load_preset(name), spark=spark, keep_warehouse=True)
+
+
+def _drop(spark, capture):
+    _, namespace, table = capture.table_name.split(".")
+    drop_run_table(spark, RunTable(CATALOG, namespace, table), capture.table_location)
+
+
+def _by_path(capture, view):
+    """A snapshot's decisions, planner attachments and row fates named by file path (ids are per capture)."""
+    path = {f.id: f.path for f in capture.files}
+    return (
+        sorted((path[d.data_file], path[d.delete_file], d.outcome.value, d.comparison) for d in view.decisions),
+        sorted((path[f.data_file], tuple(sorted(path[x] for x in f.attached))) for f in view.plan.files),
+        sorted((path[f.file], f.position, None if f.deleted_by is None else path[f.deleted_by])
+               for f in view.fates),
+    )
+
+
+@pytest.mark.parametrize("preset", ICEBERG_PRESETS)
+def test_inspect_gives_the_runs_decisions_at_every_snapshot(spark, preset):
+    capture = _kept(spark, preset)
+    try:
+        run = IcebergResult(capture)
+        inspected = inspect_table(spark, capture.table_name)
+        assert {s.snapshot_id for s in inspected.capture.snapshots} == {s.snapshot_id for s in capture.snapshots}
+        assert dict(inspected.capture.refs) == dict(capture.refs)
+        for snap in capture.snapshots:
+            assert _by_path(inspected.capture, inspected.at(snapshot_id=snap.snapshot_id)) == \
+                _by_path(capture, run.at(snapshot_id=snap.snapshot_id)), f"{preset} at snapshot {snap.sequence_number}"
+        focus = inspected.at()
+        assert focus.snapshot.snapshot_id == capture.refs.get("main", capture.snapshots[-1].snapshot_id)
+        assert focus.agrees is True  # Spark's read and Java's planFiles() at the current snapshot
+        assert focus.plan_comparison is not None and focus.plan_comparison.agrees
+    finally:
+        _drop(spark, capture)
+
+
+def _fingerprint(location: str) -> dict:
+    root = Path(local_path(location))
+    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in root.rglob("*") if p.is_file()}
+
+
+def test_inspect_and_why_only_read_the_table(spark):
+    capture = _kept(spark, "seed-delete-insert-delete")
+    try:
+        jtable = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession,
+                                                                                capture.table_name)
+        before = (str(jtable.operations().refresh().metadataFileLocation()), _fingerprint(capture.table_location))
+        result = inspect_table(spark, capture.table_name, at_seq=5)
+        explain_table_row(spark, capture.table_name, {"user_id": 500})
+        after = (str(jtable.operations().refresh().metadataFileLocation()), _fingerprint(capture.table_location))
+        assert after == before
+        assert result.metadata_location == before[0]
+    finally:
+        _drop(spark, capture)
+
+
+def test_why_user_500_on_the_seed_story(spark):
+    capture = _kept(spark, "seed-delete-insert-delete")
+    try:
+        old = next(f for f in capture.files if any(r.get("name") == "old-500" for r in f.rows))
+        new = next(f for f in capture.files if any(r.get("name") == "new-500" for r in f.rows))
+        assert (old.id, new.id) == ("D2", "D4")  # batch 2 holds old-500 (seq 2); the re-insert is seq 5
+        why = explain_table_row(spark, capture.table_name, {"user_id": "500"})
+        assert why.headline() == ("user_id=500: copy in D2 removed by E1 (2 < 4) (also listed by E2: 2 < 6); "
+                                  "copy in D4 ignored by E1 (5 < 4 false), removed by E2 (5 < 6)")
+        assert why.engine_rows == () and why.agrees is True
+        assert why.files_pruned == 2  # D1 (100, 200) and D3 (400): bounds exclude 500
+        at5 = explain_table_row(spark, capture.table_name, {"user_id": 500}, at_seq=5)
+        assert [c.visible for c in at5.copies] == [False, True]
+        assert [dict(r) for r in at5.engine_rows] == [{"user_id": 500, "name": "new-500"}] and at5.agrees
+        assert "copy in D4 ignored by E1 (5 < 4 false) → visible" in at5.headline()
+    finally:
+        _drop(spark, capture)
+
+
+def test_inspect_views_a_ref_a_snapshot_and_a_sequence_number(spark):
+    capture = _kept(spark, "rollback-then-append")
+    try:
+        for name, sid in capture.refs.items():
+            assert inspect_table(spark, capture.table_name, ref=name).at().snapshot.snapshot_id == sid
+        first = capture.snapshots[0]
+        assert inspect_table(spark, capture.table_name, at_snapshot=first.snapshot_id,
+                             check=False).at().snapshot == inspect_table(
+            spark, capture.table_name, at_seq=first.sequence_number, check=False).at().snapshot
+        with pytest.raises(EngineError, match="no branch or tag named 'nope'"):
+            inspect_table(spark, capture.table_name, ref="nope")
+        with pytest.raises(EngineError, match="no snapshot 42"):
+            inspect_table(spark, capture.table_name, at_snapshot=42)
+    finally:
+        _drop(spark, capture)
+
+
+def test_metadata_only_inspect_keeps_file_level_views(spark):
+    capture = _kept(spark, "partition-scoped-delete")
+    try:
+        full = inspect_table(spark, capture.table_name)
+        meta = inspect_table(spark, capture.table_name, contents=False, check=False)
+        assert not meta.contents and all(not f.rows and not f.positions for f in meta.capture.files)
+        assert [(d.data_file, d.delete_file, d.outcome) for d in meta.at().decisions] == \
+            [(d.data_file, d.delete_file, d.outcome) for d in full.at().decisions]
+        assert meta.summary() and "metadata only" in meta.to_text()
+    finally:
+        _drop(spark, capture)
+
+
+def _cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    hint = "=org.apache.iceberg.spark.SparkCatalog"  # the setting a missing catalog's message suggests
+    for leak in LEAKS:
+        assert leak not in err.replace(hint, ""), f"{leak!r} leaked:\n{err}"
+    return code, out, err
+
+
+def test_cli_inspect_and_why(spark, capsys):
+    capture = _kept(spark, "seed-delete-insert-delete")
+    try:
+        code, out, _ = _cli(capsys, "inspect", capture.table_name)
+        assert code == EXIT_OK and "2 global equality deletes touch" in out and "D4    E1" in out
+        code, out, _ = _cli(capsys, "inspect", capture.table_name, "--at-seq", "5", "--json")
+        import json
+
+        plain = json.loads(out)
+        assert code == EXIT_OK and plain["as_of_sequence_number"] == 5 and plain["snapshot_agrees"] is True
+        code, out, _ = _cli(capsys, "why", capture.table_name, "--where", "user_id=500")
+        assert code == EXIT_OK and out.startswith("user_id=500: copy in D2 removed by E1 (2 < 4)")
+        code, _, err = _cli(capsys, "why", capture.table_name, "--where", "user_id=abc")
+        assert code == EXIT_INVALID and len(err.strip().splitlines()) == 1
+        code, _, err = _cli(capsys, "why", capture.table_name, "--where", "nope=1")
+        assert code == EXIT_INVALID and "no column 'nope'" in err
+        code, _, err = _cli(capsys, "inspect", capture.table_name, "--ref", "nope")
+        assert code == EXIT_ENGINE and "no branch or tag named 'nope'" in err and len(err.strip().splitlines()) == 1
+        code, _, err = _cli(capsys, "inspect", capture.table_name, "--at-snapshot", "1")
+        assert code == EXIT_ENGINE and "no snapshot 1" in err
+    finally:
+        _drop(spark, capture)
+
+
+def test_cli_inspect_bad_tables(spark, capsys):
+    spark.sql("CREATE TABLE IF NOT EXISTS spark_catalog.default.inspect_plain (a INT) USING parquet")
+    try:
+        cases = {
+            f"{CATALOG}.no_such_ns.no_such_table": "no table named",
+            "nocatalog.db.t": "no Spark catalog named 'nocatalog'",
+            "spark_catalog.default.inspect_plain": "is not an Iceberg table",
+        }
+        for table, message in cases.items():
+            code, _, err = _cli(capsys, "inspect", table)
+            assert code == EXIT_ENGINE, (table, err)
+            assert message in err and len(err.strip().splitlines()) == 1, err
+        code, _, err = _cli(capsys, "inspect", "bad name; drop")
+        assert code == EXIT_INVALID and len(err.strip().splitlines()) == 1
+    finally:
+        spark.sql("DROP TABLE IF EXISTS spark_catalog.default.inspect_plain")

@@ -13,9 +13,23 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+# The project's voila template (stock lab without its CDN stylesheets) and the config that selects it, for voila
+# on its own and for voila inside JupyterLab's server (/voila/render/...). binder/start exports the same paths.
+JUPYTER_DATA = HERE / "jupyter_data"
+JUPYTER_CONFIG = HERE / "jupyter_config"
+VOILA_TEMPLATE = "explorer"
 NOTEBOOKS = ROOT / "notebooks"
 START = "00-start-here.ipynb"
 PLAYGROUND = "05-playground.ipynb"
+
+
+def jupyter_env(env: dict | None = None) -> dict:
+    """``env`` (default: this process's) with the project's Jupyter data and config dirs searched first."""
+    env = dict(os.environ if env is None else env)
+    for key, path in (("JUPYTER_PATH", JUPYTER_DATA), ("JUPYTER_CONFIG_PATH", JUPYTER_CONFIG)):
+        env[key] = os.pathsep.join([str(path), *filter(None, env.get(key, "").split(os.pathsep))])
+    return env
 
 
 def build_command(args: argparse.Namespace, token: str) -> list[str]:
@@ -24,7 +38,7 @@ def build_command(args: argparse.Namespace, token: str) -> list[str]:
     if args.voila:
         # voila serves one dashboard without a login token; it listens on loopback unless --ip says otherwise.
         return [python, "-m", "voila", str(notebooks / PLAYGROUND), f"--port={args.port}", "--no-browser",
-                f"--Voila.ip={args.ip}", "--show_tracebacks=False"]
+                f"--Voila.ip={args.ip}", "--show_tracebacks=False", f"--template={VOILA_TEMPLATE}"]
     cmd = [python, "-m", "jupyterlab", f"--notebook-dir={notebooks}", f"--ServerApp.ip={args.ip}",
            f"--ServerApp.port={args.port}", f"--IdentityProvider.token={token}", "--no-browser",
            f"--LabApp.default_url=/lab/tree/{START}"]
@@ -54,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         url = f"http://{host}:{args.port}/lab/tree/{START}?token={token}"
     print(f"\n  Sequence Explorer is starting. Open:\n\n    {url}\n\n  (Ctrl+C to stop)\n", flush=True)
-    os.execv(cmd[0], cmd)
+    os.execve(cmd[0], cmd, jupyter_env())
     return 0  # pragma: no cover
 
 

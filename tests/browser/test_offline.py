@@ -1,0 +1,92 @@
+"""No page asks the internet for anything: JupyterLab on a notebook, voila inside JupyterLab's server (Binder's
+``urlpath=voila/render/...``), and the voila dashboard of ``scripts/lab --voila``.
+
+Every request a page makes is recorded (``page.on("request")``); any whose host is not the page's own fails the
+test. A workshop room with bad Wi-Fi must not wait on a CDN.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+START = "00-start-here.ipynb"
+PLAYGROUND = "05-playground.ipynb"
+QUIET_MS = 3_000  # after the page is up, listen this long for late requests (fonts, lazy stylesheets)
+
+
+def record_requests(page) -> list[str]:
+    urls: list[str] = []
+    page.on("request", lambda request: urls.append(request.url))
+    return urls
+
+
+def foreign(urls: list[str], own: str) -> list[str]:
+    """The requests to any host other than ``own``'s (data: and blob: URLs never leave the browser)."""
+    host = urllib.parse.urlsplit(own).netloc
+    return [u for u in urls if urllib.parse.urlsplit(u).scheme in ("http", "https", "ws", "wss")
+            and urllib.parse.urlsplit(u).netloc != host]
+
+
+def wait_for_preset_dropdown(page) -> None:
+    preset = page.locator(".widget-dropdown", has=page.locator("label", has_text="Preset")).locator("select")
+    preset.first.wait_for(state="visible", timeout=120_000)
+
+
+def test_the_stock_voila_template_would_call_a_cdn():
+    """The control: voila's own lab template links Font Awesome from a CDN, so the checks below can fail."""
+    stock = Path(sys.prefix) / "share" / "jupyter" / "voila" / "templates" / "lab" / "index.html.j2"
+    if not stock.is_file():
+        pytest.skip(f"voila's lab template is not at {stock}")
+    assert "cdn.jsdelivr.net" in stock.read_text()
+
+
+def test_jupyterlab_and_voila_in_its_server_request_only_their_own_host(ui, page, artifacts, tmp_path):
+    ui.require_notebook(START)
+    notebooks = ui.notebook_copy(tmp_path)
+    server = ui.launch(["--port", str(ui.free_port()), "--notebook-dir", str(notebooks)], tmp_path / "lab")
+    urls = record_requests(page)
+    with ui.session_on(page, server, artifacts, "offline-jupyterlab", {}):
+        page.goto(server.url)
+        page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(state="visible", timeout=60_000)
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(QUIET_MS)
+        lab_requests = len(urls)
+        assert foreign(urls, server.url) == []
+
+        # Binder's dashboard URL: voila served by JupyterLab's own server, with the project's template.
+        parts = urllib.parse.urlsplit(server.url)
+        token = urllib.parse.parse_qs(parts.query)["token"][0]
+        page.goto(f"{parts.scheme}://{parts.netloc}/voila/render/{PLAYGROUND}?token={token}", timeout=180_000)
+        wait_for_preset_dropdown(page)
+        page.wait_for_timeout(QUIET_MS)
+        assert "cdn.jsdelivr.net" not in page.content()
+    assert lab_requests > 20 and len(urls) > lab_requests  # the pages really loaded (scripts, styles, kernels)
+    assert foreign(urls, server.url) == [], foreign(urls, server.url)
+
+
+def test_the_voila_dashboard_requests_only_its_own_host(ui, page, artifacts, tmp_path):
+    ui.require_notebook(PLAYGROUND)
+    notebooks = ui.notebook_copy(tmp_path)
+    t0 = time.perf_counter()
+    server = ui.launch(["--voila", "--port", str(ui.free_port()), "--notebook-dir", str(notebooks)],
+                       tmp_path / "voila", wait_ok=False)
+    urls = record_requests(page)
+    with ui.session_on(page, server, artifacts, "offline-voila", {"server": time.perf_counter() - t0}):
+        page.goto(server.url, timeout=180_000)  # voila runs the notebook before the page is complete
+        wait_for_preset_dropdown(page)
+        page.wait_for_timeout(QUIET_MS)
+        html = page.content()
+        # Font Awesome is still there, from voila's own bundle: an icon renders with its font.
+        family = page.evaluate("""() => { const i = document.createElement('i'); i.className = 'fa fa-play';
+            document.body.appendChild(i); return getComputedStyle(i).fontFamily; }""")
+    assert "cdn.jsdelivr.net" not in html
+    assert "Font Awesome" in family, family
+    assert len(urls) > 10
+    assert foreign(urls, server.url) == [], foreign(urls, server.url)

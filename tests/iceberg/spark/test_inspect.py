@@ -182,3 +182,24 @@ def test_cli_inspect_bad_tables(spark, capsys):
         assert code == EXIT_INVALID and len(err.strip().splitlines()) == 1
     finally:
         spark.sql("DROP TABLE IF EXISTS spark_catalog.default.inspect_plain")
+
+
+def test_open_a_table_view_shows_the_run_views_and_one_line_problems(spark):
+    from explorer.ui.open_table import OpenTableView
+
+    capture = _kept(spark, "seed-delete-insert-delete")
+    try:
+        view = OpenTableView(spark=spark, table=capture.table_name)
+        view.where.value = "user_id=500"
+        view.open_from_fields()
+        assert view.result is not None and {"timeline", "decisions", "rows", "engine_rows"} <= set(view.figures)
+        assert "Resolver and Spark agree" in view.message
+        assert "removed by E2 (5 &lt; 6)" in view.summary.value
+        view.ref.value, view.where.value = "nope", ""
+        view.open_from_fields()
+        assert view.result is None and "no branch or tag named 'nope'" in view.message
+        view.ref.value, view.snapshot.value = "", "abc"
+        view.open_from_fields()
+        assert "not a snapshot id" in view.message and "\n" not in view.message
+    finally:
+        _drop(spark, capture)

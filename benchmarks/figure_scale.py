@@ -42,7 +42,7 @@ def synthetic_capture(n_snapshots: int, window: int = WINDOW):
         SnapshotRecord,
         StepOutcome,
     )
-    from explorer.scenario.model import parse_scenario
+    from explorer.api import parse_scenario
 
     scenario = parse_scenario({"name": f"synthetic-{n_snapshots}", "engine": "iceberg",
                                "table": {"columns": {"id": "long", "part": "int"}, "partitioned_by": ["part"]},

@@ -72,7 +72,7 @@ def where_text(where, spec) -> str:
 
 
 def create_table_sql(name: str, spec) -> str:
-    from explorer.iceberg.spark.runner import SPARK_TYPES
+    from explorer.iceberg.spark.sql import SPARK_TYPES
 
     cols = ", ".join(f"`{c.name}` {SPARK_TYPES[c.type]}" for c in spec.columns)
     parts = f" PARTITIONED BY ({', '.join(f'`{c}`' for c in spec.partitioned_by)})" if spec.partitioned_by else ""

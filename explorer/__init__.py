@@ -6,7 +6,8 @@ model), ``explorer.iceberg`` (pure model, resolver, figures; ``explorer.iceberg.
 """
 
 from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
-from explorer.scenario.model import Scenario, load_scenario, parse_scenario, scenario_from_yaml
+from explorer.api import load_scenario, parse_scenario, scenario_from_yaml
+from explorer.scenario.model import Scenario
 
 
 def run(source, **kwargs):

@@ -1,19 +1,37 @@
 """The public entry points: find a scenario (preset, file, YAML text or Python mapping) and run it.
 
-``run`` picks the engine adapter from the scenario's ``engine`` and wraps the capture in a result object that
-explains it (``IcebergResult`` or ``PaimonResult``). Engines are imported lazily so that the pure core and the
-CLI's validation work without starting a JVM.
+Every way in gives a scenario its engine accepts: the structural parse (``explorer.scenario``) followed by the
+engine's own checks (``explorer.engine.validate``), the same for ``explorer validate`` and ``explorer run``.
+``run`` dispatches to the scenario's engine through the registry; engines are imported lazily, so validating
+starts no JVM.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
+from explorer.engine import Progress, engine_for, validate
+from explorer.scenario import model
 from explorer.scenario.errors import ScenarioError
-from explorer.scenario.model import Scenario, load_scenario, parse_scenario, scenario_from_yaml
+from explorer.scenario.model import Scenario
 
 PRESETS_DIR = Path(__file__).parent / "presets"
+
+
+def parse_scenario(data: Any) -> Scenario:
+    """A mapping → a scenario its engine accepts (the structural parse, then the engine's own checks)."""
+    return validate(model.parse_scenario(data))
+
+
+def scenario_from_yaml(text: str) -> Scenario:
+    """YAML text → a scenario its engine accepts."""
+    return validate(model.scenario_from_yaml(text))
+
+
+def load_scenario(source: str | Path) -> Scenario:
+    """A ``.yaml`` path (or YAML text) → a scenario its engine accepts."""
+    return validate(model.load_scenario(source))
 
 
 def preset_paths() -> dict[str, Path]:
@@ -36,7 +54,7 @@ def load_preset(name: str) -> Scenario:
 def to_scenario(source: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
     """Accept a Scenario, a mapping, a preset name, a path to a YAML file, or YAML text."""
     if isinstance(source, Scenario):
-        return source
+        return validate(source)
     if isinstance(source, Mapping):
         return parse_scenario(source)
     if isinstance(source, Path):
@@ -54,9 +72,6 @@ def to_scenario(source: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
     raise ScenarioError(f"cannot make a scenario from a {type(source).__name__}", field="scenario")
 
 
-Progress = Callable[..., None]
-
-
 def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalog: str | None = None,
         keep_warehouse: bool = False, warehouse: str | Path | None = None, progress: Progress | None = None):
     """Run a scenario on its real engine and return the explained result.
@@ -68,28 +83,8 @@ def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalo
     last good snapshot when there is one) if the engine refuses a step.
     """
     scenario = to_scenario(source)
-    keep = keep_warehouse or warehouse is not None
-    if scenario.engine == "paimon":
-        from explorer.paimon.runner import run_paimon
-
-        return run_paimon(scenario, warehouse=warehouse, keep_warehouse=keep, progress=progress)
-    from explorer.iceberg.result import IcebergResult
-    from explorer.iceberg.spark.runner import run_iceberg
-
-    if warehouse is not None:
-        if catalog is not None:
-            raise ScenarioError("give a catalog or a warehouse directory, not both", field="warehouse")
-        from explorer.iceberg.spark.warehouse import use_warehouse
-
-        spark, catalog = use_warehouse(warehouse, spark)
-    capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep, progress=progress)
-    kept = None
-    if keep:
-        from explorer.iceberg.spark.session import get_spark
-        from explorer.iceberg.spark.warehouse import keep_table
-
-        kept = keep_table(spark or get_spark(), capture)
-    return IcebergResult(capture, kept=kept)
+    return engine_for(scenario).run(scenario, progress=progress, spark=spark, catalog=catalog,
+                                    keep_warehouse=keep_warehouse, warehouse=warehouse)
 
 
 def inspect(table: str, *, spark=None, at_snapshot: int | None = None, at_seq: int | None = None,

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from explorer.scenario.model import parse_scenario
+from explorer.api import parse_scenario
 from explorer.testing.differential import Check, check_iceberg, check_paimon, shrink_plain
 from explorer.testing.strategies import RandomChooser, iceberg_plain, paimon_plain
 

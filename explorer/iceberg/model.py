@@ -12,6 +12,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from explorer.engine import StepOutcome  # noqa: F401  (engine-neutral; re-exported)
 from explorer.scenario.model import Column, Scenario
 
 
@@ -134,18 +135,6 @@ class FileRecord:
         if self.path_bounds is not None and self.path_bounds[0] == self.path_bounds[1]:
             return self.path_bounds[0], "file_path bounds"
         return None
-
-
-@dataclass(frozen=True)
-class StepOutcome:
-    """What one scenario step did: normally exactly one snapshot; ``note`` explains when it made none."""
-
-    step: int
-    kind: str
-    title: str
-    snapshot_ids: tuple[int, ...]
-    seconds: float = 0.0
-    note: str | None = None
 
 
 JOB_STATUSES = ("committed", "retried-and-committed", "rejected")

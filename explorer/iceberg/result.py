@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.engine import Point
 from explorer.iceberg.model import Capture, FileRecord, JobOutcome, SnapshotRecord, StepOutcome, TableState
 from explorer.scenario.rows import RowComparison, compare_rows
 from explorer.iceberg.planner import Plan, PlanComparison, compare_plans, plan
@@ -131,10 +132,34 @@ class IcebergResult:
             return None
         return self.capture.removed_in(f)
 
-    def to_plain(self, as_of_sequence_number: int | None = None, *, snapshot_id: int | None = None,
-                 ref: str | None = None) -> dict:
-        """The JSON contract of one run as of a sequence number, snapshot id or ref (default: main's head)."""
-        view = self.at(as_of_sequence_number, snapshot_id=snapshot_id, ref=ref)
+    # ------------------------------------------------------------------------- the time axis (Result protocol)
+
+    def points(self) -> tuple[Point, ...]:
+        """Every snapshot of the run, in commit order, as a point on the engine-neutral time axis."""
+        return tuple(_point(s) for s in self.capture.snapshots)
+
+    def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
+              ref: str | None = None) -> Point | None:
+        """The point a selector names (None: the latest). ``at_snapshot`` wins over ``at_seq``; v1 tables give
+        every snapshot sequence number 0, so only the id tells their history apart."""
+        if at_seq is None and at_snapshot is None and ref is None:
+            return None
+        snap = self.select(at_seq, snapshot_id=at_snapshot, ref=ref)
+        return _point(snap, ref)
+
+    @staticmethod
+    def _selector(at: Point | int | None, snapshot_id: int | None, ref: str | None) -> tuple:
+        """(sequence number, snapshot id, ref) for :meth:`select`, from a Point or the older keywords."""
+        if isinstance(at, Point):
+            return None, at.snapshot_id, None
+        return at, snapshot_id, ref
+
+    def to_plain(self, at: Point | int | None = None, *, snapshot_id: int | None = None,
+                 ref: str | None = None, as_of_sequence_number: int | None = None) -> dict:
+        """The JSON contract of one run at a point, a sequence number, a snapshot id or a ref (default: main's
+        head)."""
+        seq, snapshot_id, ref = self._selector(at if at is not None else as_of_sequence_number, snapshot_id, ref)
+        view = self.at(seq, snapshot_id=snapshot_id, ref=ref)
         snap = view.snapshot
         cap = self.capture
         live_ids = {f.id for f in view.state.data_files + view.state.delete_files}
@@ -183,11 +208,12 @@ class IcebergResult:
 
     # ---------------------------------------------------------------------------------------- text form
 
-    def to_text(self, as_of_sequence_number: int | None = None, *, snapshot_id: int | None = None,
-                ref: str | None = None) -> str:
+    def to_text(self, at: Point | int | None = None, *, snapshot_id: int | None = None, ref: str | None = None,
+                as_of_sequence_number: int | None = None) -> str:
         """A plain-text report: snapshots, files, decisions, final rows, and a loud block on disagreement."""
-        plain = self.to_plain(as_of_sequence_number, snapshot_id=snapshot_id, ref=ref)
-        view = self.at(as_of_sequence_number, snapshot_id=snapshot_id, ref=ref)
+        seq, snapshot_id, ref = self._selector(at if at is not None else as_of_sequence_number, snapshot_id, ref)
+        plain = self.to_plain(seq, snapshot_id=snapshot_id, ref=ref)
+        view = self.at(seq, snapshot_id=snapshot_id, ref=ref)
         refs = f" = {', '.join(plain['as_of_refs'])}" if plain["as_of_refs"] else ""
         out = [f"Scenario {plain['scenario']} (iceberg), as of sequence number {plain['as_of_sequence_number']} "
                f"(snapshot {plain['as_of_snapshot_id']}{refs})", ""]
@@ -287,3 +313,8 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
                          for i, (v, w) in enumerate(zip(values, widths))).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cells])
+
+
+def _point(s: SnapshotRecord, ref: str | None = None) -> Point:
+    return Point(snapshot_id=s.snapshot_id, sequence_number=s.sequence_number, ordinal=s.ordinal, label=s.title,
+                 ref=ref)

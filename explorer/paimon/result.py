@@ -16,8 +16,8 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from explorer.iceberg.model import StepOutcome
-from explorer.paimon.model import KeyDecision, merge, ordering_text, sequence_values, visible_rows
+from explorer.engine import Point, StepOutcome
+from explorer.paimon.model import KeyDecision, PaimonRecord, merge, ordering_text, sequence_values, visible_rows
 from explorer.paimon.options import executable_options, merge_engine, modelled_options
 from explorer.scenario.model import Scenario, TableSpec
 from explorer.scenario.values import to_plain
@@ -235,7 +235,32 @@ class PaimonResult:
 
     # -------------------------------------------------------------------------------- plain / text
 
-    def to_plain(self, as_of_snapshot: int | None = None) -> dict:
+    # ------------------------------------------------------------------------- the time axis (Result protocol)
+
+    def points(self) -> tuple[Point, ...]:
+        """Every snapshot, in commit order. Paimon snapshots carry no sequence number (records do)."""
+        return tuple(Point(snapshot_id=s.snapshot_id, sequence_number=None, ordinal=i, label=s.label or "")
+                     for i, s in enumerate(self.capture.snapshots, start=1))
+
+    def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
+              ref: str | None = None) -> Point | None:
+        """The point a selector names (None: the latest). A Paimon snapshot id is its place in commit order, so
+        ``at_seq`` (the CLI's --at-seq) selects the latest snapshot whose id is at most N, as before."""
+        if ref is not None:
+            raise LookupError("a Paimon table in this explorer has no branches or tags; select a snapshot id")
+        wanted = at_snapshot if at_snapshot is not None else at_seq
+        if wanted is None:
+            return None
+        points = [p for p in self.points() if p.snapshot_id <= wanted]
+        if at_snapshot is not None and (not points or points[-1].snapshot_id != at_snapshot):
+            raise LookupError(f"the run made no snapshot {at_snapshot}")
+        if not points:
+            raise LookupError(f"no snapshot at or before {wanted}")
+        return points[-1]
+
+    def to_plain(self, at: Point | int | None = None, *, as_of_snapshot: int | None = None) -> dict:
+        if at is not None:
+            as_of_snapshot = at.snapshot_id if isinstance(at, Point) else at
         cap = self.capture
         snaps = [s for s in cap.snapshots if as_of_snapshot is None or s.snapshot_id <= as_of_snapshot]
         decisions = self.decisions(as_of_snapshot)
@@ -285,8 +310,10 @@ class PaimonResult:
                                     for r in self.predicted_rows(as_of_snapshot, executed=True)]
         return out
 
-    def to_text(self, as_of_snapshot: int | None = None) -> str:
-        plain = self.to_plain(as_of_snapshot)
+    def to_text(self, at: Point | int | None = None, *, as_of_snapshot: int | None = None) -> str:
+        if at is not None:
+            as_of_snapshot = at.snapshot_id if isinstance(at, Point) else at
+        plain = self.to_plain(as_of_snapshot=as_of_snapshot)
         lines = [f"{self.scenario.display_title}  [Paimon primary-key table, pypaimon {plain['engine_version']}]",
                  f"Merge engine: {self.table.options.get('merge-engine', 'deduplicate')}; records of a key are "
                  f"ordered by {plain['ordering']}."]

@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-from explorer.iceberg.model import StepOutcome
+from explorer.engine import StepOutcome
 from explorer.scenario.errors import EngineError, ExplorerError
 from explorer.paimon.model import DEFAULT_WRITER, PaimonRecord, compare, records_from_scenario
 from explorer.paimon.options import (
@@ -139,7 +139,7 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
                                       note=COMPACT_NOTE)
                 steps.append(outcome)
                 if progress:
-                    progress(step_index=step.index, total_steps=total, outcome=outcome, message=COMPACT_NOTE)
+                    progress(step.index, total, outcome, COMPACT_NOTE)
                 continue
             rows = [dict(r) for r in step.rows]
             if drop_retractions:
@@ -182,8 +182,8 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
                                   time.perf_counter() - started, note=note)
             steps.append(outcome)
             if progress:
-                progress(step_index=step.index, total_steps=total, outcome=outcome,
-                         message=f"{step.title} → snapshot {', '.join(str(s.id) for s in new) or 'none'}")
+                progress(step.index, total, outcome,
+                         f"{step.title} → snapshot {', '.join(str(s.id) for s in new) or 'none'}")
     finally:
         if writers is not None:
             writers.close()

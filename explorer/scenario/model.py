@@ -444,10 +444,6 @@ def parse_scenario(data: Any) -> Scenario:
     _check_v1_equality_deletes(steps, table)
     scenario = Scenario(name=name, table=table, steps=steps, title=data.get("title"),
                         description=data.get("description"), engine=engine)
-    if engine == "paimon":
-        from explorer.paimon.options import validate_paimon_scenario
-
-        validate_paimon_scenario(scenario)
     return scenario
 
 

@@ -19,7 +19,7 @@ from explorer.iceberg.model import (
     StepOutcome,
     TableState,
 )
-from explorer.scenario.model import load_scenario, parse_scenario
+from explorer.api import load_scenario, parse_scenario
 
 SEED_PRESET = "seed-delete-insert-delete"
 

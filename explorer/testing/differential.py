@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from explorer.scenario.errors import EngineError, ScenarioError
-from explorer.scenario.model import Scenario, parse_scenario
+from explorer.api import parse_scenario
+from explorer.scenario.model import Scenario
 
 
 @dataclass(frozen=True)

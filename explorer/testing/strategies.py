@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from explorer.paimon.options import AGGREGATE_FUNCTIONS
-from explorer.scenario.model import Scenario, parse_scenario
+from explorer.api import parse_scenario
+from explorer.scenario.model import Scenario
 
 T = TypeVar("T")
 

@@ -20,7 +20,8 @@ import plotly.graph_objects as go
 import yaml
 
 from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
-from explorer.scenario.model import STEP_KINDS, Scenario, parse_scenario, scenario_from_yaml
+from explorer.api import parse_scenario, scenario_from_yaml
+from explorer.scenario.model import STEP_KINDS, Scenario
 from explorer.scenario.values import to_plain
 from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow
 

@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--at-seq", type=int, default=None, metavar="N",
                        help="show the table as of sequence number N (Paimon: snapshot id N); default latest")
     p_run.add_argument("--at-snapshot", type=int, default=None, metavar="ID",
-                       help="Iceberg: show the table at snapshot ID (v1 snapshots all have sequence number 0)")
+                       help="show the table at snapshot ID (v1 snapshots all have sequence number 0)")
     p_run.add_argument("--ref", default=None, metavar="NAME",
                        help="Iceberg: show the table at the head of branch or tag NAME (default main)")
     p_run.add_argument("--keep-warehouse", action="store_true",
@@ -248,21 +248,16 @@ def _cmd_run(args) -> int:
     scenario = _scenario_from_args(args)
     progress = None if args.json else _stderr_progress(len(scenario.steps))
     result = run(scenario, keep_warehouse=args.keep_warehouse, warehouse=args.warehouse, progress=progress)
-    if result.engine == "paimon":
-        plain = result.to_plain(as_of_snapshot=args.at_seq)
-        text = result.to_text(as_of_snapshot=args.at_seq) if not args.json else ""
-    else:
-        chosen = [f"--{n}" for n, v in (("at-seq", args.at_seq), ("at-snapshot", args.at_snapshot),
-                                        ("ref", args.ref)) if v is not None]
-        if len(chosen) > 1:
-            raise ScenarioError(f"choose one of {' / '.join(chosen)}", field=chosen[1].lstrip("-"))
-        try:
-            result.select(args.at_seq, snapshot_id=args.at_snapshot, ref=args.ref)
-        except LookupError as exc:
-            raise ScenarioError(str(exc), field=chosen[0].lstrip("-") if chosen else "at-seq") from None
-        selector = {"snapshot_id": args.at_snapshot, "ref": args.ref}
-        plain = result.to_plain(args.at_seq, **selector)
-        text = result.to_text(args.at_seq, **selector) if not args.json else ""
+    chosen = [f"--{n}" for n, v in (("at-seq", args.at_seq), ("at-snapshot", args.at_snapshot),
+                                    ("ref", args.ref)) if v is not None]
+    if len(chosen) > 1:
+        raise ScenarioError(f"choose one of {' / '.join(chosen)}", field=chosen[1].lstrip("-"))
+    try:
+        at = result.point(at_seq=args.at_seq, at_snapshot=args.at_snapshot, ref=args.ref)
+    except LookupError as exc:
+        raise ScenarioError(str(exc).strip("'\""), field=chosen[0].lstrip("-") if chosen else "at-seq") from None
+    plain = result.to_plain(at)
+    text = result.to_text(at) if not args.json else ""
     kept = getattr(result, "kept", None)
     if result.warehouse is not None:
         print(f"explorer: {kept.describe()}" if kept is not None else

@@ -28,7 +28,7 @@ from explorer.iceberg.changelog import (
     parse_projection,
 )
 from explorer.scenario.errors import ScenarioError
-from explorer.scenario.model import parse_scenario
+from explorer.api import parse_scenario
 
 S1, S2 = 7001, 7002
 

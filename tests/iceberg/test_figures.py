@@ -132,7 +132,7 @@ def _file(fid, content, seq, *, part=None, path=None, ref=None, positions=(), eq
 
 
 def _capture(files, n_snaps):
-    from explorer.scenario.model import load_scenario
+    from explorer.api import load_scenario
 
     scenario = load_scenario("explorer/presets/seed-delete-insert-delete.yaml")
     snaps = tuple(SnapshotRecord(ordinal=i, snapshot_id=i, parent_id=i - 1 or None, sequence_number=i,

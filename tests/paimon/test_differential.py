@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from explorer.api import list_presets
-from explorer.scenario.model import parse_scenario
+from explorer.api import parse_scenario
 from explorer.paimon.runner import run_paimon
 from explorer.testing.differential import check_paimon
 from explorer.testing.strategies import paimon_scenarios, random_paimon_scenario

@@ -3,7 +3,7 @@
 from datetime import datetime
 
 from explorer.paimon.model import Fate, merge, records_from_scenario, visible_rows
-from explorer.scenario.model import parse_scenario
+from explorer.api import parse_scenario
 
 
 def scenario(options, *batches, columns=None, writers=None):

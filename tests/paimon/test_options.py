@@ -4,7 +4,7 @@ import pytest
 
 from explorer.scenario.errors import ScenarioError
 from explorer.paimon.options import executable_options, modelled_options
-from explorer.scenario.model import parse_scenario
+from explorer.api import parse_scenario
 
 COLUMNS = {"pk": "long", "v": "double", "ts": "long", "name": "string", "op": "string"}
 

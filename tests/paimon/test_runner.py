@@ -8,7 +8,7 @@ import pytest
 
 from explorer.api import list_presets
 from explorer.paimon.result import PaimonResult
-from explorer.scenario.model import parse_scenario
+from explorer.api import parse_scenario
 from explorer.paimon.runner import capture_paimon, run_paimon
 
 pytestmark = pytest.mark.paimon

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import pytest
 
 from explorer.iceberg.result import IcebergResult
-from explorer.scenario.model import load_scenario
+from explorer.api import load_scenario
 from explorer.iceberg import figures as F
 from explorer.ui.app import App, explore
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from explorer.iceberg.model import JobOutcome
 from explorer.scenario.rows import normalize_value
-from explorer.scenario.errors import EngineError, ScenarioError
+from explorer.scenario.errors import EngineError
 from explorer.scenario.model import (
     ConcurrentStep,
     DeleteStep,
@@ -45,7 +45,7 @@ from explorer.scenario.values import to_plain
 
 from explorer.iceberg.spark.metadata import IcebergRecorder, local_path
 from explorer.iceberg.spark.rowdelta import commit_row_delta
-from explorer.iceberg.spark.runner import _chunks, _predicate_sql, _q
+from explorer.iceberg.spark.sql import chunks, predicate_sql, quote_name
 from explorer.scenario.errors import engine_reason
 
 # The exceptions that mean "this commit lost the race", as opposed to an engine failure.
@@ -113,17 +113,6 @@ def run_concurrent(spark, recorder: IcebergRecorder, full_name: str, spec: Table
     return _step_note(step, start, recorder, outcomes)
 
 
-def check_supported(step: ConcurrentStep, spec: TableSpec) -> None:
-    """Refuse, before anything runs, races this explorer does not model."""
-    row_level = [j for j in step.jobs if isinstance(j.step, (DeleteStep, UpdateStep, MergeStep))]
-    if row_level and (spec.format_version != 2 or spec.write_mode != "merge-on-read"):
-        job = row_level[0]
-        raise ScenarioError(
-            f"job {job.name} ({job.step.kind}) writes position deletes, which this explorer does for concurrent "
-            "jobs only on format v2 merge-on-read tables (v3 deletion vectors and copy-on-write rewrites are "
-            "not modelled for races)", step=step.index, field=f"concurrent.jobs.{job.name}")
-
-
 # ------------------------------------------------------------------------------------------- write phase
 
 
@@ -152,8 +141,8 @@ def _rows_at(spark, full_name: str, spec: TableSpec, snapshot_id: int | None,
     if snapshot_id is None:
         return []
     args: dict = {}
-    condition = "" if where is None else f" WHERE {_predicate_sql(where, spec, 'w', args)}"
-    columns = ", ".join(map(_q, spec.column_names))
+    condition = "" if where is None else f" WHERE {predicate_sql(where, spec, 'w', args)}"
+    columns = ", ".join(map(quote_name, spec.column_names))
     rows = spark.sql(f"SELECT _file, _pos, {columns} FROM {full_name} VERSION AS OF {int(snapshot_id)}"
                      f"{condition}", args=args or None).collect()
     out = []
@@ -174,7 +163,7 @@ def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: 
     step = job.step
     files = _Files()
     if isinstance(step, InsertStep):
-        for chunk in _chunks(step.rows, step.files):
+        for chunk in chunks(step.rows, step.files):
             commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=chunk, into=files)
         return _Plan(job, "append", files)
     if isinstance(step, (EqualityDeleteStep, UpsertStep)):

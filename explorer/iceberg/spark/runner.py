@@ -8,14 +8,23 @@ deletes and upserts, which Spark SQL cannot write, go through Iceberg's Java API
 from __future__ import annotations
 
 import itertools
-import json
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
-from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
 
 from explorer.iceberg.model import Capture, StepOutcome
+from explorer.iceberg.spark.sql import (
+    SPARK_TYPES,
+    bind_param,
+    chunks,
+    predicate_sql,
+    quote_name,
+    rows_json,
+    sql_string,
+    struct_ddl,
+)
+from explorer.iceberg.validate import validate_iceberg
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.model import (
     CompactStep,
@@ -24,16 +33,13 @@ from explorer.scenario.model import (
     EqualityDeleteStep,
     InsertStep,
     MergeStep,
-    Predicate,
     Scenario,
     SNAPSHOT_PLACEHOLDER,
     SqlStep,
     Step,
-    TableSpec,
     UpdateStep,
     UpsertStep,
 )
-from explorer.scenario.values import to_plain
 
 from explorer.iceberg.spark.metadata import IcebergRecorder, engine_rows_at
 from explorer.iceberg.spark.planning import java_plan
@@ -42,8 +48,6 @@ from explorer.iceberg.spark.session import CATALOG, RunTable, drop_run_table, ge
 
 Progress = Callable[[int, int, "StepOutcome | None", str], None]
 
-SPARK_TYPES = {"int": "INT", "long": "BIGINT", "double": "DOUBLE", "string": "STRING", "boolean": "BOOLEAN",
-               "date": "DATE", "timestamp": "TIMESTAMP_NTZ"}
 _DISTRIBUTION_CONF = "spark.sql.iceberg.distribution-mode"
 _view_counter = itertools.count(1)
 
@@ -60,7 +64,7 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
     if scenario.engine != "iceberg":
         raise ScenarioError(f"this is a {scenario.engine} scenario; run it with the {scenario.engine} engine",
                             field="engine")
-    _validate(scenario)
+    validate_iceberg(scenario)
     spark = spark or get_spark()
     try:
         table = new_run_table(spark, scenario.name, catalog or CATALOG)
@@ -96,85 +100,6 @@ def _session_conf_kept(spark):
                         spark.conf.unset(key)
                 except Exception:  # a static setting cannot change at run time, so it did not
                     pass
-
-
-def _validate(scenario: Scenario) -> None:
-    """Refuse, before anything runs, what Spark would only reject halfway through the scenario."""
-    table = scenario.table
-    upgraded = False
-    for step in scenario.steps:
-        if isinstance(step, SqlStep):
-            upgraded = True  # a statement may change the format version or write modes; let Iceberg judge
-        if isinstance(step, ConcurrentStep) and not upgraded:
-            from explorer.iceberg.spark.concurrent import check_supported
-
-            check_supported(step, table)
-        if isinstance(step, MergeStep) and step.matched == "none" and step.not_matched == "none":
-            raise ScenarioError("a MERGE needs at least one action: set matched or not_matched",
-                                step=step.index, field="merge")
-        if (isinstance(step, (DeleteStep, UpdateStep, MergeStep)) and table.format_version == 1
-                and table.write_mode == "merge-on-read" and not upgraded):
-            raise ScenarioError(
-                f"a format v1 table cannot record row-level {step.kind}s as delete files (merge-on-read); use "
-                "write_mode: copy-on-write, or upgrade first with a sql step "
-                "(ALTER TABLE {table} SET TBLPROPERTIES ('format-version'='2'))",
-                step=step.index, field=step.kind)
-
-
-# ----------------------------------------------------------------------------------------- value handling
-
-
-def rows_json(rows: Iterable[Mapping[str, Any]]) -> str:
-    """Rows as JSON text, the one parameter ``from_json`` turns back into typed rows inside Spark."""
-    return json.dumps([{k: to_plain(v) for k, v in r.items()} for r in rows], allow_nan=True)
-
-
-def struct_ddl(table: TableSpec, columns: Iterable[str] | None = None) -> str:
-    names = table.column_names if columns is None else tuple(columns)
-    return "array<struct<" + ",".join(f"`{n}`:{SPARK_TYPES[table.type_of(n)]}" for n in names) + ">>"
-
-
-def _q(name: str) -> str:
-    return f"`{name}`"
-
-
-def _sql_string(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _chunks(rows: tuple, n: int) -> list[tuple]:
-    """``rows`` cut into ``n`` contiguous, non-empty runs of near-equal length (like numpy.array_split)."""
-    size, extra = divmod(len(rows), n)
-    out, start = [], 0
-    for i in range(n):
-        end = start + size + (1 if i < extra else 0)
-        out.append(rows[start:end])
-        start = end
-    return out
-
-
-def _predicate_sql(where: Predicate, table: TableSpec, prefix: str, args: dict) -> str:
-    """The WHERE text; equality values become named parameters (data), a SQL string is used as written."""
-    if where.sql is not None:
-        return where.sql
-    parts = []
-    for i, (col, value) in enumerate((where.equals or {}).items()):
-        if value is None:
-            parts.append(f"{_q(col)} IS NULL")
-        else:
-            parts.append(f"{_q(col)} = {_param(f'{prefix}{i}', value, table.type_of(col), args)}")
-    return " AND ".join(parts)
-
-
-def _param(name: str, value: Any, column_type: str, args: dict) -> str:
-    """A named parameter marker for ``value``. Numbers, text and booleans bind as typed literals directly;
-    dates and timestamps travel as ISO text with a CAST (a bare CAST on every marker costs Spark ~80 ms)."""
-    if value is None:
-        return "NULL"
-    args[name] = to_plain(value)
-    if column_type in ("date", "timestamp"):
-        return f"CAST(:{name} AS {SPARK_TYPES[column_type]})"
-    return f":{name}"
 
 
 # ---------------------------------------------------------------------------------------------- the runner
@@ -282,18 +207,18 @@ class _Runner:
 
     def _create_table(self) -> None:
         idents = self.spec.identifier_fields
-        cols = ", ".join(f"{_q(c.name)} {SPARK_TYPES[c.type]}{' NOT NULL' if c.name in idents else ''}"
+        cols = ", ".join(f"{quote_name(c.name)} {SPARK_TYPES[c.type]}{' NOT NULL' if c.name in idents else ''}"
                          for c in self.spec.columns)
-        parts = f" PARTITIONED BY ({', '.join(map(_q, self.spec.partitioned_by))})" \
+        parts = f" PARTITIONED BY ({', '.join(map(quote_name, self.spec.partitioned_by))})" \
             if self.spec.partitioned_by else ""
         props = {"format-version": str(self.spec.format_version)}
         for op in ("delete", "update", "merge"):
             props[f"write.{op}.mode"] = self.spec.write_mode
         props.update(self.spec.properties)
-        tbl = ", ".join(f"{_sql_string(k)}={_sql_string(v)}" for k, v in props.items())
+        tbl = ", ".join(f"{sql_string(k)}={sql_string(v)}" for k, v in props.items())
         self.spark.sql(f"CREATE TABLE {self.name} ({cols}) USING iceberg{parts} TBLPROPERTIES ({tbl})")
         if idents:  # a schema change only: no snapshot
-            self.spark.sql(f"ALTER TABLE {self.name} SET IDENTIFIER FIELDS {', '.join(map(_q, idents))}")
+            self.spark.sql(f"ALTER TABLE {self.name} SET IDENTIFIER FIELDS {', '.join(map(quote_name, idents))}")
 
     # ------------------------------------------------------------------------------------------ the steps
 
@@ -302,15 +227,15 @@ class _Runner:
             return self._insert(step)
         if isinstance(step, DeleteStep):
             args: dict = {}
-            where = _predicate_sql(step.where, self.spec, "w", args)
+            where = predicate_sql(step.where, self.spec, "w", args)
             self.spark.sql(f"DELETE FROM {self.name} WHERE {where}", args=args or None)
             return None
         if isinstance(step, UpdateStep):
             args = {}
             sets = []
             for i, (col, value) in enumerate(step.set.items()):
-                sets.append(f"{_q(col)} = {_param(f's{i}', value, self.spec.type_of(col), args)}")
-            where = _predicate_sql(step.where, self.spec, "w", args)
+                sets.append(f"{quote_name(col)} = {bind_param(f's{i}', value, self.spec.type_of(col), args)}")
+            where = predicate_sql(step.where, self.spec, "w", args)
             self.spark.sql(f"UPDATE {self.name} SET {', '.join(sets)} WHERE {where}", args=args or None)
             return None
         if isinstance(step, MergeStep):
@@ -349,11 +274,11 @@ class _Runner:
     def _insert(self, step: InsertStep) -> None:
         """One SELECT per file, UNION ALL-ed: each is one Spark partition, so one write task and one file."""
         ddl = struct_ddl(self.spec)
-        chunks = _chunks(step.rows, step.files)
-        args = {f"rows{i}": rows_json(chunk) for i, chunk in enumerate(chunks)}
-        selects = " UNION ALL ".join(f"SELECT * FROM (SELECT inline(from_json(:rows{i}, {_sql_string(ddl)})))"
-                                     for i in range(len(chunks)))
-        columns = ", ".join(map(_q, self.spec.column_names))
+        parts = chunks(step.rows, step.files)
+        args = {f"rows{i}": rows_json(chunk) for i, chunk in enumerate(parts)}
+        selects = " UNION ALL ".join(f"SELECT * FROM (SELECT inline(from_json(:rows{i}, {sql_string(ddl)})))"
+                                     for i in range(len(parts)))
+        columns = ", ".join(map(quote_name, self.spec.column_names))
         conf = self.spark.conf
         previous = conf.get(_DISTRIBUTION_CONF, None)
         # Iceberg may shuffle rows before writing ("hash"/"range" distribution), which would merge the files.
@@ -368,10 +293,10 @@ class _Runner:
 
     def _merge(self, step: MergeStep) -> None:
         view = f"explorer_merge_source_{next(_view_counter)}"
-        source = self.spark.sql(f"SELECT inline(from_json(:rows, {_sql_string(struct_ddl(self.spec))}))",
+        source = self.spark.sql(f"SELECT inline(from_json(:rows, {sql_string(struct_ddl(self.spec))}))",
                                 args={"rows": rows_json(step.rows)})
         source.createOrReplaceTempView(view)
-        on = " AND ".join(f"t.{_q(c)} = s.{_q(c)}" for c in step.on)
+        on = " AND ".join(f"t.{quote_name(c)} = s.{quote_name(c)}" for c in step.on)
         clauses = []
         if step.matched == "update":
             clauses.append("WHEN MATCHED THEN UPDATE SET *")
@@ -388,9 +313,9 @@ class _Runner:
         options = {"rewrite-all": "true",
                    "use-starting-sequence-number": str(step.use_starting_sequence_number).lower()}
         options.update(step.options)
-        pairs = ", ".join(f"{_sql_string(k)}, {_sql_string(v)}" for k, v in options.items())
+        pairs = ", ".join(f"{sql_string(k)}, {sql_string(v)}" for k, v in options.items())
         result = self.spark.sql(f"CALL {self.table.catalog}.system.rewrite_data_files("
-                                f"table => {_sql_string(self.table.identifier)}, options => map({pairs}))").collect()
+                                f"table => {sql_string(self.table.identifier)}, options => map({pairs}))").collect()
         if result and not result[0].asDict().get("rewritten_data_files_count"):
             return "rewrite_data_files found no data files to rewrite, so it committed nothing"
         return None

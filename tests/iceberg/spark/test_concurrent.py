@@ -13,7 +13,7 @@ import pytest
 from explorer.api import load_preset
 from explorer.scenario.errors import ScenarioError
 from explorer.iceberg.result import IcebergResult
-from explorer.scenario.model import parse_scenario
+from explorer.api import parse_scenario
 from explorer.iceberg.spark.runner import run_iceberg
 from explorer.ui import cli
 

@@ -13,7 +13,7 @@ from explorer.iceberg.model import FileContent
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.iceberg.resolution import Outcome
 from explorer.iceberg.result import IcebergResult
-from explorer.scenario.model import parse_scenario
+from explorer.scenario.model import parse_scenario  # structural only: the runner's own guard is under test
 from explorer.iceberg.spark.metadata import local_path
 from explorer.iceberg.spark.runner import run_iceberg
 from explorer.iceberg.spark.session import RunTable, drop_run_table

@@ -1,0 +1,117 @@
+"""One protocol for every engine the explorer teaches, and the registry that finds them.
+
+An :class:`Engine` checks a scenario before anything runs (``validate``: the same checks for ``explorer
+validate`` and ``explorer run``) and runs it (``run``), returning a :class:`Result`. A result explains itself
+along one time axis, a tuple of :class:`Point` (a snapshot, its sequence number, the ref it was committed to, a
+label): ``points()``, ``point(...)`` to select one, ``to_plain(at=point)`` / ``to_text(at=point)``.
+
+The registry names each engine's module as text and imports it on first use, so validating an Iceberg scenario
+never imports pypaimon, and nothing here imports Spark. Callers (the CLI, the app, ``explorer.api``) dispatch
+through :func:`engine_for`; no module outside this registry branches on an engine's name.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from explorer.scenario.errors import ScenarioError
+from explorer.scenario.model import ENGINES, Scenario, parse_scenario
+
+
+@dataclass(frozen=True)
+class Point:
+    """One place on a result's time axis.
+
+    Iceberg: a snapshot, with its table-wide sequence number (v1 snapshots all carry 0, so the id is what
+    tells them apart). Paimon: a snapshot id, which is also the order of commits (``sequence_number`` is None:
+    Paimon's sequence numbers belong to records, not snapshots). ``ref`` names the branch or tag the snapshot
+    was committed to when the engine knows it; ``ordinal`` is the 1-based place in commit order.
+    """
+
+    snapshot_id: int
+    sequence_number: int | None
+    ordinal: int
+    label: str = ""
+    ref: str | None = None
+
+    def to_plain(self) -> dict:
+        return {"snapshot_id": self.snapshot_id, "sequence_number": self.sequence_number,
+                "ordinal": self.ordinal, "label": self.label, "ref": self.ref}
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """What one scenario step did: normally exactly one snapshot; ``note`` explains when it made none."""
+
+    step: int
+    kind: str
+    title: str
+    snapshot_ids: tuple[int, ...]
+    seconds: float = 0.0
+    note: str | None = None
+
+
+# One signature for progress, whatever the engine: (step index, total steps, the step's outcome or None when
+# it starts, a short message). Engines call it positionally.
+Progress = Callable[[int, int, Any, str], None]
+
+
+@runtime_checkable
+class Result(Protocol):
+    """What a run returns, whatever the engine."""
+
+    engine: str
+
+    @property
+    def scenario(self) -> Scenario: ...
+
+    @property
+    def agrees(self) -> bool: ...
+
+    @property
+    def warehouse(self) -> str | None: ...
+
+    def points(self) -> tuple[Point, ...]: ...
+
+    def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
+              ref: str | None = None) -> Point | None: ...
+
+    def to_plain(self, at: Point | None = None) -> dict: ...
+
+    def to_text(self, at: Point | None = None) -> str: ...
+
+
+class Engine(Protocol):
+    """An engine adapter: its own scenario checks and a real run."""
+
+    name: str
+
+    def validate(self, scenario: Scenario) -> None: ...
+
+    def run(self, scenario: Scenario, *, progress: Progress | None = None, **options: Any) -> Result: ...
+
+
+# Engine name -> the module whose ``ENGINE`` attribute implements :class:`Engine`.
+_REGISTRY: Mapping[str, str] = {"iceberg": "explorer.iceberg.engine", "paimon": "explorer.paimon.engine"}
+assert set(_REGISTRY) == set(ENGINES)
+
+
+def engine_for(name_or_scenario: str | Scenario) -> Engine:
+    name = name_or_scenario.engine if isinstance(name_or_scenario, Scenario) else name_or_scenario
+    if name not in _REGISTRY:
+        raise ScenarioError(f"must be one of {', '.join(_REGISTRY)}, got {name!r}", field="engine")
+    return importlib.import_module(_REGISTRY[name]).ENGINE
+
+
+def validate(scenario: Scenario) -> Scenario:
+    """Run the scenario's engine's own checks; return the scenario (raises ScenarioError naming step and field)."""
+    engine_for(scenario).validate(scenario)
+    return scenario
+
+
+def parse(data: Any) -> Scenario:
+    """Parse a mapping into a scenario and run its engine's checks: what ``validate`` and ``run`` both accept."""
+    return validate(parse_scenario(data))

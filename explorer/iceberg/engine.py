@@ -1,0 +1,46 @@
+"""The Iceberg engine behind the explorer's one protocol (:mod:`explorer.engine`).
+
+``validate`` is :func:`explorer.iceberg.validate.validate_iceberg`; ``run`` executes on Spark + Iceberg (imported
+only when a run starts, so validating needs no JVM) and returns an :class:`~explorer.iceberg.result.IcebergResult`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from explorer.engine import Progress
+from explorer.iceberg.validate import validate_iceberg
+from explorer.scenario.errors import ScenarioError
+from explorer.scenario.model import Scenario
+
+
+class IcebergEngine:
+    name = "iceberg"
+
+    def validate(self, scenario: Scenario) -> None:
+        validate_iceberg(scenario)
+
+    def run(self, scenario: Scenario, *, progress: Progress | None = None, spark=None, catalog: str | None = None,
+            keep_warehouse: bool = False, warehouse: str | Path | None = None, **_: Any):
+        from explorer.iceberg.result import IcebergResult
+        from explorer.iceberg.spark.runner import run_iceberg
+
+        keep = keep_warehouse or warehouse is not None
+        if warehouse is not None:
+            if catalog is not None:
+                raise ScenarioError("give a catalog or a warehouse directory, not both", field="warehouse")
+            from explorer.iceberg.spark.warehouse import use_warehouse
+
+            spark, catalog = use_warehouse(warehouse, spark)
+        capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep, progress=progress)
+        kept = None
+        if keep:
+            from explorer.iceberg.spark.session import get_spark
+            from explorer.iceberg.spark.warehouse import keep_table
+
+            kept = keep_table(spark or get_spark(), capture)
+        return IcebergResult(capture, kept=kept)
+
+
+ENGINE = IcebergEngine()

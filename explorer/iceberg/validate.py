@@ -1,0 +1,51 @@
+"""Iceberg's checks on a scenario, made before anything runs (``explorer validate`` and ``run`` alike).
+
+They refuse what Spark + Iceberg would only reject halfway through a run (a MERGE with no action, row-level
+deletes on a v1 merge-on-read table, races this explorer does not model), naming the step and the field.
+Pure: the scenario's own records, no engine.
+"""
+
+from __future__ import annotations
+
+from explorer.scenario.errors import ScenarioError
+from explorer.scenario.model import (
+    ConcurrentStep,
+    DeleteStep,
+    MergeStep,
+    Scenario,
+    SqlStep,
+    TableSpec,
+    UpdateStep,
+)
+
+
+def validate_iceberg(scenario: Scenario) -> None:
+    """Refuse, before anything runs, what Spark would only reject halfway through the scenario."""
+    table = scenario.table
+    upgraded = False
+    for step in scenario.steps:
+        if isinstance(step, SqlStep):
+            upgraded = True  # a statement may change the format version or write modes; let Iceberg judge
+        if isinstance(step, ConcurrentStep) and not upgraded:
+            check_concurrent(step, table)
+        if isinstance(step, MergeStep) and step.matched == "none" and step.not_matched == "none":
+            raise ScenarioError("a MERGE needs at least one action: set matched or not_matched",
+                                step=step.index, field="merge")
+        if (isinstance(step, (DeleteStep, UpdateStep, MergeStep)) and table.format_version == 1
+                and table.write_mode == "merge-on-read" and not upgraded):
+            raise ScenarioError(
+                f"a format v1 table cannot record row-level {step.kind}s as delete files (merge-on-read); use "
+                "write_mode: copy-on-write, or upgrade first with a sql step "
+                "(ALTER TABLE {table} SET TBLPROPERTIES ('format-version'='2'))",
+                step=step.index, field=step.kind)
+
+
+def check_concurrent(step: ConcurrentStep, spec: TableSpec) -> None:
+    """Refuse, before anything runs, races this explorer does not model."""
+    row_level = [j for j in step.jobs if isinstance(j.step, (DeleteStep, UpdateStep, MergeStep))]
+    if row_level and (spec.format_version != 2 or spec.write_mode != "merge-on-read"):
+        job = row_level[0]
+        raise ScenarioError(
+            f"job {job.name} ({job.step.kind}) writes position deletes, which this explorer does for concurrent "
+            "jobs only on format v2 merge-on-read tables (v3 deletion vectors and copy-on-write rewrites are "
+            "not modelled for races)", step=step.index, field=f"concurrent.jobs.{job.name}")

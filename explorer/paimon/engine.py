@@ -1,0 +1,31 @@
+"""The Paimon engine behind the explorer's one protocol (:mod:`explorer.engine`).
+
+``validate`` is :func:`explorer.paimon.validate.validate_paimon_scenario`; ``run`` writes a real pypaimon table
+(imported only when a run starts) and returns a :class:`~explorer.paimon.result.PaimonResult`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from explorer.engine import Progress
+from explorer.paimon.validate import validate_paimon_scenario
+from explorer.scenario.model import Scenario
+
+
+class PaimonEngine:
+    name = "paimon"
+
+    def validate(self, scenario: Scenario) -> None:
+        validate_paimon_scenario(scenario)
+
+    def run(self, scenario: Scenario, *, progress: Progress | None = None, keep_warehouse: bool = False,
+            warehouse: str | Path | None = None, **_: Any):
+        from explorer.paimon.runner import run_paimon
+
+        return run_paimon(scenario, warehouse=warehouse, keep_warehouse=keep_warehouse or warehouse is not None,
+                          progress=progress)
+
+
+ENGINE = PaimonEngine()

@@ -1,0 +1,152 @@
+"""Paimon's own checks on a scenario, made before anything runs (``explorer validate`` and ``run`` alike).
+
+Paimon validates a schema when the table is created (``SchemaValidation``) and refuses some records while
+merging (a ``-D`` reaching first-row or partial-update without ``ignore-delete``). Both kinds of refusal happen
+here, so a learner sees the step, row and value at fault instead of an engine trace.
+"""
+
+from __future__ import annotations
+
+from explorer.paimon.options import (
+    AGGREGATE_FUNCTIONS,
+    BOOLEAN_OPTIONS,
+    DEFAULT_BUCKETS,
+    FIELD_SUFFIX,
+    MERGE_ENGINES,
+    NUMERIC_TYPES,
+    ORDERED_TYPES,
+    PLAIN_OPTIONS,
+    RETRACT_KINDS,
+    ROW_KINDS,
+    aggregate_function,
+    flag,
+    merge_engine,
+    sequence_fields,
+    snapshot_ordering,
+)
+from explorer.scenario.errors import ScenarioError
+from explorer.scenario.model import Scenario, TableSpec
+
+
+def _option_error(message: str, name: str) -> ScenarioError:
+    return ScenarioError(message, field=f"table.options.{name}")
+
+
+def validate_paimon_scenario(scenario: Scenario) -> None:
+    table = scenario.table
+    opts = table.options
+    names = table.column_names
+    _check_option_names(table)
+    for name in BOOLEAN_OPTIONS:
+        if name in opts and str(opts[name]).lower() not in ("true", "false"):
+            raise _option_error(f"must be true or false, got {opts[name]!r}", name)
+    bucket = opts.get("bucket", str(DEFAULT_BUCKETS))
+    if bucket.strip() != "1":
+        raise _option_error("this explorer models one bucket per partition (bucket: 1); sequence numbers are "
+                            "counted per bucket, so more buckets would only split the story", "bucket")
+    for p in table.partitioned_by:
+        if p not in table.primary_key:
+            raise ScenarioError(f"the primary key must contain the partition column {p!r} (cross-partition "
+                                "updates are not modelled)", field="table.primary_key")
+    if set(table.primary_key) == set(table.partitioned_by):
+        raise ScenarioError("the primary key needs a column besides the partition columns",
+                            field="table.primary_key")
+    engine = merge_engine(opts)
+    if engine not in MERGE_ENGINES:
+        raise _option_error(f"unknown merge-engine {engine!r}; use one of {', '.join(MERGE_ENGINES)}",
+                            "merge-engine")
+    seq = sequence_fields(opts)
+    raw_seq = opts.get("sequence.field")
+    if raw_seq is not None and not seq:
+        raise _option_error("names no column; write a column such as update_time", "sequence.field")
+    for f in seq:
+        if f not in names:
+            raise _option_error(f"sequence.field names {f!r}, which is not a column", "sequence.field")
+        if seq.count(f) > 1:
+            raise _option_error(f"sequence field {f!r} is listed twice", "sequence.field")
+    if seq and engine == "first-row":
+        raise _option_error("first-row keeps the first record written and never reads a sequence field; "
+                            "Paimon refuses sequence.field on a first-row table", "sequence.field")
+    ordering = snapshot_ordering(opts)
+    if ordering and seq:
+        raise _option_error("sequence.snapshot-ordering and sequence.field cannot be used together: "
+                            "one clock orders the records, not two", "sequence.snapshot-ordering")
+    if ordering and not flag(opts, "write-only"):
+        raise _option_error("sequence.snapshot-ordering requires write-only: true (compaction runs as a "
+                            "separate job that keeps each record's snapshot id)", "write-only")
+    sort_order = opts.get("sequence.field.sort-order", "ascending").lower()
+    if sort_order not in ("ascending", "descending"):
+        raise _option_error("must be ascending or descending", "sequence.field.sort-order")
+    if "sequence.field.sort-order" in opts and not seq:
+        raise _option_error("has no effect without sequence.field", "sequence.field.sort-order")
+    _check_aggregates(table, engine, seq)
+    rowkind = opts.get("rowkind.field")
+    if rowkind is not None:
+        if rowkind not in names:
+            raise _option_error(f"rowkind.field names {rowkind!r}, which is not a column", "rowkind.field")
+        if table.type_of(rowkind) != "string":
+            raise _option_error("the rowkind.field column must be a string column holding +I, -U, +U or -D",
+                                "rowkind.field")
+        if rowkind in table.primary_key:
+            raise _option_error("the row kind column cannot be part of the primary key", "rowkind.field")
+    _check_rows(scenario, rowkind, engine)
+
+
+def _check_option_names(table: TableSpec) -> None:
+    for name in table.options:
+        if name in PLAIN_OPTIONS:
+            continue
+        if name.startswith("fields.") and name.endswith(FIELD_SUFFIX):
+            column = name[len("fields."):-len(FIELD_SUFFIX)]
+            if column not in table.column_names:
+                raise _option_error(f"{column!r} is not a column", name)
+            continue
+        raise _option_error(f"this explorer does not model the Paimon option {name!r}; it understands "
+                            f"{', '.join(PLAIN_OPTIONS)} and fields.<column>.aggregate-function", name)
+
+
+def _check_aggregates(table: TableSpec, engine: str, seq: tuple[str, ...]) -> None:
+    opts = table.options
+    agg_keys = [k for k in opts if k.endswith(FIELD_SUFFIX) or k == "fields.default-aggregate-function"]
+    for key in agg_keys:
+        if engine != "aggregation":
+            raise _option_error("aggregate functions need merge-engine: aggregation (per-field aggregates "
+                                "under partial-update are not modelled)", key)
+        if opts[key] not in AGGREGATE_FUNCTIONS:
+            raise _option_error(f"unknown or unmodelled aggregate {opts[key]!r}; use one of "
+                                f"{', '.join(AGGREGATE_FUNCTIONS)}", key)
+        if key.startswith("fields.") and key != "fields.default-aggregate-function":
+            column = key[len("fields."):-len(FIELD_SUFFIX)]
+            if column in seq:
+                raise _option_error(f"Paimon forbids an aggregate on the sequence field {column!r}", key)
+            if column in table.primary_key:
+                raise _option_error(f"{column!r} is a primary-key column; keys are not aggregated", key)
+    if engine == "aggregation":
+        for c in table.column_names:
+            fn = aggregate_function(opts, c, table)
+            if fn == "sum" and table.type_of(c) not in NUMERIC_TYPES:
+                where = f"fields.{c}{FIELD_SUFFIX}"
+                raise _option_error(f"sum needs a numeric column; {c!r} is {table.type_of(c)}",
+                                    where if where in opts else "fields.default-aggregate-function")
+            if fn in ("max", "min") and table.type_of(c) not in ORDERED_TYPES:
+                raise _option_error(f"{fn} needs an ordered column", f"fields.{c}{FIELD_SUFFIX}")
+
+
+def _check_rows(scenario: Scenario, rowkind: str | None, engine: str) -> None:
+    opts = scenario.table.options
+    ignore = flag(opts, "ignore-delete")
+    for step in scenario.steps:
+        for r, row in enumerate(getattr(step, "rows", ()), start=1):
+            if rowkind is None:
+                continue
+            value = row.get(rowkind)
+            if value not in ROW_KINDS:
+                raise ScenarioError(f"row kind {value!r} is not one of {', '.join(ROW_KINDS)}",
+                                    step=step.index, field=f"{step.kind}[{r}].{rowkind}")
+            if value in RETRACT_KINDS and not ignore and engine != "deduplicate":
+                hint = {"first-row": "first-row cannot accept DELETE/UPDATE_BEFORE records",
+                        "partial-update": "partial-update cannot accept delete records",
+                        "aggregation": "retracting an aggregate is not modelled here"}[engine]
+                raise ScenarioError(f"a {value} record reaches the {engine} merge engine: {hint}. Set "
+                                    "ignore-delete: true to drop -U/-D records", step=step.index,
+                                    field=f"{step.kind}[{r}].{rowkind}")

@@ -51,6 +51,10 @@ def test_jupyterlab_and_voila_in_its_server_request_only_their_own_host(ui, page
     ui.require_notebook(START)
     notebooks = ui.notebook_copy(tmp_path)
     server = ui.launch(["--port", str(ui.free_port()), "--notebook-dir", str(notebooks)], tmp_path / "lab")
+    # As a learner's first start: no news/update answer pre-seeded by the test harness. The project's lab
+    # defaults (explorer/ui/jupyter_config) switch both off, so no toast and no server call to PyPI either.
+    for seeded in (tmp_path / "lab" / "settings").rglob("notification.jupyterlab-settings"):
+        seeded.unlink()
     urls = record_requests(page)
     with ui.session_on(page, server, artifacts, "offline-jupyterlab", {}):
         page.goto(server.url)
@@ -59,6 +63,13 @@ def test_jupyterlab_and_voila_in_its_server_request_only_their_own_host(ui, page
         page.wait_for_timeout(QUIET_MS)
         lab_requests = len(urls)
         assert foreign(urls, server.url) == []
+        settings = page.evaluate("""async (base) => (await (await fetch(base + 'lab/api/settings/'
+            + '@jupyterlab/apputils-extension:notification' + location.search)).json())""",
+            server.url.split("lab/tree")[0])
+        # JupyterLab folds default_setting_overrides into the schema's defaults (stock fetchNews default: "none" = ask).
+        defaults = {k: v.get("default") for k, v in settings["schema"]["properties"].items()}
+        assert defaults["fetchNews"] == "false" and defaults["checkForUpdates"] is False, defaults
+        assert page.locator(".jp-toast-message", has_text="news").count() == 0
 
         # Binder's dashboard URL: voila served by JupyterLab's own server, with the project's template.
         parts = urllib.parse.urlsplit(server.url)

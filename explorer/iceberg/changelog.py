@@ -9,6 +9,7 @@ adapter (``explorer.iceberg.spark.changelog_reader``) against a :class:`Capture`
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,7 +19,7 @@ from typing import Any
 
 from explorer.iceberg.model import Capture, FileRecord, SnapshotRecord
 from explorer.scenario.rows import compare_rows, normalize_row
-from explorer.scenario.model import MergeStep, Scenario, Step, UpsertStep
+from explorer.scenario.model import InsertStep, MergeStep, Scenario, SqlStep, Step, UpsertStep
 from explorer.scenario.values import to_plain
 
 CHANGE_TYPE = "_change_type"
@@ -32,7 +33,7 @@ _TYPE_ORDER = {"DELETE": 0, "UPDATE_BEFORE": 1, "INSERT": 2, "UPDATE_AFTER": 3}
 class Projection(str, Enum):
     """The four ways to read one table's changelog."""
 
-    RAW = "raw"  # the <table>.changes metadata table: every DELETE/INSERT, carry-overs included
+    RAW = "raw"  # Spark's changelog table <table>.changes (not a metadata table): every DELETE/INSERT, carry-overs included
     CARRYOVER_REMOVED = "carryover-removed"  # create_changelog_view with its defaults
     NET = "net"  # create_changelog_view(net_changes => true)
     UPDATES = "updates"  # create_changelog_view(compute_updates => true, identifier_columns => ...)
@@ -54,7 +55,8 @@ class Projection(str, Enum):
             "raw": "every row each snapshot removed or added, including copy-on-write carry-over pairs",
             "carryover-removed": "carry-over pairs (a DELETE and an INSERT of an identical row in one snapshot) "
                                  "dropped",
-            "net": "only the last change of each row across all snapshots",
+            "net": "identical rows with opposite change types cancel across the range (a row inserted and "
+                   "then deleted in it disappears)",
             "updates": "a DELETE and an INSERT with the same identifier in one snapshot shown as "
                        "UPDATE_BEFORE/UPDATE_AFTER",
         }[self.value]
@@ -221,6 +223,23 @@ def _identifiers_of(step: Step | None) -> tuple[str, ...]:
     return ()
 
 
+_OVERWRITE = re.compile(r"\s*INSERT\s+OVERWRITE\b", flags=re.IGNORECASE)
+
+
+def _written_by_statement(step: Step | None, row: ChangeRow) -> str | None:
+    """Where the step itself supplied this row's values, as a phrase; None when only a copy can explain it.
+
+    An ``INSERT OVERWRITE`` replaces whole partitions (or the table) and writes every row it adds from its own
+    VALUES or query: nothing is copied. A MERGE, upsert or insert whose own rows include the row wrote it too.
+    """
+    if isinstance(step, SqlStep) and _OVERWRITE.match(step.sql):
+        return "the statement's own VALUES (INSERT OVERWRITE replaces the partition and copies nothing)"
+    rows = getattr(step, "rows", ())
+    if isinstance(step, (MergeStep, UpsertStep, InsertStep)) and any(row_key(r) == row.row_key() for r in rows):
+        return f"the {step.kind} step's own rows"
+    return None
+
+
 def _files_holding(files: Iterable[FileRecord], key: tuple) -> list[FileRecord]:
     return [f for f in files if any(row_key(r) == key for r in f.rows)]
 
@@ -258,6 +277,11 @@ def _rewrite_reason(capture: Capture, row: ChangeRow, source: FileRecord | None,
         f"{format_row(row.values)} was copied unchanged into a new file"
     tail = (f"; the changelog reports it as a DELETE + INSERT pair at change ordinal {row.change_ordinal}, "
             "although the row itself did not change")
+    own = _written_by_statement(step, row)
+    if own:
+        removed = f"removed {source.id}, which held it," if source else "removed the data file holding it"
+        return (f"{who} {removed} and wrote the identical row {format_row(row.values)} again from {own}; "
+                f"it was not copied by copy-on-write{tail}")
     if source is None:
         return (f"{who} removed a data file holding {format_row(row.values)} and wrote it again; "
                 f"{copied}{tail}")
@@ -325,8 +349,9 @@ def _carried_in(source: FileRecord | None, carried: Counter) -> Counter:
 def mark_from_raw(rows: Sequence[ChangeRow], raw: Sequence[ChangeRow], projection: Projection) -> tuple[ChangeRow, ...]:
     """Carry it over to another projection: a row there is a carry-over when the raw changelog's identical row is.
 
-    This matters for the net view: net changes keep the *last* change of each row, and under copy-on-write that
-    can be a carry-over re-insert instead of the row's real insert.
+    This matters for the net view: net changes cancel identical rows of opposite change types across the range,
+    so under copy-on-write a carry-over DELETE cancels the row's real insert and the carry-over re-insert is
+    what remains.
     """
     pool: dict[tuple, list[ChangeRow]] = defaultdict(list)
     for r in raw:
@@ -341,8 +366,9 @@ def mark_from_raw(rows: Sequence[ChangeRow], raw: Sequence[ChangeRow], projectio
         source = hits.pop(0).carry_over
         reason = source.reason
         if projection is Projection.NET:
-            reason += (". Net changes keep only the last change of each row, and here that is the carry-over "
-                       f"re-insert at ordinal {r.change_ordinal}, not the row's original insert")
+            reason += (". Net changes cancel identical rows of opposite change types across the range: the "
+                       "carry-over DELETE cancelled the row's original INSERT, so what remains is the carry-over "
+                       f"re-insert at ordinal {r.change_ordinal}")
         out.append(replace(r, carry_over=replace(source, reason=reason)))
     return tuple(out)
 

@@ -194,9 +194,9 @@ def compare(a: PaimonRecord, b: PaimonRecord, table: "TableSpec") -> int:
     """Negative when ``a`` merges before ``b`` (so ``b`` is the newer one)."""
     opts = table.options
     if snapshot_ordering(opts):
-        c = (a.snapshot_id or 0) - (b.snapshot_id or 0)
-        if c:
-            return c
+        # Paimon replaces each record's sequence number with its commit snapshot id at read time, so records of
+        # one snapshot compare equal: their order is not defined (CoreOptions, FileStoreCommitImpl).
+        return (a.snapshot_id or 0) - (b.snapshot_id or 0)
     else:
         sign = -1 if descending(opts) else 1
         for f in sequence_fields(opts):
@@ -211,7 +211,8 @@ def ordering_text(table: "TableSpec") -> str:
     """The order records of one key are merged in, as a phrase."""
     opts = table.options
     if snapshot_ordering(opts):
-        return "commit snapshot (sequence.snapshot-ordering), then sequence number inside a snapshot"
+        return ("commit snapshot (sequence.snapshot-ordering replaces each record's sequence number with its "
+                "snapshot id); records stored in one snapshot have no defined order")
     seq = sequence_fields(opts)
     if seq:
         direction = "descending" if descending(opts) else "ascending"
@@ -255,7 +256,8 @@ def explain_order(earlier: PaimonRecord, later: PaimonRecord, table: "TableSpec"
                 text += f" (sequence number {la} < {ea} would have said the opposite)"
             return text
         return (f"same snapshot {later.snapshot_id}: Paimon does not guarantee the order inside one snapshot; "
-                f"shown by sequence number {la} > {ea}")
+                f"{writer_text(later.writer)} folded its own records of the key before committing, in input "
+                f"order (sequence number {la} > {ea})")
     seq = sequence_fields(opts)
     desc = descending(opts)
     for f in seq:
@@ -438,7 +440,12 @@ def _tie_text(run: list[PaimonRecord], key_text: str, table: "TableSpec", *, har
     who = ", ".join(f"{r.label()} by {writer_text(r.writer)} in snapshot {r.snapshot_id}" for r in run)
     count = "two" if len(run) == 2 else str(len(run))
     actors = "writers" if len({r.writer for r in run}) == len(run) else "commits"
-    text = f"{count} {actors} gave key {key_text}{same} the same sequence number {run[0].sequence_number} ({who})"
+    if snapshot_ordering(table.options):
+        text = (f"{count} records of key {key_text} were stored in the same snapshot {run[0].snapshot_id} ({who}), "
+                "and sequence.snapshot-ordering orders by snapshot id only")
+    else:
+        text = (f"{count} {actors} gave key {key_text}{same} the same sequence number {run[0].sequence_number} "
+                f"({who})")
     if harmless:
         return text + "; Paimon does not define which merges last, but here every order gives the same result"
     return text + "; Paimon does not define which wins"

@@ -141,7 +141,7 @@ def test_net_view_rows_inherit_carry_over_from_raw():
     flags = {r.values["id"]: r.is_carry_over for r in net.rows}
     assert flags == {1: False, 2: True, 3: True, 5: False, 6: False}
     reason = next(r for r in net.rows if r.values["id"] == 2).carry_over.reason
-    assert "Net changes keep only the last change" in reason
+    assert "carry-over DELETE cancelled the row's original INSERT" in reason
 
 
 def test_compare_net_views_lists_the_carry_over_rows_with_reason():

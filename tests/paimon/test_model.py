@@ -266,3 +266,23 @@ def test_a_tie_under_partial_update_lists_each_possible_merged_row():
     d = [d for d in decide(s) if d.key["pk"] == 3][0]
     assert d.order_undefined
     assert sorted((a["v"], a["t2"]) for a in d.alternatives) == [("batch", 1), ("stream", 1)]
+
+
+def test_snapshot_ordering_leaves_records_stored_in_one_snapshot_unordered():
+    """Paimon replaces each record's sequence number with its snapshot id: two records of a key stored in the
+    same snapshot (here by writers A and B) have no defined order, whatever their sequence numbers say."""
+    from dataclasses import replace
+
+    s = scenario({"sequence.snapshot-ordering": "true", "write-only": "true"},
+                 [{"pk": 1, "v": "A"}], [{"pk": 2, "v": "x"}, {"pk": 1, "v": "B"}], writers=["A", "B"])
+    recs = records_from_scenario(s)
+    b = next(r for r in recs if r.values["v"] == "B")
+    same = [replace(r, snapshot_id=b.snapshot_id) for r in recs]  # both stored in one snapshot
+    assert [r.sequence_number for r in same if r.key == (1,)] == [0, 1]  # B's number is larger, and ignored
+    d = [d for d in merge(same, s.table) if d.key["pk"] == 1][0]
+    assert d.order_undefined and d.winner is None
+    assert sorted(a["v"] for a in d.alternatives) == ["A", "B"]
+    assert "stored in the same snapshot" in d.tie and "orders by snapshot id only" in d.tie
+    # In different snapshots the later commit wins, as before.
+    d = [d for d in decide(s) if d.key["pk"] == 1][0]
+    assert d.winner["v"] == "B" and not d.order_undefined

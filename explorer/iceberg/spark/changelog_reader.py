@@ -1,8 +1,8 @@
 """Read an Iceberg table's changelog with Spark, in the four projections the explorer teaches.
 
-``raw`` reads the ``<table>.changes`` metadata table, which keeps copy-on-write carry-over pairs; the other three
-go through ``CALL <catalog>.system.create_changelog_view``. The rows come back as plain records and are
-classified by the pure :mod:`explorer.iceberg.changelog`. Iceberg refuses changelog scans over snapshots that
+``raw`` reads Spark's changelog table ``<table>.changes`` (not a metadata table), which keeps copy-on-write
+carry-over pairs; the other three go through ``CALL <catalog>.system.create_changelog_view``. The rows come
+back as plain records and are classified by the pure :mod:`explorer.iceberg.changelog`. Iceberg refuses changelog scans over snapshots that
 added delete files (merge-on-read); that refusal becomes an :class:`EngineError` a learner can act on.
 """
 
@@ -95,11 +95,12 @@ def _quote_list(names: Iterable[str]) -> str:
 
 
 def read_raw(spark, capture: Capture, table: str | None = None) -> Changelog:
-    """The ``<table>.changes`` metadata table: every row each snapshot removed or added."""
+    """Spark's changelog table ``<table>.changes`` (Iceberg's SparkChangelogTable): every row each snapshot
+    removed or added."""
     table = table or capture.table_name
     columns = [c.name for c in capture.columns]
     records = _collect(capture, lambda: _records(spark.sql(f"SELECT * FROM {table}.changes"), columns),
-                       what="changes metadata table")
+                       what="changelog table <table>.changes")
     return build_changelog(Projection.RAW, records, capture)
 
 

@@ -185,3 +185,32 @@ def test_compare_names_the_refused_history(spark):
     text = str(err.value)
     assert "history B (seed-delete-insert-delete): Iceberg cannot build a changelog" in text
     assert "equality_delete steps always write delete files" in text
+
+
+def test_net_changes_cancel_an_inserted_then_deleted_row(spark):
+    """Net changes cancel identical rows of opposite change types across the range (RemoveNetCarryoverIterator);
+    they do not keep "the last change of each row": (2,b), inserted then deleted, is absent, not a DELETE."""
+    raw = _table(changelog("changelog-net-cancels", view="raw", spark=spark))
+    net = _table(changelog("changelog-net-cancels", view="net", spark=spark))
+    assert set(raw) == {(1, "a", "INSERT", 0), (2, "b", "INSERT", 0), (2, "b", "DELETE", 1),
+                        (1, "a", "DELETE", 2), (1, "z", "INSERT", 2)}
+    assert net == [(1, "z", "INSERT", 2)]
+    last_change = {}
+    for row in sorted(raw, key=lambda r: r[3]):
+        last_change[row[:2]] = row
+    assert (2, "b", "DELETE", 1) in last_change.values()  # what "the last change of each row" would have shown
+    assert not [r for r in net if r[0] == 2]
+
+
+def test_carry_over_reason_tells_a_statement_rewrite_from_a_copy(spark):
+    """INSERT OVERWRITE writes (2,e,12) again from its own VALUES; a MERGE under copy-on-write copies (2,b)."""
+    overwrite = changelog("changelog-composite-key", view="raw", spark=spark)
+    carried = {(r.values["id"], r.values["data"], r.values["age"]): r.carry_over.reason
+               for r in overwrite.carry_overs}
+    assert set(carried) == {(2, "e", 12)}
+    assert "from the statement's own VALUES" in carried[(2, "e", 12)]
+    assert "copied unchanged" not in carried[(2, "e", 12)]
+    merge = changelog("changelog-sequence-b", view="raw", spark=spark)
+    reasons = {r.values["id"]: r.carry_over.reason for r in merge.carry_overs}
+    assert set(reasons) == {2, 3}
+    assert all("copied unchanged" in text and "own VALUES" not in text for text in reasons.values())

@@ -11,6 +11,7 @@ field, and the app stays usable.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,14 +24,15 @@ from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
 from explorer.api import parse_scenario, scenario_from_yaml
 from explorer.scenario.model import STEP_KINDS, Scenario
 from explorer.scenario.values import to_plain
+from explorer.ui.common import error_html, escape
 from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow
+from explorer.ui.timetravel import SnapshotView, TimeTravel
 
 MODIFIERS = ("files", "key", "on", "writer")  # keys beside the kind key in a step's YAML (besides label)
 SINGLE_VALUE_BODY = {"insert": "rows", "equality_delete": "rows", "upsert": "rows", "write": "rows",
                      "delete": "where", "sql": "sql"}
-TABS = ("Timeline", "Decisions", "Rows", "Snapshots & files", "Scenario")
 DEFAULT_PRESET = "seed-delete-insert-delete"
-NO_RUN = ("no run yet", -1)  # the slider's only option before a run (a SelectionSlider cannot be empty)
+PREDICT_NOTE = "Make your prediction above, then press Reveal."
 
 
 def _dump(value: Any) -> str:
@@ -157,6 +159,7 @@ class App:
         self.check = None
         self.current_figures: dict[str, go.Figure] = {}
         self.progress_text = ""
+        self.timings: dict[str, float] = {}  # the last run: engine seconds, views seconds
         self.progress_log: list[str] = []  # every progress line of the last run, for tests and curious learners
         self.snapshot_key: int | None = None
         self.predict_mode = False
@@ -206,22 +209,24 @@ class App:
         self.w_add.on_click(lambda _: self.add_step(self.w_new_kind.value))
         editor = W.VBox([table_box, self.w_steps, W.HBox([self.w_new_kind, self.w_add])])
         self.w_editor = W.Accordion(children=[editor], titles=("Scenario editor",), selected_index=0)
-        # results
-        self.w_slider = W.SelectionSlider(options=[NO_RUN], description="Snapshot", disabled=True,
-                                          continuous_update=False, layout=W.Layout(width="90%"))
-        self.w_slider.observe(self._on_slider, names="value")
+        # results: every snapshot's views live in the page; the slider redraws there (see timetravel.py)
+        self.w_time = TimeTravel(layout=W.Layout(width="100%"))
+        self.w_time.observe(self._on_index, names="index")
         self.w_predict_box = W.VBox([])
-        self.w_tab_boxes = {name: W.VBox([]) for name in TABS}
-        self.w_yaml = W.Textarea(layout=W.Layout(width="100%", height="320px"))
-        self.w_export = W.Button(description="Export YAML", icon="download")
+        self.w_yaml = W.Textarea(layout=W.Layout(width="100%", height="240px"))
+        self.w_export = W.Button(description="Show as YAML", icon="file-text")
         self.w_export.on_click(lambda _: self._export_clicked())
-        self.w_import = W.Button(description="Import YAML", icon="upload")
+        self.w_import = W.Button(description="Load YAML", icon="upload")
         self.w_import.on_click(lambda _: self.import_yaml(self.w_yaml.value))
-        self.w_tab_boxes["Scenario"].children = (W.HBox([self.w_export, self.w_import]), self.w_yaml)
-        self.w_tabs = W.Tab(children=[self.w_tab_boxes[n] for n in TABS], titles=TABS)
+        self.w_yaml_box = W.Accordion(children=[W.VBox([W.HBox([self.w_export, self.w_import]), self.w_yaml])],
+                                      titles=("Scenario as YAML",), selected_index=None)
+        self.w_editor.children = (W.VBox([*editor.children, self.w_yaml_box]),)
+        self.w_story = W.HTML("")
         self.widget = W.VBox([
+            self.w_story,
             W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label]),
-            self.w_editor, self.w_error, self.w_banner, self.w_slider, self.w_predict_box, self.w_tabs])
+            self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor],
+            layout=W.Layout(width="100%"))
 
     def _ipython_display_(self):  # pragma: no cover - notebook display hook
         from IPython.display import display
@@ -244,11 +249,6 @@ class App:
                                            field="preset"))
             return
         self.load_scenario(self._presets[name])
-        self._quiet = True
-        try:
-            self.w_preset.value = name
-        finally:
-            self._quiet = False
 
     def load_scenario(self, scenario: Scenario) -> None:
         plain = scenario.to_plain()
@@ -261,6 +261,17 @@ class App:
         self._sync_table_widgets()
         self._render_steps()
         self.w_yaml.value = scenario.to_yaml()
+        self.w_story.value = story_html(scenario.title, scenario.description)
+        # The picker names the preset only when the editor holds exactly it (else it is blank, and choosing any
+        # preset, even the one named before, loads it).
+        shown = scenario.name if self._presets.get(scenario.name) == scenario else None
+        if self.w_preset.value != shown:
+            self._quiet = True
+            try:
+                self.w_preset.value = shown
+            finally:
+                self._quiet = False
+        self.w_editor.selected_index = 0
 
     def steps_plain(self) -> list[dict]:
         """The steps as YAML mappings (files-per-insert applied); raises ScenarioError on unreadable text."""
@@ -498,7 +509,9 @@ class App:
             self.progress_log = []
             self.w_progress.max, self.w_progress.value = max(1, steps), 0
             self._set_progress(f"running {steps} steps on {scenario.engine}…")
+            t0 = time.perf_counter()
             result = self._api.run(scenario, spark=self._spark, progress=self._on_progress)
+            engine_s = time.perf_counter() - t0
         except ExplorerError as exc:
             self._show_partial(exc)
             self._show_error(exc)
@@ -510,9 +523,12 @@ class App:
         finally:
             self._running = False
             self.w_run.disabled = False
-        self._set_progress(f"done: {len(getattr(result.capture, 'snapshots', ()))} snapshots")
+        t1 = time.perf_counter()
         self.w_progress.value = self.w_progress.max
         self._set_result(result)
+        self.timings = {"engine_s": engine_s, "views_s": time.perf_counter() - t1}
+        self._set_progress(f"done: {_plural(len(getattr(result.capture, 'snapshots', ())), 'snapshot')} "
+                           f"(engine {engine_s:.1f} s, views {self.timings['views_s']:.1f} s)")
         return result
 
     def _show_partial(self, exc: ExplorerError) -> None:
@@ -550,47 +566,65 @@ class App:
         self._set_result(result)
 
     def _set_result(self, result) -> None:
+        """Compute every snapshot's views once; from here on the page time-travels without the kernel."""
         self.result = result
+        self.score = None
+        self.w_predict_box.children = ()  # an old score names rows of the old result: never leave it up
         views = ENGINE_VIEWS[result.engine]
-        options = views.snapshot_options(result)
-        self._quiet = True
-        try:
-            self.w_slider.options = options
-            self.w_slider.value = options[-1][1]
-            self.w_slider.disabled = False
-        finally:
-            self._quiet = False
-        self.snapshot_key = options[-1][1]
+        self.snapshot_options = views.snapshot_options(result)
+        self._checks = {key: views.check(result, key) for _, key in self.snapshot_options}
+
+        def view_of(label: str, key: int) -> SnapshotView:
+            check = self._checks[key]
+            return SnapshotView(key=key, label=label, caption=views.caption(result, key), check_text=check.text,
+                                agrees=check.agrees, figures=views.figures(result, key))
+
+        self.w_editor.selected_index = None  # the editor folds away: the result is what the learner reads now
         if self.predict_mode:
+            self._snapshots = [view_of(*o) for o in self.snapshot_options]
             self._start_prediction()
-        else:
-            self.revealed = True
-            self._render_views()
+            return
+        # The last snapshot goes to the page first (what a learner looks at after Run); the others follow, so
+        # the first figure appears one snapshot's work after the engine finishes, not all of them.
+        last = view_of(*self.snapshot_options[-1])
+        self._snapshots = [last]
+        self._reveal_views()
+        if len(self.snapshot_options) > 1:
+            self._snapshots = [view_of(*o) for o in self.snapshot_options[:-1]] + [last]
+            self._reveal_views()
+
+    def _reveal_views(self) -> None:
+        self.revealed = True
+        self.w_time.hidden_note = ""
+        self.w_time.show(self._snapshots)
+        self._on_index({"new": self.w_time.index})
+        bad = next((c.text for c in self._checks.values() if c.agrees is False), "")
+        self.w_banner.value = (
+            f'<div style="background:#c62828;color:white;padding:8px 12px;font-weight:bold;border-radius:4px">'
+            f'{escape(bad)}</div>' if bad else "")
 
     def _clear_result(self) -> None:
         self.result = None
         self.current_figures = {}
         self.snapshot_key = None
+        self.snapshot_options = []
+        self._snapshots = []
+        self._checks = {}
         self.banner_text = ""
         self.check = None
         self.score = None
+        self._predict_rows = []
         self.w_banner.value = ""
         self.w_predict_box.children = ()
-        self._quiet = True
-        try:
-            self.w_slider.options = [NO_RUN]
-            self.w_slider.disabled = True
-        finally:
-            self._quiet = False
-        for name in TABS[:-1]:
-            _replace_children(self.w_tab_boxes[name], ())
+        self.w_time.hidden_note = ""
+        self.w_time.clear()
 
     # ------------------------------------------------------------------------------------ time travel
 
     def set_snapshot(self, sequence_number: int | None = None, *, snapshot_id: int | None = None) -> None:
         """Show the table as of a sequence number (latest snapshot at or before it) or a snapshot id.
 
-        Only the result is asked again; Spark does not run.
+        The slider's twin: it moves the page's slider; the page redraws from the views computed at run time.
         """
         if self.result is None:
             self._show_error(ScenarioError("run the scenario first", field="snapshot"))
@@ -601,38 +635,26 @@ class App:
         except LookupError as exc:
             self._show_error(ScenarioError(str(exc), field="snapshot"))
             return
-        self.snapshot_key = key
-        self._quiet = True
-        try:
-            self.w_slider.value = key
-        finally:
-            self._quiet = False
-        if self.revealed:
-            self._render_views()
+        keys = [k for _, k in self.snapshot_options]
+        if key not in keys:
+            self._show_error(ScenarioError(f"no snapshot with id {key}", field="snapshot"))
+            return
+        self.w_time.index = keys.index(key)
 
-    def _on_slider(self, change) -> None:
-        if not self._quiet and change["new"] != NO_RUN[1]:
-            self.set_snapshot(snapshot_id=change["new"])
-
-    def _render_views(self) -> None:
-        views = ENGINE_VIEWS[self.result.engine]
-        figs = views.figures(self.result, self.snapshot_key)
-        self.current_figures = figs
-        self.check = views.check(self.result, self.snapshot_key)
+    def _on_index(self, change) -> None:
+        """The page (or a twin) moved the slider: follow it in Python; nothing is sent back to the page."""
+        if not self._snapshots:
+            return
+        snap = self._snapshots[max(0, min(len(self._snapshots) - 1, change["new"]))]
+        self.snapshot_key = snap.key
+        self.check = self._checks[snap.key]
         self.banner_text = self.check.text if self.check.agrees is False else ""
-        self.w_banner.value = (
-            f'<div style="background:#c62828;color:white;padding:8px 12px;font-weight:bold;border-radius:4px">'
-            f'{_escape(self.banner_text)}</div>' if self.banner_text else
-            f'<div style="color:#2e7d32">{_escape(self.check.text)}</div>')
+        self.current_figures = dict(snap.figures) if self.revealed else {}
 
-        def fw(name):
-            return [go.FigureWidget(figs[name])] if name in figs else []
-
-        _replace_children(self.w_tab_boxes["Timeline"],
-                          fw("timeline") or [W.HTML("<i>No timeline for this engine.</i>")])
-        _replace_children(self.w_tab_boxes["Decisions"], fw("decisions"))
-        _replace_children(self.w_tab_boxes["Rows"], fw("rows") + fw("engine_rows"))
-        _replace_children(self.w_tab_boxes["Snapshots & files"], fw("snapshots") + fw("files"))
+    @property
+    def caption(self) -> str:
+        """The one-line caption of the snapshot on screen."""
+        return next((s.caption for s in self._snapshots if s.key == self.snapshot_key), "")
 
     # ------------------------------------------------------------------------------------ predict, reveal
 
@@ -644,24 +666,26 @@ class App:
             self.w_predict.value = self.predict_mode
         finally:
             self._quiet = False
-        if self.predict_mode and self.result is not None and self.score is None:
-            self._start_prediction()
+        if self.result is not None and self.score is None:
+            if self.predict_mode:
+                self._start_prediction()
+            elif not self.revealed:
+                self.w_predict_box.children = ()
+                self._reveal_views()
 
     def _start_prediction(self) -> None:
         views = ENGINE_VIEWS[self.result.engine]
-        self._predict_key = self.snapshot_key
+        self._predict_key = self._snapshots[-1].key if self._snapshots else self.snapshot_key
         self._predict_rows = views.predictable_rows(self.result, self._predict_key)
         if not self._predict_rows:
             self.w_predict_box.children = (W.HTML("<i>Nothing to predict for this result.</i>"),)
-            self.revealed = True
-            self._render_views()
+            self._reveal_views()
             return
         self.revealed = False
         self.score = None
         self.current_figures = {}
-        for name in TABS[:-1]:
-            self.w_tab_boxes[name].children = (W.HTML("<i>Make your prediction above, then press Reveal.</i>"),)
-        self.w_slider.disabled = True
+        self.w_time.clear()  # nothing of the answer reaches the page before Reveal
+        self.w_time.hidden_note = PREDICT_NOTE
         self._checkboxes = [W.Checkbox(value=True, description=r.label, indent=False,
                                        layout=W.Layout(width="auto")) for r in self._predict_rows]
         reveal = W.Button(description="Reveal", button_style="warning", icon="eye")
@@ -700,13 +724,11 @@ class App:
         self.score = Score(guesses)
         lines = "".join(
             f"<li style='color:{'#2e7d32' if g.correct else '#c62828'}'>{'✔' if g.correct else '✘'} "
-            f"{_escape(g.label)}: you said {'survives' if g.expected_visible else 'deleted'}; "
+            f"{escape(g.label)}: you said {'survives' if g.expected_visible else 'deleted'}; "
             f"{'survives' if g.visible else f'deleted by {g.decided_by} ({g.rule} rule)'}. "
-            f"<small>{_escape(g.reason)}</small></li>" for g in guesses)
+            f"<small>{escape(g.reason)}</small></li>" for g in guesses)
         self.w_predict_box.children = (W.HTML(f"<b>{self.score.text}</b><ul>{lines}</ul>"),)
-        self.revealed = True
-        self.w_slider.disabled = False
-        self._render_views()
+        self._reveal_views()
         return self.score
 
     # ------------------------------------------------------------------------------------ errors
@@ -721,9 +743,7 @@ class App:
 
     def _show_error(self, exc: ExplorerError) -> None:
         self.error_text = str(exc)
-        self.w_error.value = (f'<div style="border-left:4px solid #c62828;padding:6px 10px;background:#ffebee">'
-                              f'<b>{"Engine error" if isinstance(exc, EngineError) else "Scenario error"}:</b> '
-                              f'{_escape(self.error_text)}</div>')
+        self.w_error.value = error_html(exc)
 
     def _clear_error(self) -> None:
         self.error_text = ""
@@ -734,10 +754,17 @@ class App:
             self.select_preset(change["new"])
 
 
-def _escape(text: str) -> str:
-    import html
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
-    return html.escape(text or "")
+
+def story_html(title: str | None, description: str | None) -> str:
+    """The story above the app: the scenario's title and its description rendered as Markdown."""
+    import mistune
+
+    head = f"<h3 style='margin:4px 0'>{escape(title)}</h3>" if title else ""
+    body = mistune.create_markdown(escape=True)(description) if description else ""  # raw HTML stays text
+    return f"<div class='sx-story' style='max-width:100%'>{head}{body}</div>"
 
 
 def explore(preset: str | None = None, scenario: Scenario | str | Mapping | None = None, *, spark=None) -> App:
@@ -747,17 +774,3 @@ def explore(preset: str | None = None, scenario: Scenario | str | Mapping | None
 
         scenario = api.to_scenario(scenario)
     return App(scenario, preset=preset, spark=spark)
-
-
-def _replace_children(box, new) -> None:
-    """Swap a box's children and close the widgets it drops.
-
-    Every FigureWidget lives in the kernel (and the front end) until it is closed; without this, each move of the
-    snapshot slider would leave a set of figures behind.
-    """
-    old = tuple(box.children)
-    box.children = tuple(new)
-    keep = {id(w) for w in new}
-    for widget in old:
-        if id(widget) not in keep:
-            widget.close()

@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 
 from explorer import api
 from explorer.iceberg.changelog import Projection, parse_projection
-from explorer.scenario.errors import EngineError, ExplorerError
+from explorer.scenario.errors import ExplorerError
 from explorer.scenario.model import InsertStep, Scenario
-from explorer.ui.app import _escape, _replace_children
+from explorer.ui.common import error_html, escape, replace_children
 
 VIEWS = [p.value for p in Projection]
 
@@ -123,7 +123,7 @@ class CompareApp:
 
     def _render(self) -> None:
         self.figure = _compare_figure(self.result, self.view)
-        _replace_children(self.w_figure, [go.FigureWidget(self.figure)])
+        replace_children(self.w_figure, [go.FigureWidget(self.figure)])
         diffs = self.result.differences.get(self.view, ())
         state = "EQUAL" if self.result.final_states_equal else "DIFFERENT"
         entries = "entry" if len(diffs) == 1 else "entries"
@@ -133,14 +133,12 @@ class CompareApp:
             lines.append(note)
         lines += [d.reason for d in diffs]
         self.summary_text = "\n".join(lines)
-        items = "".join(f"<li>{_escape(line)}</li>" for line in lines[1:])
-        self.w_summary.value = f"<b>{_escape(lines[0])}</b><ul>{items}</ul>"
+        items = "".join(f"<li>{escape(line)}</li>" for line in lines[1:])
+        self.w_summary.value = f"<b>{escape(lines[0])}</b><ul>{items}</ul>"
 
     def _show_error(self, exc: ExplorerError) -> None:
         self.error_text = str(exc)
-        kind = "Engine" if isinstance(exc, EngineError) else "Scenario"
-        self.w_error.value = (f'<div style="border-left:4px solid #c62828;padding:6px 10px;background:#ffebee">'
-                              f'<b>{kind} error:</b> {_escape(self.error_text)}</div>')
+        self.w_error.value = error_html(exc)
 
 
 def _compare_figure(result, view):

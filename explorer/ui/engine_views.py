@@ -46,11 +46,19 @@ class EngineViews(Protocol):
 
     def check(self, result: Any, key: int) -> Check: ...
 
+    def caption(self, result: Any, key: int) -> str: ...
+
     def predictable_rows(self, result: Any, key: int) -> list[PredictableRow]: ...
 
 
 def _row_text(row: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={'null' if v is None else to_plain(v)}" for k, v in row.items())
+
+
+def _short_row(row: Mapping[str, Any]) -> str:
+    """The most telling value of a row for a caption: a text value if there is one, else the first value."""
+    texts = [v for v in row.values() if isinstance(v, str)]
+    return str(texts[0] if texts else next(iter(row.values()), ""))
 
 
 class IcebergViews:
@@ -96,6 +104,38 @@ class IcebergViews:
         parts = [f"Spark returned, resolver did not predict: {_row_text(r)}" for r in cmp.missing]
         parts += [f"resolver predicted, Spark did not return: {_row_text(r)}" for r in cmp.unexpected]
         return Check(False, f"RESOLVER AND SPARK DISAGREE at sequence {seq}{also}: " + "; ".join(parts))
+
+    def caption(self, result, key: int) -> str:
+        """One line for the snapshot: what its commit did to the rows, with the comparison that decided it."""
+        view = result.at(snapshot_id=key)
+        snap = view.snapshot
+        seq = snap.sequence_number
+        head = f"Sequence {seq} · {snap.title}"
+        born = [f for f in result.capture.files if f.added_snapshot_id == key]
+        new = [d for d in view.decisions if seq in (d.data_sequence_number, d.delete_sequence_number)]
+        if not new:
+            files = ", ".join(f.id for f in born) if born else ""
+            return f"{head}: {snap.operation}" + (f", adds {files}" if files else "") + "."
+        parts = []
+        for delete in dict.fromkeys(d.delete_file for d in new):
+            mine = [d for d in new if d.delete_file == delete]
+            removed = [f for f in view.fates if not f.visible and delete in f.all_deleted_by
+                       and any(d.data_file == f.file and d.applies for d in mine)]
+            for d in mine:
+                test = f"{d.comparison} is {'true' if d.applies else 'false'}" if d.comparison else d.outcome.value
+                if d.applies:
+                    rows = [f for f in removed if f.file == d.data_file]
+                    what = (f"removes {', '.join(_short_row(f.row) for f in rows[:3])}"
+                            + (f" and {len(rows) - 3} more" if len(rows) > 3 else "")) if rows \
+                        else "applies (no row of it matches)"
+                    parts.append(f"{delete} (seq {d.delete_sequence_number}) {what} in {d.data_file}: {test}")
+                else:
+                    parts.append(f"{delete} (seq {d.delete_sequence_number}) ignored for {d.data_file}: "
+                                 f"{test} → ignored")
+        shown = [p for p in parts if "removes" in p or "ignored" in p] or parts
+        more = len(parts) - len(shown)
+        return f"{head}: " + "; ".join(shown[:4]) + (f" (+{len(shown) - 4 + more} more)" if len(shown) > 4
+                                                       else f" (+{more} more pairs)" if more else "")
 
     def predictable_rows(self, result, key: int) -> list[PredictableRow]:
         view = result.at(snapshot_id=key)
@@ -150,6 +190,10 @@ class PaimonViews:
             return Check(True, "Model and pypaimon agree after every commit")
         return Check(False, f"MODEL AND PYPAIMON DISAGREE at snapshots {bad}"
                      + (" and on sequence numbers" if result.sequence_mismatches else ""))
+
+    def caption(self, result, key: int) -> str:
+        snap = next(s for s in result.capture.snapshots if s.snapshot_id == key)
+        return f"Snapshot {key} · {snap.label or snap.commit_kind}"
 
     def predictable_rows(self, result, key: int) -> list[PredictableRow]:
         return []  # predict mode asks about rows of data files; Paimon's question is per key (not offered yet)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from types import MappingProxyType
 
-import plotly.graph_objects as go
+import json
+
 import pytest
 
 from explorer.iceberg.result import IcebergResult
@@ -99,7 +100,7 @@ def test_import_yaml_replaces_the_scenario_or_reports_the_field():
 def test_slider_time_travels_all_views_from_the_result(seed_capture):
     app = explore(SEED)
     app.show_result(IcebergResult(seed_capture))
-    assert len(app.w_slider.options) == len(seed_capture.snapshots)
+    assert len(app.snapshot_options) == len(seed_capture.snapshots)
     conn = F.connectors(app.current_figures["timeline"])
     assert conn[("D4", "E1")]["applies"] is False and conn[("D4", "E2")]["applies"] is True
     app.set_snapshot(5)
@@ -107,12 +108,30 @@ def test_slider_time_travels_all_views_from_the_result(seed_capture):
     rows = {(r["file"], r["user_id"]): r["fate"] for r in F.table_rows(app.current_figures["rows"])}
     assert rows[("D4", 500)] == "visible"
     assert [r["sequence_number"] for r in F.table_rows(app.current_figures["snapshots"])] == [1, 2, 3, 4, 5]
-    # The slider widget moved with it, and the tabs hold live FigureWidgets of the same figures.
-    assert app.w_slider.value == seed_capture.snapshot_at(5).snapshot_id
-    shown = app.w_tab_boxes["Timeline"].children[0]
-    assert isinstance(shown, go.FigureWidget) and shown.layout.meta["sequence_number"] == 5
-    app.w_slider.value = seed_capture.snapshot_at(4).snapshot_id  # dragging the slider does the same
-    assert app.current_figures["timeline"].layout.meta["sequence_number"] == 4
+    assert app.caption.startswith("Sequence 5") and "5 < 4 is false → ignored" in app.caption
+    # The page holds every snapshot's views; the widget's index is the slider the learner drags.
+    assert app.w_time.index == 4
+    payload = json.loads(app.w_time.payload)
+    assert [s["key"] for s in payload["snapshots"]] == [s.snapshot_id for s in seed_capture.snapshots]
+    fifth = payload["snapshots"][4]
+    assert fifth["figures"]["timeline"]["layout"]["meta"]["sequence_number"] == 5
+    assert {"rows", "snapshots", "files"} <= set(fifth["tables"])
+    app.w_time.index = 3  # what a drag in the page does
+    assert app.current_figures["timeline"].layout.meta["sequence_number"] == 4 and app.snapshot_key == \
+        seed_capture.snapshot_at(4).snapshot_id
+
+
+def test_tables_reach_the_page_as_text_with_no_empty_cell_for_a_value(seed_capture):
+    """Every value of a table figure becomes text in the page's table: a deleted row's fate and reason too."""
+    app = explore(SEED)
+    app.show_result(IcebergResult(seed_capture))
+    last = json.loads(app.w_time.payload)["snapshots"][-1]["tables"]
+    rows = last["rows"]
+    assert rows["header"][-3:] == ["fate", "rule", "reason"]
+    deleted = [r for r in rows["rows"] if r[-3] != "visible"]
+    assert deleted and all(r[-3].startswith("removed by") and r[-1] for r in deleted)
+    snaps = last["snapshots"]
+    assert all(all(cell != "" for cell in r[:5]) for r in snaps["rows"])
 
 
 def test_red_banner_when_resolver_and_engine_disagree(seed_capture):
@@ -125,6 +144,7 @@ def test_red_banner_when_resolver_and_engine_disagree(seed_capture):
     app.show_result(IcebergResult(replace(seed_capture, engine_rows=MappingProxyType(engine_rows))))
     assert "DISAGREE" in app.banner_text and "new-500" in app.banner_text
     assert "#c62828" in app.w_banner.value
+    assert json.loads(app.w_time.payload)["snapshots"][-1]["agrees"] is False  # the page's check line turns red
     app.set_snapshot(5)  # not captured there: no claim of agreement, but the other snapshot is named
     assert "disagree at sequence numbers [6]" in app.check.text
     honest = {last: engine_rows[last][:4]}
@@ -136,7 +156,9 @@ def test_predict_then_reveal_scores_each_guess_with_its_rule(seed_capture):
     app = explore(SEED)
     app.set_predict_mode(True)
     app.show_result(IcebergResult(seed_capture))
-    assert app.current_figures == {} and not app.revealed and app.w_slider.disabled
+    assert app.current_figures == {} and not app.revealed
+    # No spoiler: nothing of the answer is in the page before Reveal, not even the agreement line.
+    assert app.w_time.payload == "" and app.w_time.hidden_note and app.w_banner.value == ""
     assert len(app.prediction_rows) == 6
     # The learner thinks the delete at 4 kills both 500 rows and the one at 6 is redundant.
     app.predict([{"user_id": 100}, {"user_id": 200}, {"user_id": 300}, {"user_id": 400}])
@@ -152,7 +174,11 @@ def test_predict_then_reveal_scores_each_guess_with_its_rule(seed_capture):
     assert len(wrong) == 1 and wrong[0].key == ("D4", 0)
     assert wrong[0].decided_by == "E2" and wrong[0].rule == "equality" and "5 < 6" in wrong[0].reason
     assert "5 of 6" in app.w_predict_box.children[0].value
-    assert app.revealed and "timeline" in app.current_figures
+    assert app.revealed and "timeline" in app.current_figures and app.w_time.payload
+    # A new result (a re-run, an edit) never leaves the old score on screen.
+    app.show_result(IcebergResult(seed_capture))
+    assert app.score is None and "of 6 rows guessed right" not in str([w.value for w in app.w_predict_box.children
+                                                                       if hasattr(w, "value")])
 
 
 # ----------------------------------------------------------------------------------- the real engine

@@ -1,0 +1,187 @@
+"""The app in a real browser: slider moves, bytes per move, JS heap, Run → first figure (JupyterLab and voila).
+
+Debian's chromium driven by Playwright (nothing downloaded), servers started by the explorer's own launcher
+(what ``bash scripts/lab`` runs) on a copy of notebooks/. For each server and preset (the seed story, then the
+v3 deletion-vector preset): pick the preset in the app, press Run (the first Run in a fresh kernel is *cold*: it
+starts Spark), press Run again (*warm*), then drag the snapshot slider back and forth. A move counts as done
+when the page has redrawn every figure and table on screen and painted the next frame. Bytes are what the page
+received over its websockets during the moves; the JS heap is read after a forced GC (DevTools protocol).
+
+    python benchmarks/browser.py [--smoke] [--json PATH] [--moves N] [--servers lab,voila] [--presets a,b]
+
+Targets (issue 12): median move ≤ 150 ms, p90 ≤ 300 ms; ≤ 100 KB received per move; heap ≤ 300 MB and flat
+after 50 moves; warm Run → first figure ≤ engine time + 0.5 s.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_common as bc
+
+from explorer.testing import browser as B
+
+PANELS = ("Timeline", "Decisions", "Rows", "Snapshots & files")
+TARGET_MEDIAN_MS, TARGET_P90_MS, TARGET_KB_PER_MOVE, TARGET_HEAP_MB, WARM_SLACK_S = 150, 300, 100, 300, 0.5
+
+
+def p90(values: list[float]) -> float:
+    return statistics.quantiles(values, n=10)[-1] if len(values) >= 2 else values[0]
+
+
+def engine_seconds(page) -> float | None:
+    """The engine's own run time, as the app's progress line reports it ("engine 3.2 s")."""
+    import re
+
+    text = page.locator(".widget-label", has_text="engine").first.text_content() or ""
+    found = re.search(r"engine ([\d.]+) s", text)
+    return float(found.group(1)) if found else None
+
+
+def moves_on(page, counter, n: int) -> dict:
+    """n slider moves over every snapshot index (forth and back), per panel; times in ms, bytes received."""
+    count = B.snapshot_count(page)
+    order = [i for i in list(range(count)) + list(range(count - 2, 0, -1))] or [0]
+    out = {}
+    for panel in PANELS:
+        B.open_panel(page, panel)
+        page.wait_for_timeout(300)
+        bytes0, times = counter.bytes, []
+        for k in range(n):
+            target = order[k % len(order)]
+            if str(target) == page.evaluate("() => document.querySelector('.sx-tt').dataset.drawnIndex"):
+                target = order[(k + 1) % len(order)]
+            times.append(B.move_slider(page, target))
+        page.wait_for_timeout(500)  # let the kernel's echo of the last move arrive and be counted
+        out[panel] = {"moves": n, "median_ms": statistics.median(times), "p90_ms": p90(times),
+                      "max_ms": max(times), "kb_per_move": (counter.bytes - bytes0) / 1000 / n}
+    return out
+
+
+def measure_server(browser, kind: str, presets: list[str], n_moves: int, heap_moves: int, scratch: Path) -> dict:
+    notebooks = B.notebook_copy(B.ROOT / "notebooks", scratch)
+    args = ["--port", str(B.free_port()), "--notebook-dir", str(notebooks)]
+    server = B.launch((["--voila"] if kind == "voila" else []) + args, scratch / kind, wait_ok=kind != "voila")
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    console = []
+    page.on("console", lambda m: console.append(m.text))
+    counter = B.FrameCounter(page)
+    cdp = context.new_cdp_session(page)
+    result = {"server": kind, "presets": {}}
+    try:
+        t0 = time.perf_counter()
+        (B.open_voila if kind == "voila" else B.open_jupyterlab)(page, server)
+        result["open_s"] = time.perf_counter() - t0
+        for preset in presets:
+            B.choose_preset(page, preset)
+            r: dict = {"snapshots": None}
+            bytes0 = counter.bytes
+            r["first_run_s"] = B.click_run(page)
+            r["first_run_engine_s"] = engine_seconds(page)
+            r["first_run_kb"] = (counter.bytes - bytes0) / 1000
+            bytes0 = counter.bytes
+            r["warm_run_s"] = B.click_run(page)
+            r["warm_run_engine_s"] = engine_seconds(page)
+            r["warm_run_kb"] = (counter.bytes - bytes0) / 1000
+            r["snapshots"] = B.snapshot_count(page)
+            r["heap_before_mb"] = B.js_heap_mb(cdp)
+            r["panels"] = moves_on(page, counter, n_moves)
+            r["heap_after_moves_mb"] = B.js_heap_mb(cdp)
+            B.open_panel(page, "Timeline")
+            for k in range(heap_moves):
+                B.move_slider(page, (k + 1) % r["snapshots"] if r["snapshots"] > 1 else 0)
+            r["heap_after_more_mb"] = B.js_heap_mb(cdp)
+            r["heap_moves"] = n_moves * len(PANELS) + heap_moves
+            result["presets"][preset] = r
+        result["no_such_comm"] = sum("No such comm" in line for line in console)
+    finally:
+        context.close()
+        server.stop()
+    return result
+
+
+def report(results: list[dict]) -> str:
+    rows = []
+    for res in results:
+        for preset, r in res["presets"].items():
+            for panel, m in r["panels"].items():
+                rows.append([f"{res['server']} / {preset} / {panel}", m["median_ms"], m["p90_ms"], m["max_ms"],
+                             m["kb_per_move"]])
+    moves = bc.table(["server / preset / tab", "median ms", "p90 ms", "max ms", "KB/move"], rows)
+    rows = []
+    for res in results:
+        for preset, r in res["presets"].items():
+            rows.append([f"{res['server']} / {preset}", r["snapshots"], r["first_run_s"], r["first_run_engine_s"],
+                         r["warm_run_s"], r["warm_run_engine_s"], r["warm_run_kb"], r["heap_before_mb"],
+                         r["heap_after_more_mb"], r["heap_moves"]])
+    runs = bc.table(["server / preset", "snapshots", "1st Run s", "engine s", "warm Run s", "engine s",
+                     "warm KB", "heap MB", "heap MB after", "moves"], rows)
+    comm = ", ".join(f"{r['server']}: {r['no_such_comm']}" for r in results)
+    return f"{moves}\n\n{runs}\n\n'No such comm' console errors: {comm}"
+
+
+def verdict(results: list[dict]) -> dict:
+    panels = [m for res in results for r in res["presets"].values() for m in r["panels"].values()]
+    runs = [r for res in results for r in res["presets"].values()]
+    return {
+        "median_ms_max": max(m["median_ms"] for m in panels), "p90_ms_max": max(m["p90_ms"] for m in panels),
+        "kb_per_move_max": max(m["kb_per_move"] for m in panels),
+        "heap_mb_max": max(r["heap_after_more_mb"] for r in runs),
+        "heap_growth_mb_max": max(r["heap_after_more_mb"] - r["heap_after_moves_mb"] for r in runs),
+        "warm_over_engine_s_max": max(r["warm_run_s"] - (r["warm_run_engine_s"] or 0) for r in runs),
+        "no_such_comm": sum(res["no_such_comm"] for res in results),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = bc.parser(__doc__.splitlines()[0])
+    p.add_argument("--moves", type=int, default=30, help="slider moves per tab (default 30)")
+    p.add_argument("--heap-moves", type=int, default=50, help="extra moves before the last heap reading")
+    p.add_argument("--servers", default="lab,voila")
+    p.add_argument("--presets", default=f"{B.SEED},{B.DV}")
+    args = p.parse_args(argv)
+    if args.smoke:
+        args.moves, args.heap_moves = 5, 5
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        print("browser benchmark: Debian's chromium is not installed (apt-get install chromium)", file=sys.stderr)
+        return 2
+    from playwright.sync_api import sync_playwright
+
+    info = bc.machine()
+    print("Browser: the app in JupyterLab and voila, headless Chromium 1400x900")
+    print(bc.machine_line(info))
+    results = []
+    with sync_playwright() as pw, tempfile.TemporaryDirectory(prefix="explorer-browser-bench-") as tmp:
+        browser = pw.chromium.launch(executable_path=chromium, args=B.CHROMIUM_ARGS, headless=True)
+        try:
+            for kind in args.servers.split(","):
+                results.append(measure_server(browser, kind, args.presets.split(","), args.moves,
+                                              args.heap_moves, Path(tmp) / kind))
+                print(f"{kind}: done", flush=True)
+        finally:
+            browser.close()
+    v = verdict(results)
+    v["met"] = (v["median_ms_max"] <= TARGET_MEDIAN_MS and v["p90_ms_max"] <= TARGET_P90_MS
+                and v["kb_per_move_max"] <= TARGET_KB_PER_MOVE and v["heap_mb_max"] <= TARGET_HEAP_MB
+                and v["warm_over_engine_s_max"] <= WARM_SLACK_S and v["no_such_comm"] == 0)
+    print()
+    print(report(results))
+    print()
+    print("verdict: " + ", ".join(f"{k} {val:.1f}" if isinstance(val, float) else f"{k} {val}"
+                                  for k, val in v.items()))
+    bc.write_json(args.json, {"benchmark": "browser", "mode": "smoke" if args.smoke else "full", "machine": info,
+                              "results": results, "verdict": v})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

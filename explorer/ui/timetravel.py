@@ -1,0 +1,342 @@
+"""Time travel in the browser: every snapshot's views computed once, switched by the page without the kernel.
+
+A run's result is turned into a :class:`Payload` — for each snapshot, its plotly figures as JSON, its tables as
+plain rows, a one-line caption and the resolver-vs-engine check — and handed to one :class:`TimeTravel` widget.
+The widget draws the slider, a ▶ Play button, the caption and the views in JavaScript; moving the slider only
+redraws in the page (``Plotly.react`` on figures that stay on screen) and sends the new index back to Python,
+so ``app.set_snapshot(...)`` and ``widget.index`` stay the programmatic twins of a drag.
+
+plotly.js reaches the page once: the first widget on a page asks the kernel for the plotly package's own bundled
+``plotly.min.js`` (a custom message, never a synced trait), evaluates it, and every later widget on that page
+reuses it. Nothing is fetched from the internet.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import plotly
+import plotly.graph_objects as go
+import traitlets
+
+# The tabs the widget shows and which views each holds (views missing from a snapshot are skipped).
+PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Timeline", ("timeline",)),
+    ("Decisions", ("decisions",)),
+    ("Rows", ("rows", "engine_rows")),
+    ("Snapshots & files", ("snapshots", "files")),
+)
+
+
+@lru_cache(maxsize=1)
+def plotly_js_source() -> str:
+    """The plotly.js bundle shipped inside the plotly Python package (offline, version-matched)."""
+    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    return path.read_text(encoding="utf-8")
+
+
+def table_spec(fig: go.Figure) -> dict | None:
+    """A plotly table figure as data the page renders as an HTML table: title, header, rows, row colours.
+
+    Returns None for a figure that is not a table. Every cell becomes text (``None`` → "null"), so an HTML
+    table never shows an empty cell for a value that exists.
+    """
+    if not fig.data or fig.data[0].type != "table":
+        return None
+    t = fig.data[0]
+    header = [str(h).replace("<b>", "").replace("</b>", "") for h in (t.header.values or ())]
+    columns = [list(c) for c in (t.cells.values or ())]
+    n = len(columns[0]) if columns else 0
+    rows = [["null" if columns[k][i] is None else str(columns[k][i]) for k in range(len(columns))]
+            for i in range(n)]
+    fill = t.cells.fill.color if t.cells.fill is not None else None
+    colours = list(fill[0]) if isinstance(fill, (list, tuple)) and fill and isinstance(fill[0], (list, tuple)) \
+        else None
+    title = fig.layout.title.text if fig.layout.title is not None else ""
+    meta = t.meta if isinstance(t.meta, Mapping) else {}
+    return {"title": title or "", "header": header, "rows": rows, "colours": colours,
+            "role": meta.get("role", "")}
+
+
+def figure_spec(fig: go.Figure) -> dict:
+    """A plotly figure as JSON-ready data (numpy arrays and dates through plotly's own encoder)."""
+    return json.loads(fig.to_json())
+
+
+@dataclass(frozen=True)
+class SnapshotView:
+    """Everything the page shows for one snapshot."""
+
+    key: int
+    label: str
+    caption: str
+    check_text: str
+    agrees: bool | None
+    figures: Mapping[str, go.Figure] = field(default_factory=dict)
+
+    def to_plain(self) -> dict:
+        figures, tables = {}, {}
+        for name, fig in self.figures.items():
+            spec = table_spec(fig)
+            if spec is None:
+                figures[name] = figure_spec(fig)
+            else:
+                tables[name] = spec
+        return {"key": self.key, "label": self.label, "caption": self.caption, "check": self.check_text,
+                "agrees": self.agrees, "figures": figures, "tables": tables}
+
+
+def payload_json(snapshots: Sequence[SnapshotView]) -> str:
+    """The widget's payload: one JSON text (parsed once by the page, not walked by the widget serializer)."""
+    panels = [{"title": title, "views": list(views)} for title, views in PANELS]
+    return json.dumps({"panels": panels, "snapshots": [s.to_plain() for s in snapshots]},
+                      separators=(",", ":"), default=str)
+
+
+_ESM = r"""
+function loadPlotly(model) {
+  const w = window;
+  if (w.__seqExplorerPlotly) return w.__seqExplorerPlotly;
+  w.__seqExplorerPlotly = new Promise((resolve, reject) => {
+    const onMsg = (msg) => {
+      if (!msg || msg.type !== "plotly-js") return;
+      model.off("msg:custom", onMsg);
+      try {
+        const module = { exports: {} };
+        (new Function("module", "exports", "define", msg.source))(module, module.exports, undefined);
+        resolve(module.exports);
+      } catch (err) { w.__seqExplorerPlotly = null; reject(err); }
+    };
+    model.on("msg:custom", onMsg);
+    model.send({ type: "need-plotly" });
+  });
+  return w.__seqExplorerPlotly;
+}
+
+const CSS = `
+.sx-tt { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 13px; width: 100%;
+  box-sizing: border-box; }
+.sx-tt .sx-bar { display: flex; align-items: center; gap: 10px; margin: 4px 0; }
+.sx-tt .sx-bar input[type=range] { flex: 1; min-width: 200px; }
+.sx-tt .sx-play { min-width: 72px; }
+.sx-tt .sx-step { font-weight: 600; min-width: 260px; }
+.sx-tt .sx-caption { margin: 2px 0 4px 0; color: #37474f; }
+.sx-tt .sx-check { margin: 2px 0 6px 0; color: #2e7d32; }
+.sx-tt .sx-check.sx-bad { background: #c62828; color: white; padding: 8px 12px; font-weight: bold;
+  border-radius: 4px; }
+.sx-tt .sx-tabs { display: flex; gap: 2px; border-bottom: 1px solid #cfd8dc; margin-top: 6px; }
+.sx-tt .sx-tab { border: 1px solid #cfd8dc; border-bottom: none; background: #eceff1; padding: 5px 12px;
+  cursor: pointer; border-radius: 4px 4px 0 0; font-size: 13px; }
+.sx-tt .sx-tab.sx-active { background: white; font-weight: 600; }
+.sx-tt .sx-panel { padding: 6px 0; width: 100%; }
+.sx-tt .sx-fig { width: 100%; }
+.sx-tt .sx-table-title { font-weight: 600; margin: 10px 0 4px 0; }
+.sx-tt table.sx-table { border-collapse: collapse; width: 100%; table-layout: auto; }
+.sx-tt table.sx-table th { background: #eceff1; text-align: left; padding: 3px 6px; border: 1px solid #cfd8dc; }
+.sx-tt table.sx-table td { padding: 3px 6px; border: 1px solid #e0e0e0; vertical-align: top;
+  overflow-wrap: anywhere; }
+.sx-tt .sx-hidden-note { padding: 16px; color: #546e7a; font-style: italic; }
+`;
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function fillTable(box, spec) {
+  box.replaceChildren();
+  box.appendChild(el("div", "sx-table-title", spec.title));
+  const table = el("table", "sx-table");
+  table.dataset.role = spec.role || "";
+  const thead = el("thead"); const hr = el("tr");
+  for (const h of spec.header) hr.appendChild(el("th", "", h));
+  thead.appendChild(hr); table.appendChild(thead);
+  const body = el("tbody");
+  spec.rows.forEach((row, i) => {
+    const tr = el("tr");
+    if (spec.colours && spec.colours[i]) tr.style.background = spec.colours[i];
+    for (const v of row) tr.appendChild(el("td", "", v));
+    body.appendChild(tr);
+  });
+  table.appendChild(body);
+  box.appendChild(table);
+}
+
+export default {
+  render({ model, el: root }) {
+    const style = document.createElement("style");
+    style.textContent = CSS;
+    root.appendChild(style);
+    const wrap = el("div", "sx-tt");
+    root.appendChild(wrap);
+    const bar = el("div", "sx-bar");
+    const play = el("button", "sx-play jupyter-button", "▶ Play");
+    play.title = "lay the commits down one by one";
+    const slider = document.createElement("input");
+    slider.type = "range"; slider.min = 0; slider.step = 1; slider.className = "sx-slider";
+    slider.setAttribute("aria-label", "snapshot");
+    const stepLabel = el("span", "sx-step");
+    bar.append(play, slider, stepLabel);
+    const caption = el("div", "sx-caption");
+    const check = el("div", "sx-check");
+    const tabs = el("div", "sx-tabs");
+    const panelsBox = el("div", "sx-panels");
+    const note = el("div", "sx-hidden-note");
+    wrap.append(bar, caption, check, tabs, panelsBox, note);
+
+    let data = null;        // parsed payload
+    let Plotly = null;
+    let active = model.get("panel") || 0;
+    let timer = null;
+    const slots = {};       // view name -> {box, kind, drawn}
+
+    function build() {
+      tabs.replaceChildren(); panelsBox.replaceChildren();
+      for (const k of Object.keys(slots)) delete slots[k];
+      if (!data) return;
+      data.panels.forEach((p, i) => {
+        const t = el("button", "sx-tab", p.title);
+        t.addEventListener("click", () => { model.set("panel", i); model.save_changes(); });
+        tabs.appendChild(t);
+        const panel = el("div", "sx-panel");
+        panel.dataset.panel = p.title;
+        for (const v of p.views) {
+          const box = el("div", "sx-view");
+          box.dataset.view = v;
+          panel.appendChild(box);
+          slots[v] = { box, panel: i, drawn: false };
+        }
+        panelsBox.appendChild(panel);
+      });
+    }
+
+    async function draw() {
+      const idx = model.get("index");
+      const hidden = model.get("hidden_note");
+      note.textContent = hidden || "";
+      note.style.display = hidden ? "" : "none";
+      const shown = !!data && !hidden && data.snapshots.length > 0;
+      bar.style.display = shown ? "" : "none";
+      caption.style.display = shown ? "" : "none";
+      check.style.display = shown ? "" : "none";
+      tabs.style.display = shown ? "" : "none";
+      panelsBox.style.display = shown ? "" : "none";
+      if (!shown) return;
+      const n = data.snapshots.length;
+      const i = Math.max(0, Math.min(n - 1, idx));
+      const snap = data.snapshots[i];
+      slider.max = n - 1; slider.value = i;
+      stepLabel.textContent = snap.label;
+      caption.textContent = snap.caption || "";
+      check.textContent = snap.check || "";
+      check.classList.toggle("sx-bad", snap.agrees === false);
+      [...tabs.children].forEach((t, k) => t.classList.toggle("sx-active", k === active));
+      [...panelsBox.children].forEach((p, k) => { p.style.display = k === active ? "" : "none"; });
+      const pending = [];
+      for (const [name, slot] of Object.entries(slots)) {
+        if (slot.panel !== active) continue;
+        const fig = snap.figures[name];
+        const table = snap.tables[name];
+        if (table) { fillTable(slot.box, table); slot.kind = "table"; continue; }
+        if (!fig) { if (slot.kind === "figure" && Plotly) Plotly.purge(slot.box); slot.box.replaceChildren();
+                    slot.kind = null; continue; }
+        if (slot.kind === "table") slot.box.replaceChildren();
+        slot.kind = "figure";
+        if (!Plotly) Plotly = await loadPlotly(model);
+        const layout = Object.assign({}, fig.layout, { autosize: true });
+        delete layout.width;
+        slot.box.classList.add("sx-fig");
+        pending.push(Plotly.react(slot.box, fig.data, layout,
+                                  { responsive: true, displaylogo: false, displayModeBar: false }));
+      }
+      await Promise.all(pending);
+      wrap.dataset.drawnPayload = wrap.dataset.payloadId;
+      wrap.dataset.drawnIndex = String(i);
+      wrap.dataset.drawnPanel = String(active);
+      wrap.dataset.draws = String((+wrap.dataset.draws || 0) + 1);
+    }
+
+    let payloads = 0;
+    function parse() {
+      const text = model.get("payload");
+      data = text ? JSON.parse(text) : null;
+      if (data) wrap.dataset.payloadId = String(++payloads) + ":" + text.length;
+      build();
+    }
+
+    function stopPlay() {
+      if (timer) { clearInterval(timer); timer = null; }
+      play.textContent = "▶ Play";
+    }
+
+    slider.addEventListener("input", () => {
+      stopPlay();
+      model.set("index", +slider.value); model.save_changes();
+    });
+    play.addEventListener("click", () => {
+      if (timer) { stopPlay(); return; }
+      if (!data) return;
+      const n = data.snapshots.length;
+      model.set("index", 0); model.save_changes();
+      play.textContent = "⏸ Pause";
+      timer = setInterval(() => {
+        const next = model.get("index") + 1;
+        if (next >= n) { stopPlay(); return; }
+        model.set("index", next); model.save_changes();
+      }, model.get("play_ms") || 1000);
+    });
+
+    let queued = Promise.resolve();
+    const redraw = () => { queued = queued.then(draw).catch((e) => console.error("time travel:", e)); };
+    model.on("change:payload", () => { parse(); redraw(); });
+    model.on("change:index", redraw);
+    model.on("change:hidden_note", redraw);
+    model.on("change:panel", () => { active = model.get("panel") || 0; redraw(); });
+    parse();
+    redraw();
+    return () => { stopPlay(); if (Plotly) for (const s of Object.values(slots)) if (s.kind === "figure") Plotly.purge(s.box); };
+  },
+};
+"""
+
+
+class TimeTravel(anywidget.AnyWidget):
+    """Slider, ▶ Play, caption, check and every view of every snapshot, switched in the browser.
+
+    ``payload`` is set once per result (:func:`payload_json`); ``index`` is the snapshot on screen (synced both
+    ways); ``panel`` the open tab; ``hidden_note`` hides everything behind a message (predict mode).
+    """
+
+    _esm = _ESM
+    payload = traitlets.Unicode("").tag(sync=True)
+    index = traitlets.Int(0).tag(sync=True)
+    panel = traitlets.Int(0).tag(sync=True)
+    hidden_note = traitlets.Unicode("").tag(sync=True)
+    play_ms = traitlets.Int(1000).tag(sync=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.on_msg(self._on_custom)
+
+    def _on_custom(self, _widget, content, _buffers) -> None:
+        if isinstance(content, Mapping) and content.get("type") == "need-plotly":
+            self.send({"type": "plotly-js", "source": plotly_js_source()})
+
+    def show(self, snapshots: Sequence[SnapshotView], index: int | None = None) -> None:
+        """Hand a result's snapshot views to the page (the only time figures travel to the browser)."""
+        with self.hold_sync():
+            self.payload = payload_json(snapshots) if snapshots else ""
+            self.index = len(snapshots) - 1 if index is None else index
+
+    def clear(self) -> None:
+        with self.hold_sync():
+            self.payload = ""
+            self.index = 0

@@ -164,7 +164,7 @@ def _child_app(presets: list[str]) -> int:
         if result is None:
             print(f"BENCH-ERROR {name}: {app.error_text}", flush=True)
             return 1
-        for _, key in app.w_slider.options:
+        for _, key in app.snapshot_options:
             app.set_snapshot(snapshot_id=key)
         done.append(name)
     print("BENCH-RESULT " + json.dumps({"presets": done}), flush=True)

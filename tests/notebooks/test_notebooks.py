@@ -24,7 +24,9 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 KERNEL_NAME = "sequence-explorer-test"
 NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-read-deletes.ipynb",
              "03-changelog-copy-on-write.ipynb", "04-paimon-sequence-and-rowkind.ipynb", "05-playground.ipynb",
-             "06-concurrent-writers.ipynb")
+             "06-concurrent-writers.ipynb",
+             # chapters (#14)
+             "07-branches-rollback-tags.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 # 01 prints "E1 x D4: 5 < 4 -> ignored-by-sequence" for each decision it shows.
@@ -281,3 +283,50 @@ def test_glossary_defines_each_term_once_and_every_notebook_links_it():
         link = re.search(r"\]\((\.\./docs/glossary\.md)\)", markdown)
         assert link, f"{name} does not link the glossary"
         assert (NOTEBOOK_DIR / link.group(1)).resolve() == GLOSSARY
+
+
+# ------------------------------------------------------------------------------------------ chapters (#14)
+
+
+def _refs_read(text: str) -> dict[str, tuple[list[int], str]]:
+    """ref -> (its history's sequence numbers, what Spark read there), from every `show_refs` block printed."""
+    return {ref: ([int(n) for n in seqs.split(",") if n.strip()], rows)
+            for ref, seqs, rows in re.findall(r"^(\w+): history \[([\d, ]*)\]; Spark reads (.*)$", text,
+                                              flags=re.MULTILINE)}
+
+
+@pytest.mark.notebook
+@pytest.mark.spark
+def test_07_branches_rollback_tags_executes(kernel_env, tmp_path):
+    nb = execute("07-branches-rollback-tags.ipynb", tmp_path)
+    text = text_of(nb)
+    blocks = text.split("resolver and engine agree at every snapshot: ")
+    assert len(blocks) == 5 and all(b.startswith("True") for b in blocks[1:]), text
+    # A branch commit takes sequence number 2: main's history skips it; Spark reads B only on the branch.
+    skips = _refs_read(blocks[0])
+    assert skips["main"] == ([1, 3, 4], "[(3, 'C')]"), skips
+    assert skips["audit"] == ([1, 2], "[(1, 'A'), (2, 'B')]"), skips
+    assert "sequence number 2 is snapshot" in text and "on the history of: ['audit']" in text
+    assert "as of sequence number 2, Spark reads [(1, 'A'), (2, 'B')]" in text
+    assert "as of sequence number 3, Spark reads [(1, 'A'), (3, 'C')]" in text
+    # Write-audit-publish: main saw only its own load before; the fast-forward made no snapshot.
+    assert "before the publish, Spark reads main: [(1, 'A'), (2, 'bad')]" in text
+    assert re.search(r"the publish step \(.*\) made 0 snapshot\(s\)", text)
+    assert "main and audit name the same snapshot: True" in text
+    wap = _refs_read(blocks[1].split("before the publish")[1])
+    assert wap["main"] == wap["audit"] == ([1, 2, 3], "[(1, 'A'), (3, 'C')]"), wap
+    # Cherry-pick: one file path, data sequence number 3 on dev and 6 on main; the delete at 5 misses it.
+    picked = {ref: (path, int(seq)) for ref, path, seq in re.findall(
+        r"^on (dev|main): user 4's file (\S+) has data sequence number (\d+)$", text, flags=re.MULTILINE)}
+    assert picked["dev"][0] == picked["main"][0] and (picked["dev"][1], picked["main"][1]) == (3, 6), picked
+    assert re.search(r"^on main, E1 x D\d+: 6 < 5 -> ignored-by-sequence$", text, flags=re.MULTILINE)
+    pick = _refs_read(blocks[2])
+    assert pick["main"] == ([1, 4, 5, 6], "[(1, 'A'), (3, 'C'), (4, 'D')]"), pick
+    assert pick["dev"] == ([1, 2, 3], "[(1, 'A'), (2, 'B'), (4, 'D')]"), pick
+    # Rollback: three snapshots, B's is not on main's history; the next commit still took 3.
+    assert "snapshots made, by sequence number: [1, 2, 3]" in text
+    assert "B's snapshot (sequence number 2) on main's history: False" in text
+    rollback = _refs_read(blocks[3])
+    assert rollback["main"] == ([1, 3], "[(1, 'A'), (3, 'C')]"), rollback
+    assert rollback["first_load"] == ([1], "[(1, 'A')]"), rollback
+    assert_figures_offline(nb, at_least=2)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.model import (
+    CompactStep,
     ConcurrentStep,
     DeleteStep,
     MergeStep,
@@ -49,3 +50,17 @@ def check_concurrent(step: ConcurrentStep, spec: TableSpec) -> None:
             f"job {job.name} ({job.step.kind}) writes position deletes, which this explorer does for concurrent "
             "jobs only on format v2 merge-on-read tables (v3 deletion vectors and copy-on-write rewrites are "
             "not modelled for races)", step=step.index, field=f"concurrent.jobs.{job.name}")
+    for job in step.jobs:
+        if not isinstance(job.step, CompactStep):
+            continue
+        where = f"concurrent.jobs.{job.name}.compact"
+        if spec.format_version != 2:
+            raise ScenarioError(
+                f"job {job.name} (compact) races other jobs only on format v2 tables in this explorer (v3 "
+                "compaction also drops deletion vectors, which is not modelled for races)",
+                step=step.index, field=where)
+        if job.step.options:
+            raise ScenarioError(
+                f"job {job.name} (compact) rewrites every data file live when it starts; options are not "
+                "modelled for a compaction in a race (use a compact step for them)",
+                step=step.index, field=f"{where}.options")

@@ -315,7 +315,7 @@ class ConcurrentStep(Step):
         return {"jobs": jobs, "commit_order": list(self.commit_order), "isolation": self.isolation}
 
 
-CONCURRENT_JOB_KINDS = ("insert", "delete", "update", "merge", "equality_delete", "upsert")
+CONCURRENT_JOB_KINDS = ("insert", "delete", "update", "merge", "equality_delete", "upsert", "compact")
 ICEBERG_STEPS: dict[str, type[Step]] = {
     cls.kind: cls for cls in
     (InsertStep, EqualityDeleteStep, DeleteStep, UpdateStep, UpsertStep, MergeStep, CompactStep, SqlStep,

@@ -13,6 +13,13 @@ job the way Iceberg's writers do:
 * INSERT (Spark's append): ``newAppend()``, no validation: an append cannot conflict.
 * equality_delete / upsert (Flink's committer): a ``RowDelta`` without validation; equality deletes apply to
   every older sequence number, so the commit order alone decides which write wins.
+* compact (``rewrite_data_files`` with ``rewrite-all``): Spark reads every row live at S and the job writes it
+  into new data files; the commit is the one ``RewriteDataFilesCommitManager`` makes: ``newRewrite()`` with
+  ``validateFromSnapshot(S)``, ``dataSequenceNumber`` = S's sequence number when
+  ``use-starting-sequence-number`` is on, ``deleteFile`` for every replaced file and ``addFile`` for every new
+  one. Its validation (``validateNoNewDeletesForDataFiles``) rejects any delete file committed since S that
+  applies to a replaced file; with the starting sequence number it checks position deletes only, because a
+  newer equality delete still applies to the new files.
 
 The commits run one after another in ``commit_order``; each committed job is recorded as its own snapshot,
 labelled with the job's name.
@@ -21,6 +28,7 @@ labelled with the job's name.
 from __future__ import annotations
 
 import contextlib
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -30,6 +38,7 @@ from explorer.iceberg.model import JobOutcome
 from explorer.scenario.rows import normalize_value
 from explorer.scenario.errors import EngineError
 from explorer.scenario.model import (
+    CompactStep,
     ConcurrentStep,
     DeleteStep,
     EqualityDeleteStep,
@@ -53,6 +62,9 @@ _REJECTIONS = ("org.apache.iceberg.exceptions.ValidationException",
                "org.apache.iceberg.exceptions.CommitFailedException")
 
 
+# A Java DataFile's toString(), which Iceberg's messages embed: keep only its path.
+_JAVA_FILE = re.compile(r"Generic(?:Data|Delete)File\{content=\w+, file_path=([^,]+),.*$")
+
 # Iceberg's messages, in words: which check failed and what committing anyway would have broken.
 _WHY = (
     ("Found conflicting files", ("validateNoConflictingDataFiles: a data file committed since this job started "
@@ -61,6 +73,14 @@ _WHY = (
      "job started may apply to rows its filter matches, rows the job rewrote")),
     ("Cannot commit, missing data files", ("validateDataFilesExist: a data file its position deletes point at "
      "was removed since this job started")),
+    ("Cannot commit, found new position delete for replaced data file", (
+        "validateNoNewDeletesForDataFiles: a position delete committed since the compaction started names rows "
+        "of a file it replaced by path; the new file has another path, so the delete would be lost. Keeping the "
+        "starting sequence number does not help a position delete")),
+    ("Cannot commit, found new delete for replaced data file", (
+        "validateNoNewDeletesForDataFiles: a delete file committed since the compaction started applies to a "
+        "file it replaced; without use-starting-sequence-number the new files would take the commit's "
+        "sequence number, above the delete's, and the delete would stop applying to the rewritten rows")),
 )
 
 
@@ -89,6 +109,9 @@ class _Plan:
     checks: tuple[str, ...] = ()
     conflict_filter: Any = None  # a Java Expression
     filter_text: str | None = None
+    replaced: list = field(default_factory=list)  # compaction: the Java DataFiles it rewrites
+    start: int | None = None  # compaction: the snapshot it validates from
+    data_sequence_number: int | None = None  # compaction: kept from the start (use-starting-sequence-number)
 
 
 def run_concurrent(spark, recorder: IcebergRecorder, full_name: str, spec: TableSpec,
@@ -162,6 +185,8 @@ def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: 
     """The job's write phase: everything it would write, computed against the starting snapshot only."""
     step = job.step
     files = _Files()
+    if isinstance(step, CompactStep):
+        return _write_compaction(spark, jtable, full_name, spec, job, start, data_files)
     if isinstance(step, InsertStep):
         for chunk in chunks(step.rows, step.files):
             commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=chunk, into=files)
@@ -214,6 +239,27 @@ def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: 
                  conflict_filter=expression, filter_text=text)
 
 
+def _write_compaction(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+                      data_files: dict[str, Any]) -> _Plan:
+    """``rewrite_data_files``' work before its commit: every row live at the start, written into new files."""
+    if not data_files:
+        raise EngineError(f"job {job.name} (compact) found no data files to rewrite in the snapshot it starts from",
+                          field=f"concurrent.jobs.{job.name}.compact")
+    files = _Files()
+    rows = [row for _, _, row in _rows_at(spark, full_name, spec, start, None)]
+    if rows:
+        commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=rows, into=files)
+    checks = [f"validateFromSnapshot({start})"]
+    sequence = None
+    if job.step.use_starting_sequence_number:
+        sequence = int(jtable.snapshot(start).sequenceNumber())
+        checks += [f"dataSequenceNumber({sequence})", "validateNoNewDeletesForDataFiles (position deletes only)"]
+    else:
+        checks.append("validateNoNewDeletesForDataFiles")
+    return _Plan(job, "rewrite", files, checks=tuple(checks), replaced=list(data_files.values()), start=start,
+                 data_sequence_number=sequence)
+
+
 def _conflict_filter(spark, where: Predicate, spec: TableSpec) -> tuple[Any, str]:
     """Iceberg's expression for the rows a command reads: its equality predicate, pushed into the scan.
 
@@ -253,8 +299,10 @@ def _write_position_deletes(spark, jtable, data_files: dict[str, Any], deleted: 
                               "snapshot")
         spec = jtable.specs().get(data_file.specId())
         partition = None if spec.isUnpartitioned() else data_file.partition()
-        factory = iceberg.data.GenericAppenderFactory(jtable.schema(), spec)
-        factory.setAll(jtable.properties())
+        # With the table, the writer keeps the full file_path bounds (MetricsConfig.forPositionDelete), as Spark's
+        # file-scoped position deletes do: the delete file then names exactly one data file.
+        factory = iceberg.data.GenericAppenderFactory(jtable, jtable.schema(), spec, jtable.properties(), None,
+                                                      None, None)
         name = f"{uuid.uuid4().hex}-concurrent-deletes.parquet"
         provider = jtable.locationProvider()
         location = provider.newDataLocation(name) if partition is None else \
@@ -275,6 +323,15 @@ def _write_position_deletes(spark, jtable, data_files: dict[str, Any], deleted: 
 
 
 def _operation(jtable, plan: _Plan):
+    if plan.operation == "rewrite":  # RewriteDataFilesCommitManager.commitFileGroups
+        op = jtable.newRewrite().validateFromSnapshot(plan.start)
+        if plan.data_sequence_number is not None:
+            op.dataSequenceNumber(plan.data_sequence_number)
+        for f in plan.replaced:
+            op.deleteFile(f)
+        for f in plan.files.data:
+            op.addFile(f)
+        return op
     if plan.operation == "append":
         op = jtable.newAppend()
         for f in plan.files.data:
@@ -311,6 +368,7 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
             raise
         _delete_files(recorder.jtable, plan)  # as Spark's abort does: the job's files never became visible
         reason = _file_ids(_relative(engine_reason(exc), recorder.location), recorder)
+        reason = _JAVA_FILE.sub(r"\1", reason)  # "GenericDataFile{content=data, file_path=D1, ...}" -> "D1"
         why = next((text for start_, text in _WHY if reason.startswith(start_)), None)
         return JobOutcome(**base, status="rejected", reason=f"{reason} ({why})" if why else reason)
     spark.sql(f"REFRESH TABLE {full_name}")
@@ -332,12 +390,28 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
         checked = ("its checks (" + ", ".join(c for c in plan.checks if not c.startswith("validateFrom"))
                    + f") found no conflict with rows matching {plan.filter_text}") if plan.checks else \
             "it runs no conflict checks"
+        if plan.operation == "rewrite":
+            checked = _rewrite_check_text(plan)
         reason = (f"{names} committed after it started at sequence number {start_seq}; Iceberg re-read the table and validated this job against "
                   f"those commits: {checked}, so it was committed on top with the next sequence number, "
                   f"{snap.sequence_number}")
+    if plan.operation == "rewrite":
+        kept = plan.data_sequence_number if plan.data_sequence_number is not None else snap.sequence_number
+        reason += (f"; its new data files carry data sequence number {kept} and file sequence number "
+                   f"{snap.sequence_number}")
     return JobOutcome(**base, status="retried-and-committed" if retried else "committed", reason=reason,
                       committed_snapshot_id=snap.snapshot_id, sequence_number=snap.sequence_number,
                       parent_snapshot_id=snap.parent_id)
+
+
+def _rewrite_check_text(plan: _Plan) -> str:
+    if plan.data_sequence_number is None:
+        return ("its check (validateNoNewDeletesForDataFiles) found no new delete file that applies to a file it "
+                "replaced")
+    return ("its check (validateNoNewDeletesForDataFiles, position deletes only, because dataSequenceNumber is "
+            "set) found no new position delete for a file it replaced; an equality delete committed since needs "
+            f"no check: the new files keep data sequence number {plan.data_sequence_number}, below the delete's, "
+            "so it still applies to them")
 
 
 def _delete_files(jtable, plan: _Plan) -> None:

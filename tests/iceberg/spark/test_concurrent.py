@@ -20,7 +20,9 @@ from explorer.ui import cli
 pytestmark = pytest.mark.spark
 
 PRESETS = ("concurrent-delete-vs-update", "concurrent-delete-vs-update-delete-first",
-           "concurrent-snapshot-isolation-lost-delete", "concurrent-different-partitions")
+           "concurrent-snapshot-isolation-lost-delete", "concurrent-different-partitions",
+           "concurrent-compaction-vs-equality-delete", "concurrent-compaction-vs-equality-delete-no-starting-sequence",
+           "concurrent-compaction-vs-position-delete")
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +110,72 @@ def test_jobs_on_different_partitions_both_commit(runs):
     assert [s.label.split(":")[0] for s in cap.snapshots[1:]] == ["job B", "job A"]
     assert final_rows(cap) == [(200, "grace", "eu"), (300, "linus-2", "us")]
     assert_resolver_agrees_everywhere(cap)
+
+
+def test_compaction_keeping_the_starting_sequence_commits_beside_a_concurrent_equality_delete(runs):
+    """use-starting-sequence-number lets the compaction commit: the new file keeps data sequence number 2, so the
+    equality delete committed meanwhile (3) still applies to it and user 500 stays deleted."""
+    cap = runs["concurrent-compaction-vs-equality-delete"]
+    c, d = jobs_by_name(cap)["C"], jobs_by_name(cap)["D"]
+    assert (d.status, d.sequence_number) == ("committed", 3)
+    assert (c.status, c.sequence_number) == ("retried-and-committed", 4)
+    assert "dataSequenceNumber(2)" in c.checks
+    assert "data sequence number 2 and file sequence number 4" in c.reason
+    compacted = [f for f in cap.files if f.added_snapshot_id == c.committed_snapshot_id]
+    assert [(f.sequence_number, f.file_sequence_number) for f in compacted] == [(2, 4)]
+    assert {(r["user_id"], r["name"]) for r in compacted[0].rows} == {(100, "ada"), (200, "grace"), (300, "linus"),
+                                                                      (500, "old-500")}
+    final = IcebergResult(cap).views[-1]
+    decision = next(x for x in final.decisions if x.data_file == compacted[0].id and x.delete_file == "E1")
+    assert decision.applies and (decision.data_sequence_number, decision.delete_sequence_number) == (2, 3)
+    assert final_rows(cap) == [(100, "ada"), (200, "grace"), (300, "linus")]
+    assert_resolver_agrees_everywhere(cap)
+
+
+def test_compaction_without_the_starting_sequence_fails_validation_and_loses_nothing(runs):
+    """Without the option the compaction is rejected (it does not commit and silently drop the delete)."""
+    cap = runs["concurrent-compaction-vs-equality-delete-no-starting-sequence"]
+    c = jobs_by_name(cap)["C"]
+    assert c.status == "rejected" and c.committed_snapshot_id is None
+    assert c.reason.startswith("Cannot commit, found new delete for replaced data file: D")
+    assert "GenericDataFile" not in c.reason and "org.apache" not in c.reason
+    assert len(cap.snapshots) == 3 and not any(f.file_sequence_number == 4 for f in cap.files)
+    assert final_rows(cap) == [(100, "ada"), (200, "grace"), (300, "linus")]
+    assert_resolver_agrees_everywhere(cap)
+
+
+def test_compaction_loses_to_a_concurrent_position_delete_either_way(runs, spark):
+    cap = runs["concurrent-compaction-vs-position-delete"]
+    c = jobs_by_name(cap)["C"]
+    holder = next(f for f in cap.files if any(r["user_id"] == 500 for r in f.rows))
+    assert c.status == "rejected"
+    assert c.reason.startswith(f"Cannot commit, found new position delete for replaced data file: {holder.id} ")
+    assert final_rows(cap) == [(100, "ada"), (200, "grace"), (300, "linus")]
+    assert_resolver_agrees_everywhere(cap)
+    raw = load_preset("concurrent-compaction-vs-position-delete").to_plain()
+    raw["steps"][-1]["concurrent"]["jobs"]["C"] = {"compact": {"use_starting_sequence_number": False}}
+    without = run_iceberg(parse_scenario(raw), spark=spark)
+    c = jobs_by_name(without)["C"]
+    assert c.status == "rejected" and c.reason.startswith("Cannot commit, found new delete for replaced data file")
+    # Committed the other way round, the position delete is the one rejected: its data file is gone.
+    raw["steps"][-1]["concurrent"]["commit_order"] = ["C", "D"]
+    flipped = run_iceberg(parse_scenario(raw), spark=spark)
+    c, d = jobs_by_name(flipped)["C"], jobs_by_name(flipped)["D"]
+    assert c.status == "committed" and d.status == "rejected"
+    assert d.reason.startswith("Cannot commit, missing data files")
+    assert (500, "old-500") in final_rows(flipped)
+    assert_resolver_agrees_everywhere(flipped)
+
+
+def test_a_compaction_job_is_refused_where_the_explorer_does_not_model_it():
+    for table, jobs, field in (
+            ({"format_version": 3}, {"C": {"compact": {}}, "D": {"insert": [{"user_id": 3, "name": "c"}]}},
+             "concurrent.jobs.C.compact"),
+            ({}, {"C": {"compact": {"options": {"min-input-files": "2"}}},
+                  "D": {"insert": [{"user_id": 3, "name": "c"}]}}, "concurrent.jobs.C.compact.options")):
+        with pytest.raises(ScenarioError) as info:
+            _race(jobs, ["C", "D"], **table)
+        assert (info.value.step, info.value.field) == (2, field)
 
 
 def _race(jobs: dict, order: list[str], **table) -> object:

@@ -189,7 +189,8 @@ def test_concurrent_step_parses_jobs_and_commit_order():
 @pytest.mark.parametrize("body, field", [
     ({"jobs": {"A": {"delete": {"user_id": 1}}}}, "concurrent.jobs"),
     ({"jobs": {"A": {"delete": {"nope": 1}}, "B": {"delete": {"user_id": 1}}}}, "concurrent.jobs.A.delete.nope"),
-    ({"jobs": {"A": {"compact": {}}, "B": {"delete": {"user_id": 1}}}}, "concurrent.jobs.A.compact"),
+    ({"jobs": {"A": {"sql": "DELETE FROM {table}"}, "B": {"delete": {"user_id": 1}}}}, "concurrent.jobs.A.sql"),
+    ({"jobs": {"A": {"compact": {"nope": 1}}, "B": {"delete": {"user_id": 1}}}}, "concurrent.jobs.A.compact.nope"),
     ({"jobs": {"A": {"delete": {"user_id": 1}}, "B": {"delete": {"user_id": 2}}}, "commit_order": ["A"]},
      "concurrent.commit_order"),
 ])

@@ -161,7 +161,7 @@ def _reason(data_file: FileRecord, delete_file: FileRecord, outcome: Outcome) ->
         if outcome is Outcome.OTHER_PARTITION:
             return (f"equality delete {x.id} belongs to {_partition_text(x)} and {d.id} to {_partition_text(d)}; "
                     f"a partitioned equality delete only applies inside its own partition → out of scope")
-        scope = ("its spec is unpartitioned, so it is global" if x.spec_unpartitioned
+        scope = (f"its spec {x.spec_id} is unpartitioned, so it is global" if x.spec_unpartitioned
                  else f"both are in {_partition_text(x)}")
         verdict = "true → applies" if outcome is Outcome.APPLIES else "false → ignored"
         return f"{head}; {scope}; {_seq_text(d)}, and {ds} < {xs} is {verdict}"

@@ -13,10 +13,12 @@ from explorer.scenario.model import (
     ConcurrentStep,
     DeleteStep,
     MergeStep,
+    PartitionStep,
     Scenario,
     SqlStep,
     TableSpec,
     UpdateStep,
+    evolve_partition_fields,
 )
 
 
@@ -24,7 +26,10 @@ def validate_iceberg(scenario: Scenario) -> None:
     """Refuse, before anything runs, what Spark would only reject halfway through the scenario."""
     table = scenario.table
     upgraded = False
+    fields = tuple(table.partitioned_by)  # the partition spec in force (a partition step evolves it)
     for step in scenario.steps:
+        if isinstance(step, PartitionStep):
+            fields = check_partition_step(step, fields)
         if isinstance(step, SqlStep):
             upgraded = True  # a statement may change the format version or write modes; let Iceberg judge
         if isinstance(step, ConcurrentStep) and not upgraded:
@@ -64,3 +69,26 @@ def check_concurrent(step: ConcurrentStep, spec: TableSpec) -> None:
                 f"job {job.name} (compact) rewrites every data file live when it starts; options are not "
                 "modelled for a compaction in a race (use a compact step for them)",
                 step=step.index, field=f"{where}.options")
+
+
+def check_partition_step(step: PartitionStep, fields: tuple[str, ...]) -> tuple[str, ...]:
+    """Refuse a drop of a field the spec in force lacks, or an add of one it has (Spark's ALTER TABLE would);
+    return the fields after the step."""
+    for n, expr in enumerate(step.drop, start=1):
+        if expr not in fields:
+            raise ScenarioError(f"the spec in force has no field {expr!r} (it has: {', '.join(fields) or 'none'})",
+                                step=step.index, field=f"partition.drop[{n}]")
+    after_drop = [f for f in fields if f not in step.drop]
+    for old, new in step.replace:
+        if old not in after_drop:
+            raise ScenarioError(f"the spec in force has no field {old!r} to replace (it has: "
+                                f"{', '.join(after_drop) or 'none'})", step=step.index, field=f"partition.replace.{old}")
+        if new in after_drop:
+            raise ScenarioError(f"the spec in force already has {new!r}", step=step.index,
+                                field=f"partition.replace.{old}")
+        after_drop[after_drop.index(old)] = new
+    for n, expr in enumerate(step.add, start=1):
+        if expr in after_drop or expr in step.add[:n - 1]:
+            raise ScenarioError(f"the spec in force already has {expr!r}", step=step.index,
+                                field=f"partition.add[{n}]")
+    return evolve_partition_fields(step, fields)

@@ -7,7 +7,7 @@ runs: a bad scenario raises one :class:`ScenarioError` naming the step number an
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
@@ -257,6 +257,53 @@ class SqlStep(Step):
 
 
 @dataclass(frozen=True)
+class PartitionStep(Step):
+    """Iceberg: partition spec evolution (ALTER TABLE ... DROP / REPLACE / ADD PARTITION FIELD); makes a new
+    spec, no snapshot. Fields are ``column`` (identity), ``bucket(N, column)``, ``truncate(N, column)``,
+    ``years|months|days|hours(column)``. Files written afterwards carry the new spec's id; older files keep
+    theirs. An equality delete written under an unpartitioned spec is global."""
+
+    add: tuple[str, ...] = ()
+    drop: tuple[str, ...] = ()
+    replace: tuple[tuple[str, str], ...] = ()  # (old field, new field), in order
+    kind: ClassVar[str] = "partition"
+
+    def describe(self) -> str:
+        parts = [f"drop {', '.join(self.drop)}"] if self.drop else []
+        parts += [f"replace {old} with {new}" for old, new in self.replace]
+        parts += [f"add {', '.join(self.add)}"] if self.add else []
+        return "partition spec: " + "; ".join(parts)
+
+    def body(self):
+        out: dict = {}
+        if self.drop:
+            out["drop"] = list(self.drop)
+        if self.replace:
+            out["replace"] = dict(self.replace)
+        if self.add:
+            out["add"] = list(self.add)
+        return out
+
+
+# A partition field: identity, or a transform of one column.
+PARTITION_FIELD_RE = re.compile(
+    r"^\s*(?:(?P<fn>bucket|truncate)\s*\(\s*(?P<n>\d+)\s*,\s*(?P<col1>\w+)\s*\)"
+    r"|(?P<time>years|months|days|hours)\s*\(\s*(?P<col2>\w+)\s*\)|(?P<col3>\w+))\s*$")
+
+
+def partition_field(text: str) -> tuple[str, str]:
+    """(canonical expression, source column) of a partition field; ValueError if it is not one."""
+    m = PARTITION_FIELD_RE.match(text)
+    if m is None:
+        raise ValueError(text)
+    if m.group("fn"):
+        return f"{m.group('fn')}({int(m.group('n'))}, {m.group('col1')})", m.group("col1")
+    if m.group("time"):
+        return f"{m.group('time')}({m.group('col2')})", m.group("col2")
+    return m.group("col3"), m.group("col3")
+
+
+@dataclass(frozen=True)
 class WriteStep(Step):
     """Paimon: one batch of records written and committed together.
 
@@ -319,7 +366,7 @@ CONCURRENT_JOB_KINDS = ("insert", "delete", "update", "merge", "equality_delete"
 ICEBERG_STEPS: dict[str, type[Step]] = {
     cls.kind: cls for cls in
     (InsertStep, EqualityDeleteStep, DeleteStep, UpdateStep, UpsertStep, MergeStep, CompactStep, SqlStep,
-     ConcurrentStep)}
+     ConcurrentStep, PartitionStep)}
 PAIMON_STEPS: dict[str, type[Step]] = {cls.kind: cls for cls in (WriteStep, CompactStep)}
 STEP_KINDS = {"iceberg": ICEBERG_STEPS, "paimon": PAIMON_STEPS}
 _MODIFIERS = {"label", "files", "key", "on", "writer"}
@@ -440,7 +487,16 @@ def parse_scenario(data: Any) -> Scenario:
         raise ScenarioError("a scenario needs at least one step", field="steps")
     if not isinstance(raw_steps, list):
         raise ScenarioError("must be a list of steps", field="steps")
-    steps = tuple(_parse_step(i, raw, table, engine) for i, raw in enumerate(raw_steps, start=1))
+    # Each step is checked against the partition spec in force when it runs: a partition step changes it.
+    steps_list: list[Step] = []
+    in_force, fields = table, tuple(table.partitioned_by)
+    for i, raw in enumerate(raw_steps, start=1):
+        step = _parse_step(i, raw, in_force, engine)
+        if isinstance(step, PartitionStep):
+            fields = evolve_partition_fields(step, fields)
+            in_force = replace(in_force, partitioned_by=partition_columns(fields))
+        steps_list.append(step)
+    steps = tuple(steps_list)
     _check_v1_equality_deletes(steps, table)
     scenario = Scenario(name=name, table=table, steps=steps, title=data.get("title"),
                         description=data.get("description"), engine=engine)
@@ -771,6 +827,56 @@ def _parse_compact(index, label, body, raw, table):
 SNAPSHOT_PLACEHOLDER = re.compile(r"\{snapshot:(\d+)\}")
 
 
+def _parse_partition(index, label, body, raw, table):
+    if not isinstance(body, Mapping) or not body or any(k not in ("add", "drop", "replace") for k in body):
+        raise ScenarioError("needs {drop: [field, ...]}, {replace: {old field: new field}} and/or "
+                            "{add: [field, ...]}; a field is a column, bucket(N, column), truncate(N, column) or "
+                            "days(column)", step=index, field="partition")
+
+    def field_of(item, where: str) -> str:
+        try:
+            expr, column = partition_field(item) if isinstance(item, str) else (None, None)
+        except ValueError:
+            expr = None
+        if expr is None:
+            raise ScenarioError(f"{item!r} is not a partition field; use a column, bucket(N, column), "
+                                "truncate(N, column), years/months/days/hours(column)", step=index,
+                                field=where)
+        if column not in table.column_names:
+            raise ScenarioError(f"unknown column {column!r}; the table has {', '.join(table.column_names)}",
+                                step=index, field=where)
+        return expr
+
+    out: dict[str, tuple[str, ...]] = {}
+    for key in ("add", "drop"):
+        items = body.get(key, [])
+        items = [items] if isinstance(items, str) else items
+        if not isinstance(items, list):
+            raise ScenarioError("must be a list of partition fields", step=index, field=f"partition.{key}")
+        out[key] = tuple(field_of(item, f"partition.{key}[{n}]") for n, item in enumerate(items, start=1))
+    replace = body.get("replace", {})
+    if not isinstance(replace, Mapping):
+        raise ScenarioError("must map each old field to its new one, e.g. {region: 'bucket(4, user_id)'}",
+                            step=index, field="partition.replace")
+    pairs = tuple((field_of(old, f"partition.replace.{old}"), field_of(new, f"partition.replace.{old}"))
+                  for old, new in replace.items())
+    return PartitionStep(index=index, label=label, add=out["add"], drop=out["drop"], replace=pairs)
+
+
+def evolve_partition_fields(step: PartitionStep, fields: tuple[str, ...]) -> tuple[str, ...]:
+    """The spec's fields after ``step``: its drops removed, replaced fields swapped, then its adds appended. Structural only: a drop of a
+    field the spec lacks, or an add it already has, is left for the validator
+    (:func:`explorer.iceberg.validate.validate_iceberg`) to refuse."""
+    new_of = dict(step.replace)
+    kept = [new_of.get(f, f) for f in fields if f not in step.drop]
+    return tuple(kept + [f for f in step.add if f not in kept])
+
+
+def partition_columns(fields: tuple[str, ...]) -> tuple[str, ...]:
+    """The source columns of partition fields, once each, in order."""
+    return tuple(dict.fromkeys(partition_field(f)[1] for f in fields))
+
+
 def _parse_sql(index, label, body, raw, table):
     if not isinstance(body, str) or not body.strip():
         raise ScenarioError("needs one SQL statement; write {table} where the table's name goes",
@@ -834,5 +940,5 @@ _STEP_PARSERS = {
     "concurrent": _parse_concurrent,
     "insert": _parse_insert, "equality_delete": _parse_equality_delete, "delete": _parse_delete,
     "update": _parse_update, "upsert": _parse_upsert, "merge": _parse_merge, "compact": _parse_compact,
-    "sql": _parse_sql, "write": _parse_write,
+    "sql": _parse_sql, "write": _parse_write, "partition": _parse_partition,
 }

@@ -217,3 +217,46 @@ def test_an_equality_delete_may_delete_null():
     """The spec: a null in an equality delete matches rows where that column IS NULL."""
     parsed = parse_scenario(scenario({"equality_delete": [{"user_id": None}]}))
     assert parsed.steps[0].rows[0]["user_id"] is None
+
+
+def test_validation_follows_the_partition_spec_in_force():
+    table = {"columns": {"user_id": "int", "region": "string"}, "partitioned_by": ["region"]}
+    before = scenario({"equality_delete": [{"user_id": 1}]}, table=table)
+    assert "say which partition" in str(error_of(before))
+    after = parse_scenario(scenario({"partition": {"drop": ["region"]}}, {"equality_delete": [{"user_id": 1}]},
+                                    table=table))
+    assert after.steps[0].drop == ("region",) and after.steps[1].columns == ("user_id",)
+    bucketed = parse_scenario(scenario({"partition": {"add": ["bucket(4,user_id)"]}}, table=table))
+    assert bucketed.steps[0].add == ("bucket(4, user_id)",)
+    replaced = parse_scenario(scenario({"partition": {"replace": {"region": "truncate(2, region)"}}}, table=table))
+    assert replaced.steps[0].replace == (("region", "truncate(2, region)"),)
+    assert replaced.steps[0].body() == {"replace": {"region": "truncate(2, region)"}}
+    err = error_of(scenario({"partition": {"add": ["bucket(x, user_id)"]}}, table=table))
+    assert err.field == "partition.add[1]" and "not a partition field" in str(err)
+    err = error_of(scenario({"partition": {"add": ["days(nope)"]}}, table=table))
+    assert err.field == "partition.add[1]" and "unknown column 'nope'" in str(err)
+    # after bucket(4, user_id) is added, an equality delete needs user_id (the writer computes the bucket)
+    err = error_of(scenario({"partition": {"add": ["bucket(4, user_id)"]}},
+                            {"equality_delete": [{"region": "eu"}], "on": ["region"]}, table=table))
+    assert err.step == 2 and "user_id" in err.field
+
+
+def test_the_validator_refuses_a_field_the_spec_in_force_lacks_or_has():
+    """explorer.api's parse runs the Iceberg validator (explorer.iceberg.validate): validate and run agree."""
+    from explorer.api import parse_scenario as validated
+    table = {"columns": {"user_id": "int", "region": "string"}, "partitioned_by": ["region"]}
+    cases = [
+        ({"partition": {"drop": ["user_id"]}}, 1, "partition.drop[1]", "no field 'user_id'"),
+        ({"partition": {"add": ["region"]}}, 1, "partition.add[1]", "already has 'region'"),
+        ({"partition": {"replace": {"bucket(2, user_id)": "region"}}}, 1, "partition.replace.bucket(2, user_id)",
+         "no field 'bucket(2, user_id)' to replace"),
+    ]
+    for step, index, field, text in cases:
+        parse_scenario(scenario(step, table=table))  # structurally fine
+        with pytest.raises(ScenarioError) as info:
+            validated(scenario(step, table=table))
+        assert (info.value.step, info.value.field) == (index, field) and text in str(info.value), info.value
+    # the spec in force moves: after region is dropped, dropping it again is refused at step 2
+    with pytest.raises(ScenarioError) as info:
+        validated(scenario({"partition": {"drop": ["region"]}}, {"partition": {"drop": ["region"]}}, table=table))
+    assert info.value.step == 2 and "it has: none" in str(info.value)

@@ -251,6 +251,10 @@ class IcebergRecorder:
         path = local_path(location)
         return path.removeprefix(self._local_root)
 
+    def default_spec(self) -> dict:
+        """The partition spec new files are written with."""
+        return self._spec(int(self._metadata.get("default-spec-id", 0)))
+
     def _spec(self, spec_id: int) -> dict:
         for spec in self._metadata.get("partition-specs", ()):
             if int(spec.get("spec-id", 0)) == spec_id:

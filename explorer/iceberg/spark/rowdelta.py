@@ -92,17 +92,18 @@ def commit_row_delta(spark, jtable, table: TableSpec, *, delete_rows: Iterable[M
     wrapper = iceberg.data.InternalRecordWrapper(schema.asStruct())
 
     def groups(rows):
-        """Rows grouped by partition, in order of first appearance: {partition tuple: (key, [rows])}."""
-        out: dict[tuple, tuple[Any, list]] = {}
+        """Rows grouped by partition of the table's current spec (which a partition step may have evolved), in
+        order of first appearance: {partition path: (key, [rows])}."""
+        out: dict[str, tuple[Any, list]] = {}
         for row in rows:
-            values = tuple(row.get(c) for c in table.partitioned_by)
-            if values not in out:
-                key = None
-                if not spec.isUnpartitioned():
-                    key = iceberg.PartitionKey(spec, schema)
-                    key.partition(wrapper.wrap(records.record(schema, row, types)))
-                out[values] = (key, [])
-            out[values][1].append(row)
+            key, path = None, ""
+            if not spec.isUnpartitioned():
+                key = iceberg.PartitionKey(spec, schema)
+                key.partition(wrapper.wrap(records.record(schema, row, types)))
+                path = str(spec.partitionToPath(key))
+            if path not in out:
+                out[path] = (key, [])
+            out[path][1].append(row)
         return out
 
     def output(key, suffix: str):

@@ -19,6 +19,7 @@ from explorer.iceberg.spark.sql import (
     bind_param,
     chunks,
     predicate_sql,
+    partition_sql,
     quote_name,
     rows_json,
     sql_string,
@@ -35,6 +36,7 @@ from explorer.scenario.model import (
     MergeStep,
     Scenario,
     SNAPSHOT_PLACEHOLDER,
+    PartitionStep,
     SqlStep,
     Step,
     UpdateStep,
@@ -258,6 +260,20 @@ class _Runner:
             sql = SNAPSHOT_PLACEHOLDER.sub(lambda m: str(self._snapshot_of_step(step, int(m.group(1)))), sql)
             self.spark.sql(sql).collect()
             return None
+        if isinstance(step, PartitionStep):
+            for expr in step.drop:
+                self.spark.sql(f"ALTER TABLE {self.name} DROP PARTITION FIELD {partition_sql(expr)}")
+            for old, new in step.replace:
+                self.spark.sql(f"ALTER TABLE {self.name} REPLACE PARTITION FIELD {partition_sql(old)} "
+                               f"WITH {partition_sql(new)}")
+            for expr in step.add:
+                self.spark.sql(f"ALTER TABLE {self.name} ADD PARTITION FIELD {partition_sql(expr)}")
+            self.recorder.record_step(None)  # re-read the metadata: the Java table now writes the new spec
+            spec = self.recorder.default_spec()
+            fields = ", ".join(f"{f['transform']}({f['name']})" for f in spec.get("fields", ())) or "none"
+            return (f"no snapshot: the table now writes partition spec {spec.get('spec-id')} (fields: {fields})"
+                    + ("; it is unpartitioned, so an equality delete written now is global" if fields == "none"
+                       else "") + "; files written before keep their spec")
         if isinstance(step, ConcurrentStep):
             from explorer.iceberg.spark.concurrent import run_concurrent
 

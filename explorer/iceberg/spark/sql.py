@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from explorer.scenario.model import Predicate, TableSpec
+from explorer.scenario.model import Predicate, TableSpec, partition_field
 from explorer.scenario.values import to_plain
 
 SPARK_TYPES = {"int": "INT", "long": "BIGINT", "double": "DOUBLE", "string": "STRING", "boolean": "BOOLEAN",
@@ -30,6 +30,15 @@ def struct_ddl(table: TableSpec, columns: Iterable[str] | None = None) -> str:
 
 def quote_name(name: str) -> str:
     return f"`{name}`"
+
+
+def partition_sql(expr: str) -> str:
+    """A validated partition field (``region``, ``bucket(4, user_id)``, ``days(ts)``) in Spark's DDL form."""
+    canonical, column = partition_field(expr)
+    if canonical == column:
+        return quote_name(column)
+    head, _, _ = canonical.rpartition(column)  # "bucket(4, " / "days(": the column comes last
+    return f"{head}{quote_name(column)})"
 
 
 def sql_string(text: str) -> str:

@@ -114,3 +114,17 @@ def test_a_cherry_picked_file_takes_the_new_sequence_number(spark):
     assert (d_dev.sequence_number, d_main.sequence_number) == (3, 6)
     eq = main.state.delete_files[0]
     assert eq.sequence_number == 5 and main.plan.pair(d_main.id, eq.id).pruned_by is Pruning.SEQUENCE
+
+
+def test_spec_evolution_makes_a_later_equality_delete_global(spark):
+    capture, result = run(spark, "spec-evolution-global-delete")
+    final = result.at()
+    assert sorted(r["name"] for r in final.engine_rows) == ["grace-eu", "linus"]
+    specs = {f.id: f.spec_id for f in capture.files}
+    eq = next(f for f in capture.files if f.is_delete)
+    assert eq.spec_id == 1 and eq.spec_unpartitioned
+    assert sorted(specs.values()) == [0, 0, 1, 2]
+    assert "spec 1 is unpartitioned, so it is global" in next(d.reason for d in final.decisions)
+    drop, add = capture.steps[2], capture.steps[4]
+    assert drop.snapshot_ids == () and "partition spec 1" in drop.note and "global" in drop.note
+    assert "partition spec 2" in add.note

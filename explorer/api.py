@@ -87,6 +87,19 @@ def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalo
                                     keep_warehouse=keep_warehouse, warehouse=warehouse)
 
 
+def warm_up(engine: str = "iceberg", *, spark=None) -> None:
+    """Start an engine before its first run (the app does this in the background when it is shown)."""
+    engine_for(engine).warm_up(spark=spark)
+
+
+def partial_result(exc: Exception, engine: str):
+    """The result of the snapshots a run made before the engine refused a step (None when it made none)."""
+    capture = getattr(exc, "capture", None)
+    if capture is None or not getattr(capture, "snapshots", ()):
+        return None
+    return engine_for(engine).result_of(capture)
+
+
 def inspect(table: str, *, spark=None, at_snapshot: int | None = None, at_seq: int | None = None,
             ref: str | None = None, contents: bool | None = None, check: bool = True):
     """Explain an existing Iceberg table (CATALOG.NAMESPACE.TABLE) with the same views as a scenario run.

@@ -42,5 +42,18 @@ class IcebergEngine:
             kept = keep_table(spark or get_spark(), capture)
         return IcebergResult(capture, kept=kept)
 
+    def warm_up(self, *, spark=None) -> None:
+        """Start the Spark session now (a learner's first Run then finds it running)."""
+        if spark is None:
+            from explorer.iceberg.spark.session import get_spark
+
+            get_spark()
+
+    def result_of(self, capture):
+        """The result of a run that stopped early (``EngineError.capture``: its snapshots so far)."""
+        from explorer.iceberg.result import IcebergResult
+
+        return IcebergResult(capture)
+
 
 ENGINE = IcebergEngine()

@@ -11,7 +11,7 @@ number of connectors, matrix cells and table rows, saying so in the title instea
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,14 +155,17 @@ class _Polylines:
         return {"x": np.asarray(self.xs, dtype=float), "y": np.asarray(self.ys, dtype=float), "customdata": cd}
 
 
-def file_caption(f: FileRecord) -> str:
-    """A short lane label: id and what kind of file it is."""
+def file_caption(f: FileRecord, ids_by_path: Mapping[str, str] | None = None) -> str:
+    """A short lane label: id and what kind of file it is. A deletion vector or position delete names the data
+    file it references by its short id when ``ids_by_path`` knows it (the parquet name is on hover)."""
     if f.content is FileContent.DATA:
         part = f" {_partition_text(f)}" if f.partition else ""
         return f"{f.id} data ({f.record_count} row{'' if f.record_count == 1 else 's'}){part}"
     if f.content is FileContent.EQUALITY_DELETES:
         return f"{f.id} equality delete on {', '.join(f.equality_columns) or '?'}"
-    target = f" → {f.referenced_data_file.rsplit('/', 1)[-1]}" if f.referenced_data_file else ""
+    ref = f.referenced_data_file
+    name = ref.rsplit("/", 1)[-1] if ref else ""
+    target = f" → {(ids_by_path or {}).get(name) or name}" if ref else ""
     kind = "deletion vector" if f.content is FileContent.DELETION_VECTOR else "position delete"
     return f"{f.id} {kind}{target}"
 
@@ -218,8 +221,20 @@ def _ticks(snapshots: Sequence[SnapshotRecord]) -> tuple[list[int], list[str]]:
     for v in vals:
         titles = by_seq[v]
         shown = titles[0] if len(titles) == 1 else f"{len(titles)} snapshots"
-        texts.append(f"<b>{v}</b><br>{_short(shown, 22)}")
+        texts.append(f"<b>{v}</b><br>{_wrapped(shown, 16, 2) if len(vals) <= 12 else _short(shown, 22)}")
     return vals, texts
+
+
+def _wrapped(text: str, width: int, lines: int) -> str:
+    """A tick label on up to ``lines`` lines of about ``width`` characters (broken at spaces), so a step title
+    is read whole rather than cut; only a title longer than that ends in an ellipsis."""
+    import textwrap
+
+    parts = textwrap.wrap(text, width) or [""]
+    if len(parts) > lines:
+        parts = parts[:lines]
+        parts[-1] = _short(parts[-1] + " …", width + 2)
+    return "<br>".join(parts)
 
 
 def _short(text: str, n: int) -> str:
@@ -361,7 +376,7 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
                      range=[min(tickvals, default=0) - 0.6, end + 0.3], zeroline=False,
                      showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(tickvals=list(range(len(born))) if labels else None,
-                     ticktext=[file_caption(f) for f in born] if labels else None,
+                     ticktext=[file_caption(f, {g.path.rsplit("/", 1)[-1]: g.id for g in born}) for f in born] if labels else None,
                      showticklabels=labels, autorange="reversed", showgrid=False, zeroline=False)
     return fig
 

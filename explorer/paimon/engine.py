@@ -27,5 +27,15 @@ class PaimonEngine:
         return run_paimon(scenario, warehouse=warehouse, keep_warehouse=keep_warehouse or warehouse is not None,
                           progress=progress)
 
+    def warm_up(self, **_: Any) -> None:
+        """Import pypaimon now (there is no server to start)."""
+        import explorer.paimon.runner  # noqa: F401
+
+    def result_of(self, capture):
+        """The result of a run that stopped early (``EngineError.capture``: its snapshots so far)."""
+        from explorer.paimon.result import PaimonResult
+
+        return PaimonResult(capture)
+
 
 ENGINE = PaimonEngine()

@@ -8,6 +8,8 @@ data file with its level and the (sequence number, row kind) of each stored reco
 
 from __future__ import annotations
 
+import dataclasses
+
 import shutil
 import tempfile
 import time
@@ -151,8 +153,16 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
                     writers.write(writer, pa.Table.from_pylist(rows, schema=arrow_schema))
                 new = [s for s in table.snapshot_manager().list_snapshots() if s.id > before]
             except Exception as exc:
-                raise EngineError("pypaimon refused the write", step=step.index, field=step.kind,
-                                  detail=engine_reason(exc)) from None
+                error = EngineError("pypaimon refused the write", step=step.index, field=step.kind,
+                                    detail=engine_reason(exc))
+                # The table stays at its last good snapshot: the app shows the run so far.
+                done = dataclasses.replace(scenario, steps=tuple(scenario.steps[:step.index - 1]))
+                error.capture = PaimonCapture(
+                    scenario=done, snapshots=tuple(snapshots), files=tuple(files),
+                    records=_attach_engine_sequences(records_from_scenario(done, snapshot_of_step), files, done),
+                    steps=tuple(steps), rows_after=dict(rows_after), notes=tuple(notes),
+                    engine_version=_engine_version())
+                raise error from None
             for s in new:
                 snapshots.append(PaimonSnapshot(s.id, s.commit_kind, step.index, writer or DEFAULT_WRITER,
                                                 s.time_millis, step.label))

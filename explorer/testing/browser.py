@@ -248,15 +248,20 @@ def choose_preset(page, name: str) -> None:
 
 
 def click_run(page) -> float:
-    """Press Run and wait until the page has drawn the new result's first view; returns seconds."""
+    """Press Run, wait until the page has drawn the new result's first view (returns those seconds), then until
+    every snapshot has arrived (the last one is sent first, the others follow)."""
     before = page.evaluate(f"() => document.querySelector('{TIME_TRAVEL}')?.dataset.payloadId || ''")
     t0 = time.perf_counter()
     run_button(page).first.click()
-    page.wait_for_function(
-        f"""before => {{ const w = document.querySelector('{TIME_TRAVEL}');
-            return w && w.dataset.payloadId && w.dataset.payloadId !== before && w.dataset.drawnPayload === w.dataset.payloadId; }}""",
-        arg=before, timeout=RUN_TIMEOUT_MS, polling=50)
-    return time.perf_counter() - t0
+    drawn = f"""w && w.dataset.payloadId && w.dataset.payloadId !== before
+                && w.dataset.drawnPayload === w.dataset.payloadId"""
+    page.wait_for_function(f"before => {{ const w = document.querySelector('{TIME_TRAVEL}'); return {drawn}; }}",
+                           arg=before, timeout=RUN_TIMEOUT_MS, polling=50)
+    first = time.perf_counter() - t0
+    page.wait_for_function(f"""before => {{ const w = document.querySelector('{TIME_TRAVEL}');
+                               return {drawn} && w.dataset.complete === '1'; }}""",
+                           arg=before, timeout=RUN_TIMEOUT_MS, polling=50)
+    return first
 
 
 def snapshot_count(page) -> int:
@@ -269,8 +274,10 @@ MOVE_JS = f"""async (i) => {{
   const before = +wrap.dataset.draws || 0;
   const t0 = performance.now();
   s.value = i; s.dispatchEvent(new Event('input'));
-  while (!((+wrap.dataset.draws || 0) > before && wrap.dataset.drawnIndex === String(i)))
-    await new Promise(r => requestAnimationFrame(r));
+  while (!((+wrap.dataset.draws || 0) > before && wrap.dataset.drawnIndex === String(i))) {{
+    if (performance.now() - t0 > 20000) throw new Error('slider move to ' + i + ' not drawn within 20 s');
+    await new Promise(r => setTimeout(r, 5));
+  }}
   await new Promise(r => requestAnimationFrame(r));
   return performance.now() - t0;
 }}"""

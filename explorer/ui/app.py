@@ -18,6 +18,7 @@ from typing import Any
 
 import ipywidgets as W
 import plotly.graph_objects as go
+import traitlets
 import yaml
 
 from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
@@ -25,7 +26,7 @@ from explorer.api import parse_scenario, scenario_from_yaml
 from explorer.scenario.model import STEP_KINDS, Scenario
 from explorer.scenario.values import to_plain
 from explorer.ui.common import error_html, escape
-from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow
+from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow, quiet_steps, step_of, trailing_quiet_steps
 from explorer.ui.timetravel import SnapshotView, TimeTravel
 
 MODIFIERS = ("files", "key", "on", "writer")  # keys beside the kind key in a step's YAML (besides label)
@@ -140,12 +141,29 @@ class Score:
         return f"{self.correct} of {self.total} rows guessed right"
 
 
-class App:
-    """The explorer widget. Display ``app.widget`` (or the app itself in a notebook)."""
+class App(traitlets.HasTraits):
+    """The explorer: a model of typed state (these traits) observed by small views; display ``app.widget``.
+
+    Widgets are linked to the traits (``link``/``dlink``), so a click and its method twin change the same trait
+    and every view follows through its observer; nothing needs a re-entrancy flag.
+    """
+
+    preset = traitlets.Unicode(None, allow_none=True)  # the preset the editor holds exactly (None: its own)
+    title = traitlets.Unicode("")
+    description = traitlets.Unicode("")
+    result = traitlets.Any(None, allow_none=True)
+    index = traitlets.Int(0)  # the snapshot on screen, in the order of snapshot_options
+    predict_mode = traitlets.Bool(False)
+    revealed = traitlets.Bool(True)
+    score = traitlets.Any(None, allow_none=True)
+    running = traitlets.Bool(False)
+    progress_text = traitlets.Unicode("")
+    error = traitlets.Instance(ExplorerError, allow_none=True)
 
     def __init__(self, scenario: Scenario | None = None, *, preset: str | None = None, spark=None):
         from explorer import api
 
+        super().__init__()
         self._api = api
         self._spark = spark
         self._presets = {s.name: s for s in api.list_presets()}
@@ -153,22 +171,19 @@ class App:
         self._table: dict[str, Any] = {}
         self._drafts: list[StepDraft] = []
         self._files_per_insert = 1
-        self.result = None
-        self.error_text = ""
+        self._loaded: Scenario | None = None  # the scenario as loaded, until the first edit
         self.banner_text = ""
         self.check = None
         self.current_figures: dict[str, go.Figure] = {}
-        self.progress_text = ""
         self.timings: dict[str, float] = {}  # the last run: engine seconds, views seconds
         self.progress_log: list[str] = []  # every progress line of the last run, for tests and curious learners
         self.snapshot_key: int | None = None
-        self.predict_mode = False
-        self.revealed = True
-        self.score: Score | None = None
+        self.snapshot_options: list[tuple[str, int]] = []
+        self._snapshots: list[SnapshotView] = []
+        self._checks: dict = {}
         self._predict_rows: list[PredictableRow] = []
         self._predict_key: int | None = None
-        self._running = False
-        self._quiet = False  # set while the app itself updates widgets, so observers do not echo back
+        self._warm = None  # the background engine start (a thread), once the app is shown
         self._build_widgets()
         if scenario is not None:
             self.load_scenario(scenario)
@@ -179,15 +194,18 @@ class App:
     # ------------------------------------------------------------------------------------ widgets
 
     def _build_widgets(self) -> None:
-        self.w_preset = W.Dropdown(options=sorted(self._presets), description="Preset")
-        self.w_preset.observe(self._on_preset, names="value")
+        self.w_preset = W.Dropdown(options=sorted(self._presets), value=None, description="Preset")
+        W.link((self, "preset"), (self.w_preset, "value"))
         self.w_run = W.Button(description="Run", button_style="primary", icon="play")
         self.w_run.on_click(lambda _: self.run())
+        W.dlink((self, "running"), (self.w_run, "disabled"))
         self.w_predict = W.Checkbox(description="Predict before reveal", value=False, indent=False)
-        self.w_predict.observe(lambda c: None if self._quiet else self.set_predict_mode(c["new"]), names="value")
+        W.link((self, "predict_mode"), (self.w_predict, "value"))
         self.w_progress = W.IntProgress(min=0, max=1, value=0, layout=W.Layout(width="200px"))
         self.w_progress_label = W.Label("", layout=W.Layout(width="auto"))
+        W.dlink((self, "progress_text"), (self.w_progress_label, "value"))
         self.w_error = W.HTML("")
+        W.dlink((self, "error"), (self.w_error, "value"), lambda exc: error_html(exc) if exc is not None else "")
         self.w_banner = W.HTML("")
         # table settings
         self.w_name = W.Text(description="Name")
@@ -211,7 +229,7 @@ class App:
         self.w_editor = W.Accordion(children=[editor], titles=("Scenario editor",), selected_index=0)
         # results: every snapshot's views live in the page; the slider redraws there (see timetravel.py)
         self.w_time = TimeTravel(layout=W.Layout(width="100%"))
-        self.w_time.observe(self._on_index, names="index")
+        W.link((self, "index"), (self.w_time, "index"))
         self.w_predict_box = W.VBox([])
         self.w_yaml = W.Textarea(layout=W.Layout(width="100%", height="240px"))
         self.w_export = W.Button(description="Show as YAML", icon="file-text")
@@ -222,9 +240,12 @@ class App:
                                       titles=("Scenario as YAML",), selected_index=None)
         self.w_editor.children = (W.VBox([*editor.children, self.w_yaml_box]),)
         self.w_story = W.HTML("")
+        for name in ("title", "description"):
+            self.observe(lambda _: setattr(self.w_story, "value", story_html(self.title, self.description)), name)
         self.widget = W.VBox([
             self.w_story,
-            W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label]),
+            W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label],
+                   layout=W.Layout(flex_flow="row wrap", align_items="center")),
             self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor],
             layout=W.Layout(width="100%"))
 
@@ -232,6 +253,7 @@ class App:
         from IPython.display import display
 
         display(self.widget)
+        self.start_engine()
 
     # ------------------------------------------------------------------------------------ scenario editing
 
@@ -261,17 +283,24 @@ class App:
         self._sync_table_widgets()
         self._render_steps()
         self.w_yaml.value = scenario.to_yaml()
-        self.w_story.value = story_html(scenario.title, scenario.description)
+        self.title, self.description = scenario.title or "", scenario.description or ""
         # The picker names the preset only when the editor holds exactly it (else it is blank, and choosing any
         # preset, even the one named before, loads it).
-        shown = scenario.name if self._presets.get(scenario.name) == scenario else None
-        if self.w_preset.value != shown:
-            self._quiet = True
-            try:
-                self.w_preset.value = shown
-            finally:
-                self._quiet = False
+        self._loaded = scenario
+        self.preset = scenario.name if self._presets.get(scenario.name) == scenario else None
         self.w_editor.selected_index = 0
+
+    @traitlets.observe("preset")
+    def _preset_chosen(self, change) -> None:
+        """The picker (or ``app.preset = name``) names a preset the editor does not hold yet: load it."""
+        name = change["new"]
+        if name is not None and (self._loaded is None or self._presets.get(name) != self._loaded):
+            self.select_preset(name)
+
+    def _edited(self) -> None:
+        """The learner changed the scenario: it is their own now, so the picker names no preset."""
+        self._loaded = None
+        self.preset = None
 
     def steps_plain(self) -> list[dict]:
         """The steps as YAML mappings (files-per-insert applied); raises ScenarioError on unreadable text."""
@@ -307,6 +336,7 @@ class App:
         if not fields:
             fields = self._template(kind)
         self._drafts.append(StepDraft.from_plain(step_plain_from_fields(kind, fields)))
+        self._edited()
         self._render_steps()
 
     def _template(self, kind: str) -> dict:
@@ -332,6 +362,7 @@ class App:
     def _remove_step(self, index: int) -> None:
         self._check_index(index)
         del self._drafts[index - 1]
+        self._edited()
         self._render_steps()
 
     def move_step(self, index: int, delta: int) -> None:
@@ -343,6 +374,7 @@ class App:
         target = min(max(index - 1 + delta, 0), len(self._drafts) - 1)
         draft = self._drafts.pop(index - 1)
         self._drafts.insert(target, draft)
+        self._edited()
         self._render_steps()
 
     def edit_step(self, index: int, **fields) -> None:
@@ -376,6 +408,7 @@ class App:
             label = draft.label
             self._drafts[index - 1] = draft = StepDraft.from_plain(new)
             draft.label = label
+        self._edited()
         self._render_steps()
 
     def _check_index(self, index: int) -> None:
@@ -404,47 +437,51 @@ class App:
             self._files_per_insert = int(files_per_insert)
         if name is not None:
             self._scenario_meta["name"] = name
+        self._edited()
         self._sync_table_widgets()
 
+    def _table_fields(self) -> dict[str, Any]:
+        """The table settings exactly as the editor's fields show them."""
+        cols = self._table.get("columns", {})
+        return {"name": str(self._scenario_meta.get("name", "")),
+                "columns": ", ".join(f"{k}: {v}" for k, v in cols.items()) if isinstance(cols, Mapping) else str(cols),
+                "format_version": self._table.get("format_version"), "write_mode": self._table.get("write_mode"),
+                "partitioned_by": ", ".join(self._table.get("partitioned_by", []) or []),
+                "files_per_insert": max(1, min(64, self._files_per_insert))}
+
     def _table_observer(self, field: str):
+        """A table field typed into. It changes the scenario only when its text differs from what the scenario
+        shows, so filling the fields from the scenario never echoes back."""
         def observe(change):
-            if self._quiet:
-                return
             value = change["new"]
+            if value == self._table_fields()[field]:
+                return
             if field == "columns":
                 try:
                     parsed = yaml.safe_load("{" + value.strip().strip("{}") + "}")
                 except yaml.YAMLError:
                     parsed = None
-                if isinstance(parsed, Mapping):
-                    self._table["columns"] = dict(parsed)
-                else:
-                    self._table["columns"] = value  # parse_scenario names table.columns when run
-            elif field == "name":
-                self._scenario_meta["name"] = value
+                self._table["columns"] = dict(parsed) if isinstance(parsed, Mapping) else value  # named at run
+                self._edited()
             else:
                 self.set_table(**{field: value})
         return observe
 
     def _sync_table_widgets(self) -> None:
-        self._quiet = True
-        try:
-            cols = self._table.get("columns", {})
-            self.w_name.value = str(self._scenario_meta.get("name", ""))
-            self.w_columns.value = ", ".join(f"{k}: {v}" for k, v in cols.items()) if isinstance(cols, Mapping) \
-                else str(cols)
-            if self._table.get("format_version") in (1, 2, 3):
-                self.w_format.value = self._table["format_version"]
-            if self._table.get("write_mode") in self.w_mode.options:
-                self.w_mode.value = self._table["write_mode"]
-            self.w_partition.value = ", ".join(self._table.get("partitioned_by", []) or [])
-            self.w_files.value = max(1, min(64, self._files_per_insert))
-            iceberg = self.engine == "iceberg"
-            for w in (self.w_format, self.w_mode, self.w_files):
-                w.layout.display = None if iceberg else "none"
-            self.w_new_kind.options = list(STEP_KINDS.get(self.engine, {}))
-        finally:
-            self._quiet = False
+        """Show the scenario's table settings in the fields."""
+        fields = self._table_fields()
+        self.w_name.value = fields["name"]
+        self.w_columns.value = fields["columns"]
+        if fields["format_version"] in (1, 2, 3):
+            self.w_format.value = fields["format_version"]
+        if fields["write_mode"] in self.w_mode.options:
+            self.w_mode.value = fields["write_mode"]
+        self.w_partition.value = fields["partitioned_by"]
+        self.w_files.value = fields["files_per_insert"]
+        iceberg = self.engine == "iceberg"
+        for w in (self.w_format, self.w_mode, self.w_files):
+            w.layout.display = None if iceberg else "none"
+        self.w_new_kind.options = list(STEP_KINDS.get(self.engine, {}))
 
     def _render_steps(self) -> None:
         """Rebuild the step rows from the drafts (after add/remove/move/edit or a preset)."""
@@ -453,22 +490,33 @@ class App:
         for i, d in enumerate(self._drafts, start=1):
             kind = W.Dropdown(options=kinds if d.kind in kinds else kinds + [d.kind], value=d.kind,
                               layout=W.Layout(width="140px"))
-            label = W.Text(value=d.label, placeholder="label", layout=W.Layout(width="180px"))
-            body = W.Textarea(value=d.body_text, layout=W.Layout(width="360px", height="56px"))
-            mods = W.Text(value=d.modifiers_text, placeholder="{files: 2}", layout=W.Layout(width="110px"))
+            # The label wraps in a text area (never cut); the modifiers field stays empty until used (a greyed
+            # "{files: 2}" on every step read like a value).
+            label = W.Textarea(value=d.label, placeholder="label", rows=2,
+                               layout=W.Layout(flex="1 1 190px", min_width="150px", height="56px"))
+            body = W.Textarea(value=d.body_text, layout=W.Layout(flex="3 1 320px", height="56px"))
+            mods = W.Text(value=d.modifiers_text, placeholder="", tooltip="modifiers, e.g. {files: 2} or {writer: a}",
+                          layout=W.Layout(flex="0 1 120px", min_width="90px"))
             up, down, rm = (W.Button(icon=ic, layout=W.Layout(width="36px"), tooltip=tip)
                             for ic, tip in (("arrow-up", "move up"), ("arrow-down", "move down"),
                                             ("trash", "remove")))
             kind.observe(lambda c, i=i: self.edit_step(i, kind=c["new"]), names="value")
-            label.observe(lambda c, d=d: setattr(d, "label", c["new"]), names="value")
-            body.observe(lambda c, d=d: setattr(d, "body_text", c["new"]), names="value")
-            mods.observe(lambda c, d=d: setattr(d, "modifiers_text", c["new"]), names="value")
+            for widget, attr in ((label, "label"), (body, "body_text"), (mods, "modifiers_text")):
+                widget.observe(lambda c, d=d, attr=attr: self._draft_typed(d, attr, c["new"]), names="value")
             up.on_click(lambda _, i=i: self.move_step(i, -1))
             down.on_click(lambda _, i=i: self.move_step(i, 1))
             rm.on_click(lambda _, i=i: self.remove_step(i))
             rows.append(W.HBox([W.Label(f"{i}.", layout=W.Layout(width="28px")), kind, label, body, mods,
-                                up, down, rm]))
-        self.w_steps.children = rows
+                                up, down, rm], layout=W.Layout(width="100%")))
+        head = W.HTML("<div style='display:flex;gap:4px;color:#546e7a;font-size:12px;padding-left:34px'>"
+                      "<span style='width:140px'>kind</span><span style='flex:1 1 190px'>label</span>"
+                      "<span style='flex:3 1 320px'>rows / where / sql</span>"
+                      "<span style='flex:0 1 120px'>modifiers</span><span style='width:120px'></span></div>")
+        self.w_steps.children = [head, *rows] if rows else rows
+
+    def _draft_typed(self, draft: StepDraft, attr: str, text: str) -> None:
+        setattr(draft, attr, text)
+        self._edited()
 
     # ------------------------------------------------------------------------------------ YAML
 
@@ -497,10 +545,9 @@ class App:
 
     def run(self):
         """Validate and run the scenario on its engine (synchronously); returns the result or None on error."""
-        if self._running:
+        if self.running:
             return None
-        self._running = True
-        self.w_run.disabled = True
+        self.running = True
         self._clear_error()
         # The last good result stays on screen until a new run succeeds.
         try:
@@ -513,7 +560,7 @@ class App:
             result = self._api.run(scenario, spark=self._spark, progress=self._on_progress)
             engine_s = time.perf_counter() - t0
         except ExplorerError as exc:
-            self._show_partial(exc)
+            self._show_partial(exc, self.engine)
             self._show_error(exc)
             return None
         except Exception as exc:  # noqa: BLE001 - never a stack trace in the app: one line naming what failed
@@ -521,8 +568,7 @@ class App:
             self._show_error(EngineError(f"unexpected {type(exc).__name__}: {first}"))
             return None
         finally:
-            self._running = False
-            self.w_run.disabled = False
+            self.running = False
         t1 = time.perf_counter()
         self.w_progress.value = self.w_progress.max
         self._set_result(result)
@@ -531,15 +577,28 @@ class App:
                            f"(engine {engine_s:.1f} s, views {self.timings['views_s']:.1f} s)")
         return result
 
-    def _show_partial(self, exc: ExplorerError) -> None:
+    def _show_partial(self, exc: ExplorerError, engine: str) -> None:
         """An engine that refused a step leaves the table at its last good snapshot: show that run so far."""
-        capture = getattr(exc, "capture", None)
-        if not isinstance(exc, EngineError) or capture is None or not getattr(capture, "snapshots", ()):
-            return
-        if getattr(capture, "engine", None) == "iceberg":
-            from explorer.iceberg.result import IcebergResult
+        result = self._api.partial_result(exc, engine) if isinstance(exc, EngineError) else None
+        if result is not None:
+            self._set_result(result)
 
-            self._set_result(IcebergResult(capture))
+    def start_engine(self) -> None:
+        """Start the engine in the background (done when the app is shown), so the first Run finds it warm."""
+        import threading
+
+        if self._warm is not None or self._spark is not None:
+            return
+        engine = self.engine
+
+        def warm() -> None:
+            try:
+                self._api.warm_up(engine)
+            except Exception:  # noqa: BLE001 - Run reports the same problem as one line when it starts the engine
+                pass
+
+        self._warm = threading.Thread(target=warm, name="explorer-engine-warm-up", daemon=True)
+        self._warm.start()
 
     def _on_progress(self, *args, **kwargs) -> None:
         """Runners report (step index, total, outcome or None, message), positionally or by keyword."""
@@ -555,9 +614,8 @@ class App:
         self._set_progress(str(message) if message else f"step {index}/{total}")
 
     def _set_progress(self, text: str) -> None:
-        self.progress_text = text
         self.progress_log.append(text)
-        self.w_progress_label.value = text
+        self.progress_text = text
 
     def show_result(self, result) -> None:
         """Show a result that already exists (a saved capture, a run from elsewhere) without running."""
@@ -574,10 +632,17 @@ class App:
         self.snapshot_options = views.snapshot_options(result)
         self._checks = {key: views.check(result, key) for _, key in self.snapshot_options}
 
+        last_key = self.snapshot_options[-1][1]
+
         def view_of(label: str, key: int) -> SnapshotView:
             check = self._checks[key]
-            return SnapshotView(key=key, label=label, caption=views.caption(result, key), check_text=check.text,
-                                agrees=check.agrees, figures=views.figures(result, key))
+            # A step that made no snapshot is said beside the snapshot that follows it (or the last one).
+            notes = " ".join(filter(None, (quiet_steps(result, key),
+                                           trailing_quiet_steps(result) if key == last_key else "")))
+            return SnapshotView(key=key, label=label, caption=" ".join(filter(None, (views.caption(result, key),
+                                                                                     notes))),
+                                check_text=check.text, agrees=check.agrees, figures=views.figures(result, key),
+                                step=step_of(result, key))
 
         self.w_editor.selected_index = None  # the editor folds away: the result is what the learner reads now
         if self.predict_mode:
@@ -588,15 +653,15 @@ class App:
         # the first figure appears one snapshot's work after the engine finishes, not all of them.
         last = view_of(*self.snapshot_options[-1])
         self._snapshots = [last]
-        self._reveal_views()
         if len(self.snapshot_options) > 1:
+            self._reveal_views(complete=False)
             self._snapshots = [view_of(*o) for o in self.snapshot_options[:-1]] + [last]
-            self._reveal_views()
+        self._reveal_views()
 
-    def _reveal_views(self) -> None:
+    def _reveal_views(self, *, complete: bool = True) -> None:
         self.revealed = True
         self.w_time.hidden_note = ""
-        self.w_time.show(self._snapshots)
+        self.w_time.show(self._snapshots, complete=complete)
         self._on_index({"new": self.w_time.index})
         bad = next((c.text for c in self._checks.values() if c.agrees is False), "")
         self.w_banner.value = (
@@ -639,8 +704,9 @@ class App:
         if key not in keys:
             self._show_error(ScenarioError(f"no snapshot with id {key}", field="snapshot"))
             return
-        self.w_time.index = keys.index(key)
+        self.index = keys.index(key)
 
+    @traitlets.observe("index")
     def _on_index(self, change) -> None:
         """The page (or a twin) moved the slider: follow it in Python; nothing is sent back to the page."""
         if not self._snapshots:
@@ -650,6 +716,22 @@ class App:
         self.check = self._checks[snap.key]
         self.banner_text = self.check.text if self.check.agrees is False else ""
         self.current_figures = dict(snap.figures) if self.revealed else {}
+        self._highlight_step(snap.step if self.revealed else None)
+
+    def _highlight_step(self, step: int | None) -> None:
+        """The editor marks the step that made the snapshot on screen."""
+        for i, row in enumerate(self.step_rows, start=1):
+            row.layout.border = "2px solid #1565c0" if i == step else None
+
+    @property
+    def step_rows(self) -> list:
+        """The editor's step rows (after the column header)."""
+        return [r for r in self.w_steps.children if isinstance(r, W.HBox)]
+
+    @property
+    def story_text(self) -> str:
+        """The story above the app as plain text: the scenario's title, then its description."""
+        return "\n".join(filter(None, (self.title, self.description)))
 
     @property
     def caption(self) -> str:
@@ -661,11 +743,9 @@ class App:
     def set_predict_mode(self, on: bool) -> None:
         """When on, the next run hides its answer until the learner predicts and reveals."""
         self.predict_mode = bool(on)
-        self._quiet = True
-        try:
-            self.w_predict.value = self.predict_mode
-        finally:
-            self._quiet = False
+
+    @traitlets.observe("predict_mode")
+    def _predict_mode_changed(self, _change) -> None:
         if self.result is not None and self.score is None:
             if self.predict_mode:
                 self._start_prediction()
@@ -741,17 +821,15 @@ class App:
         except ExplorerError as exc:
             self._show_error(exc)
 
+    @property
+    def error_text(self) -> str:
+        return "" if self.error is None else str(self.error)
+
     def _show_error(self, exc: ExplorerError) -> None:
-        self.error_text = str(exc)
-        self.w_error.value = error_html(exc)
+        self.error = exc
 
     def _clear_error(self) -> None:
-        self.error_text = ""
-        self.w_error.value = ""
-
-    def _on_preset(self, change) -> None:
-        if not self._quiet and change["new"]:
-            self.select_preset(change["new"])
+        self.error = None
 
 
 def _plural(n: int, word: str) -> str:

@@ -51,6 +51,44 @@ class EngineViews(Protocol):
     def predictable_rows(self, result: Any, key: int) -> list[PredictableRow]: ...
 
 
+def time_axis(result) -> list[tuple[str, int]]:
+    """(slider label, snapshot id) for every point of a result, from the engine protocol's ``points()``."""
+    return [(f"{p.ordinal if p.sequence_number is None else p.sequence_number}: {p.label}", p.snapshot_id)
+            for p in result.points()]
+
+
+def key_for(result, sequence_number: int | None) -> int:
+    """The snapshot id at a sequence number (latest at or before it; None: the latest), via ``result.point``."""
+    point = result.point(at_seq=sequence_number) if sequence_number is not None else None
+    return point.snapshot_id if point is not None else result.points()[-1].snapshot_id
+
+
+def quiet_steps(result, key: int) -> str:
+    """The steps committed after the previous snapshot up to this one that made no snapshot, said in words:
+    a step that commits nothing (a Paimon compaction with nothing to merge, a tag) must not vanish from the
+    slider."""
+    steps = getattr(result.capture, "steps", ())
+    made = {k: i for i, s in enumerate(steps) for k in s.snapshot_ids}
+    if key not in made:
+        return ""
+    start = max((i for k, i in made.items() if i < made[key]), default=-1)
+    quiet = [s for s in steps[start + 1:made[key]] if not s.snapshot_ids]
+    return " ".join(f"(Step {s.step} {s.title!r} made no snapshot{': ' + s.note if s.note else ''}.)" for s in quiet)
+
+
+def trailing_quiet_steps(result) -> str:
+    """Steps after the last snapshot that made none (shown with the last snapshot)."""
+    steps = getattr(result.capture, "steps", ())
+    last = max((i for i, s in enumerate(steps) if s.snapshot_ids), default=-1)
+    return " ".join(f"(Step {s.step} {s.title!r} made no snapshot{': ' + s.note if s.note else ''}.)"
+                    for s in steps[last + 1:] if not s.snapshot_ids)
+
+
+def step_of(result, key: int) -> int | None:
+    """The scenario step that committed a snapshot (1-based), for the editor to highlight."""
+    return next((s.step for s in getattr(result.capture, "steps", ()) if key in s.snapshot_ids), None)
+
+
 def _row_text(row: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={'null' if v is None else to_plain(v)}" for k, v in row.items())
 
@@ -65,10 +103,10 @@ class IcebergViews:
     """Timeline, decision matrix, row fates and file tables from ``IcebergResult.at`` (no engine call)."""
 
     def snapshot_options(self, result) -> list[tuple[str, int]]:
-        return [(f"{s.sequence_number}: {s.title}", s.snapshot_id) for s in result.capture.snapshots]
+        return time_axis(result)
 
     def key_for_sequence(self, result, sequence_number: int | None) -> int:
-        return result.capture.snapshot_at(sequence_number).snapshot_id
+        return key_for(result, sequence_number)
 
     def figures(self, result, key: int) -> dict[str, go.Figure]:
         ex = F.explain(result, snapshot_id=key)
@@ -112,7 +150,8 @@ class IcebergViews:
         seq = snap.sequence_number
         head = f"Sequence {seq} · {snap.title}"
         born = [f for f in result.capture.files if f.added_snapshot_id == key]
-        new = [d for d in view.decisions if seq in (d.data_sequence_number, d.delete_sequence_number)]
+        new = [d for d in view.decisions if seq in (d.data_sequence_number, d.delete_sequence_number)
+               and d.outcome.in_scope]  # a DV for another file, another partition...: not this commit's story
         if not new:
             files = ", ".join(f.id for f in born) if born else ""
             return f"{head}: {snap.operation}" + (f", adds {files}" if files else "") + "."
@@ -149,14 +188,10 @@ class PaimonViews:
     """Per-key merge decisions and merged rows from ``PaimonResult``; the timeline follows the busiest key."""
 
     def snapshot_options(self, result) -> list[tuple[str, int]]:
-        return [(f"{s.snapshot_id}: {s.label or s.commit_kind}", s.snapshot_id) for s in result.capture.snapshots]
+        return time_axis(result)
 
     def key_for_sequence(self, result, sequence_number: int | None) -> int:
-        ids = [s.snapshot_id for s in result.capture.snapshots
-               if sequence_number is None or s.snapshot_id <= sequence_number]
-        if not ids:
-            raise LookupError(f"no snapshot at or before {sequence_number}")
-        return ids[-1]
+        return key_for(result, sequence_number)
 
     def figures(self, result, key: int) -> dict[str, go.Figure]:
         plain = result.to_plain(key)
@@ -193,7 +228,7 @@ class PaimonViews:
 
     def caption(self, result, key: int) -> str:
         snap = next(s for s in result.capture.snapshots if s.snapshot_id == key)
-        return f"Snapshot {key} · {snap.label or snap.commit_kind}"
+        return f"Snapshot {key} · {snap.label or snap.commit_kind} ({snap.commit_kind} commit)"
 
     def predictable_rows(self, result, key: int) -> list[PredictableRow]:
         return []  # predict mode asks about rows of data files; Paimon's question is per key (not offered yet)

@@ -53,8 +53,7 @@ def table_spec(fig: go.Figure) -> dict | None:
     header = [str(h).replace("<b>", "").replace("</b>", "") for h in (t.header.values or ())]
     columns = [list(c) for c in (t.cells.values or ())]
     n = len(columns[0]) if columns else 0
-    rows = [["null" if columns[k][i] is None else str(columns[k][i]) for k in range(len(columns))]
-            for i in range(n)]
+    rows = [[_cell(columns[k][i]) for k in range(len(columns))] for i in range(n)]
     fill = t.cells.fill.color if t.cells.fill is not None else None
     colours = list(fill[0]) if isinstance(fill, (list, tuple)) and fill and isinstance(fill[0], (list, tuple)) \
         else None
@@ -62,6 +61,15 @@ def table_spec(fig: go.Figure) -> dict | None:
     meta = t.meta if isinstance(t.meta, Mapping) else {}
     return {"title": title or "", "header": header, "rows": rows, "colours": colours,
             "role": meta.get("role", "")}
+
+
+def _cell(value: Any) -> str:
+    """A table value as text: ``None`` is SQL's null; nothing to say (no rule for a visible row, no partition of
+    an unpartitioned file) is a dash, so no cell is ever blank."""
+    if value is None:
+        return "null"
+    text = str(value)
+    return text if text.strip() else "—"
 
 
 def figure_spec(fig: go.Figure) -> dict:
@@ -79,6 +87,7 @@ class SnapshotView:
     check_text: str
     agrees: bool | None
     figures: Mapping[str, go.Figure] = field(default_factory=dict)
+    step: int | None = None  # the scenario step that made it
 
     def to_plain(self) -> dict:
         figures, tables = {}, {}
@@ -92,10 +101,11 @@ class SnapshotView:
                 "agrees": self.agrees, "figures": figures, "tables": tables}
 
 
-def payload_json(snapshots: Sequence[SnapshotView]) -> str:
-    """The widget's payload: one JSON text (parsed once by the page, not walked by the widget serializer)."""
+def payload_json(snapshots: Sequence[SnapshotView], complete: bool = True) -> str:
+    """The widget's payload: one JSON text (parsed once by the page, not walked by the widget serializer).
+    ``complete`` is False while only the last snapshot has been sent (the rest follows)."""
     panels = [{"title": title, "views": list(views)} for title, views in PANELS]
-    return json.dumps({"panels": panels, "snapshots": [s.to_plain() for s in snapshots]},
+    return json.dumps({"panels": panels, "complete": complete, "snapshots": [s.to_plain() for s in snapshots]},
                       separators=(",", ":"), default=str)
 
 
@@ -140,7 +150,7 @@ const CSS = `
 .sx-tt table.sx-table { border-collapse: collapse; width: 100%; table-layout: auto; }
 .sx-tt table.sx-table th { background: #eceff1; text-align: left; padding: 3px 6px; border: 1px solid #cfd8dc; }
 .sx-tt table.sx-table td { padding: 3px 6px; border: 1px solid #e0e0e0; vertical-align: top;
-  overflow-wrap: anywhere; }
+  overflow-wrap: break-word; }
 .sx-tt .sx-hidden-note { padding: 16px; color: #546e7a; font-style: italic; }
 `;
 
@@ -269,6 +279,7 @@ export default {
       const text = model.get("payload");
       data = text ? JSON.parse(text) : null;
       if (data) wrap.dataset.payloadId = String(++payloads) + ":" + text.length;
+      wrap.dataset.complete = data && data.complete ? "1" : "0";
       build();
     }
 
@@ -330,10 +341,10 @@ class TimeTravel(anywidget.AnyWidget):
         if isinstance(content, Mapping) and content.get("type") == "need-plotly":
             self.send({"type": "plotly-js", "source": plotly_js_source()})
 
-    def show(self, snapshots: Sequence[SnapshotView], index: int | None = None) -> None:
+    def show(self, snapshots: Sequence[SnapshotView], index: int | None = None, *, complete: bool = True) -> None:
         """Hand a result's snapshot views to the page (the only time figures travel to the browser)."""
         with self.hold_sync():
-            self.payload = payload_json(snapshots) if snapshots else ""
+            self.payload = payload_json(snapshots, complete) if snapshots else ""
             self.index = len(snapshots) - 1 if index is None else index
 
     def clear(self) -> None:

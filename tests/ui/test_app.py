@@ -10,7 +10,7 @@ import json
 import pytest
 
 from explorer.iceberg.result import IcebergResult
-from explorer.api import load_scenario
+from explorer.api import load_preset, load_scenario
 from explorer.iceberg import figures as F
 from explorer.ui.app import App, explore
 
@@ -22,7 +22,7 @@ SEED = "seed-delete-insert-delete"
 
 def test_preset_loads_into_the_editor_and_exports_the_same_scenario():
     app = explore()
-    assert app.w_preset.value == SEED and len(app.w_steps.children) == 6
+    assert app.w_preset.value == SEED and len(app.step_rows) == 6
     assert load_scenario(f"explorer/presets/{SEED}.yaml") == app.scenario()
     again = explore(scenario=app.export_yaml())
     assert again.scenario() == app.scenario()
@@ -35,7 +35,7 @@ def test_every_preset_round_trips_through_the_editor_text_fields():
     for preset in api.list_presets():
         app.select_preset(preset.name)
         assert app.scenario() == preset, preset.name
-        assert len(app.w_steps.children) == len(preset.steps) and app.error_text == ""
+        assert len(app.step_rows) == len(preset.steps) and app.error_text == ""
 
 
 def test_add_move_edit_remove_steps():
@@ -53,7 +53,7 @@ def test_add_move_edit_remove_steps():
     app.remove_step(5)
     assert len(app.scenario().steps) == 6 and app.error_text == ""
     # The widget rows follow the model: one row per step, numbered in order.
-    assert [r.children[0].value for r in app.w_steps.children] == [f"{i}." for i in range(1, 7)]
+    assert [r.children[0].value for r in app.step_rows] == [f"{i}." for i in range(1, 7)]
 
 
 def test_table_settings_and_files_per_insert():
@@ -91,7 +91,7 @@ def test_import_yaml_replaces_the_scenario_or_reports_the_field():
     assert app.error_text.startswith("step 2, field 'delete.b'")
     assert app.scenario() == before  # the old scenario is kept
     assert app.import_yaml("name: tiny\ntable: {columns: {a: int}}\nsteps: [{insert: [{a: 1}]}]")
-    assert app.scenario().name == "tiny" and len(app.w_steps.children) == 1 and app.error_text == ""
+    assert app.scenario().name == "tiny" and len(app.step_rows) == 1 and app.error_text == ""
 
 
 # ----------------------------------------------------------------------------------- a hand-built result
@@ -181,6 +181,41 @@ def test_predict_then_reveal_scores_each_guess_with_its_rule(seed_capture):
                                                                        if hasattr(w, "value")])
 
 
+def test_the_picker_names_a_preset_only_while_the_editor_holds_it():
+    """Editing makes the scenario the learner's own: the picker goes blank, and choosing the preset again
+    (the picker or its twin ``app.preset``) loads it, even the one that was named before."""
+    app = explore(SEED)
+    assert app.preset == app.w_preset.value == SEED
+    app.edit_step(2, label="my own label")
+    assert app.preset is None and app.w_preset.value is None
+    app.w_preset.value = SEED  # what choosing it in the page does
+    assert app.step_rows[1].children[2].value == "Load batch 2 (holds user 500)" and app.preset == SEED
+    app.w_columns.value = "user_id: int, name: string, age: int"  # typing into a table field is an edit too
+    assert app.preset is None and "age" in app.scenario_plain()["table"]["columns"]
+    app.preset = SEED  # the twin
+    assert "age" not in app.scenario_plain()["table"]["columns"] and app.w_preset.value == SEED
+    # Loading a preset fills the fields without the fields writing anything back.
+    app.select_preset("seed-deletion-vectors-v3")
+    assert app.preset == "seed-deletion-vectors-v3" and app.scenario() == load_preset("seed-deletion-vectors-v3")
+
+
+def test_widgets_and_their_twins_change_the_same_state(seed_capture):
+    app = explore(SEED)
+    app.w_predict.value = True  # the checkbox
+    assert app.predict_mode is True
+    app.set_predict_mode(False)  # its twin
+    assert app.w_predict.value is False
+    app.show_result(IcebergResult(seed_capture))
+    assert app.w_editor.selected_index is None, "the editor folds away after a run"
+    app.set_snapshot(4)
+    assert app.w_time.index == app.index == 3
+    # The editor marks the step that made the snapshot on screen.
+    assert [r.layout.border for r in app.step_rows].index("2px solid #1565c0") == 3
+    app.w_time.index = 1
+    assert app.snapshot_key == seed_capture.snapshot_at(2).snapshot_id
+    assert app.story_text.startswith(load_preset(SEED).title)
+
+
 # ----------------------------------------------------------------------------------- the real engine
 
 
@@ -244,6 +279,9 @@ def test_real_paimon_run_uses_the_paimon_views():
     assert app.check.agrees is True and app.banner_text == ""
     # The rows tab shows the model's merged rows; they match what pypaimon read, row for row.
     assert F.table_rows(app.current_figures["rows"]) == F.table_rows(app.current_figures["engine_rows"])
+    # The compaction step made no snapshot; it is said with the last snapshot rather than vanishing.
+    assert "Step 4 'Full compaction' made no snapshot" in app.caption, app.caption
+    assert "made no snapshot" in json.loads(app.w_time.payload)["snapshots"][-1]["caption"]
     first = result.capture.snapshots[0].snapshot_id
     app.set_snapshot(snapshot_id=first)
     assert F.table_rows(app.current_figures["rows"]) != F.table_rows(

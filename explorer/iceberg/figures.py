@@ -591,3 +591,54 @@ __all__ = [
     "figure_json_size", "files_figure", "matrix_cell", "records", "row_fate_figure", "rows_table_figure",
     "snapshots_figure", "table_rows", "timeline_figure", "trace_by_role",
 ]
+
+
+# ------------------------------------------------------------------------------------------ concurrent jobs
+
+RACE_COLORS = {"committed": APPLIES_COLOR, "retried-and-committed": "#ef6c00", "rejected": "#c62828"}
+
+
+def race_figure(capture: Capture) -> go.Figure | None:
+    """A concurrent step's race as swimlanes: one lane per job, from the snapshot it started from, to its commit
+    attempt (in commit order), to what Iceberg's validation made of it (committed, retried and committed on
+    top of the winner, or rejected), with the reason on hover. None when the run had no concurrent step."""
+    jobs = list(capture.jobs)
+    if not jobs:
+        return None
+    seq_of = {s.snapshot_id: s.sequence_number for s in capture.snapshots}
+    lanes = [f"step {j.step}: job {j.name}" for j in jobs]
+    traces: list[dict] = []
+    for status, color in RACE_COLORS.items():
+        mine = [(lane, j) for lane, j in zip(lanes, jobs) if j.status == status]
+        if not mine:
+            continue
+        xs, ys, texts, hover = [], [], [], []
+        for lane, j in mine:
+            start = seq_of.get(j.started_from_snapshot)
+            outcome = (f"commits at sequence {j.sequence_number}" if j.committed and j.sequence_number is not None
+                       else status)
+            steps = [f"starts from {'sequence ' + str(start) if start is not None else 'an empty table'}",
+                     f"commit attempt {j.commit_position}", outcome]
+            for k, label in enumerate(("start", "commit attempt", "validation")):
+                xs.append(label)
+                ys.append(lane)
+                texts.append(steps[k])
+                hover.append(f"<b>{j.name}</b> ({j.kind}: {j.title})<br>{steps[k]}<br>{j.reason}"
+                             + (f"<br>checks: {', '.join(j.checks)}" if j.checks else ""))
+            xs.append(None)
+            ys.append(None)
+            texts.append("")
+            hover.append("")
+        traces.append({"type": "scatter", "x": xs, "y": ys, "mode": "lines+markers+text", "name": status,
+                       "text": texts, "textposition": "top center", "hovertext": hover, "hoverinfo": "text",
+                       "line": {"color": color, "width": 3}, "marker": {"size": 14, "color": color},
+                       "meta": {"role": "race", "status": status}})
+    fig = go.Figure(data=traces)
+    fig.update_layout(title={"text": "The race: each job's start, commit attempt and validation", "x": 0.01},
+                      template="plotly_white", height=max(260, 150 + 70 * len(jobs)),
+                      margin={"l": 10, "r": 10, "t": 60, "b": 40}, legend={"orientation": "h", "y": -0.15},
+                      meta={"kind": "race"})
+    fig.update_xaxes(type="category", categoryorder="array",
+                     categoryarray=["start", "commit attempt", "validation"], range=[-0.5, 2.5])
+    fig.update_yaxes(type="category", autorange="reversed", automargin=True)
+    return fig

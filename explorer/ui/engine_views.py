@@ -123,6 +123,9 @@ class IcebergViews:
             out["engine_rows"] = F.rows_table_figure(
                 engine_rows, columns, f"What Spark read at sequence {ex.snapshot.sequence_number} "
                                       f"({len(engine_rows)} rows)", "engine-rows")
+        race = F.race_figure(result.capture)  # a concurrent step: its jobs as swimlanes
+        if race is not None:
+            out["race"] = race
         return out
 
     def check(self, result, key: int) -> Check:

@@ -27,7 +27,7 @@ import traitlets
 
 # The tabs the widget shows and which views each holds (views missing from a snapshot are skipped).
 PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Timeline", ("timeline",)),
+    ("Timeline", ("timeline", "race")),
     ("Decisions", ("decisions",)),
     ("Rows", ("rows", "engine_rows")),
     ("Snapshots & files", ("snapshots", "files")),

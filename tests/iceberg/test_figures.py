@@ -294,3 +294,25 @@ def test_offline_png_of_the_seed_figures_shows_the_applied_green(seed_capture, t
         assert (width, height) == (800, 420)
         greens = sum(1 for row in rows for px in row if all(abs(p - q) < 12 for p, q in zip(px, green)))
         assert greens > 500, f"{name}: plotly did not draw (only {greens} green pixels)"
+
+
+def test_race_swimlanes_show_each_jobs_start_attempt_and_validation(seed_capture):
+    from dataclasses import replace
+
+    from explorer.iceberg.model import JobOutcome
+
+    assert F.race_figure(seed_capture) is None  # no concurrent step, no race drawn
+    snaps = seed_capture.snapshots
+    jobs = (JobOutcome(step=4, name="a", kind="delete", title="delete 500", commit_position=1,
+                       started_from_snapshot=snaps[2].snapshot_id, status="committed", reason="first to commit",
+                       committed_snapshot_id=snaps[3].snapshot_id, sequence_number=4),
+            JobOutcome(step=4, name="b", kind="update", title="update 500", commit_position=2,
+                       started_from_snapshot=snaps[2].snapshot_id, status="rejected",
+                       reason="found a conflicting delete", checks=("validateNoConflictingDeleteFiles",)))
+    fig = F.race_figure(replace(seed_capture, jobs=jobs))
+    lanes = {t.name: list(zip(t.x, t.y, t.text)) for t in fig.data}
+    assert lanes["committed"][:3] == [("start", "step 4: job a", "starts from sequence 3"),
+                                      ("commit attempt", "step 4: job a", "commit attempt 1"),
+                                      ("validation", "step 4: job a", "commits at sequence 4")]
+    assert lanes["rejected"][2] == ("validation", "step 4: job b", "rejected")
+    assert "found a conflicting delete" in fig.data[1].hovertext[2]

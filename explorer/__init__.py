@@ -38,6 +38,13 @@ def explain_row(table: str, where, **kwargs):
     return _explain_row(table, where, **kwargs)
 
 
+def metadata_table(table, name: str, columns=None, **kwargs) -> list[dict]:
+    """Rows of an Iceberg metadata table (entries, files, delete_files, position_deletes, ...) read by Spark."""
+    from explorer.api import metadata_table as _metadata_table
+
+    return _metadata_table(table, name, columns, **kwargs)
+
+
 def use_spark(session) -> None:
     """Make your SparkSession (any master) the one the explorer uses; see explorer.iceberg.spark.session."""
     from explorer.iceberg.spark.session import use_spark as _use
@@ -52,5 +59,5 @@ def configure_spark(*, master: str | None = None, conf=None) -> None:
     configure(master=master, conf=conf)
 
 
-__all__ = ["configure_spark", "explain_row", "inspect", "use_spark", "EngineError", "ExplorerError", "Scenario", "ScenarioError", "explore", "load_scenario",
+__all__ = ["configure_spark", "explain_row", "inspect", "metadata_table", "use_spark", "EngineError", "ExplorerError", "Scenario", "ScenarioError", "explore", "load_scenario",
            "parse_scenario", "run", "scenario_from_yaml"]

@@ -124,3 +124,19 @@ def explain_row(table: str, where: Mapping[str, Any], *, spark=None, at_snapshot
     from explorer.iceberg.spark.session import get_spark
 
     return explain_table_row(spark or get_spark(), table, where, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref)
+
+
+def metadata_table(table, name: str, columns=None, *, spark=None) -> list[dict]:
+    """Rows of one of Iceberg's metadata tables (``entries``, ``files``, ``delete_files``, ``position_deletes``,
+    ``snapshots``, ...) as Spark reads them. ``table``: a run kept with ``warehouse=`` / ``keep_warehouse=True``
+    or an inspected table (its files are labelled with the explorer's ids: D1, E1, ...), or CATALOG.NAMESPACE.TABLE.
+    ``columns``: plain or dotted names (``data_file.content``, ``readable_metrics.user_id.lower_bound``)."""
+    from explorer.iceberg.spark.metadata_tables import metadata_table as read
+    from explorer.iceberg.spark.session import get_spark
+
+    capture = getattr(table, "capture", None)
+    if capture is not None and getattr(table, "kept", None) is None and not hasattr(table, "focus_snapshot_id"):
+        raise ScenarioError("this run's table was dropped when the run ended; run it with warehouse=... or "
+                            "keep_warehouse=True to read its metadata tables", field="table")
+    return read(spark or get_spark(), capture.table_name if capture is not None else table, name, columns,
+                capture=capture)

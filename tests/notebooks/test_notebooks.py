@@ -26,7 +26,7 @@ NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-re
              "03-changelog-copy-on-write.ipynb", "04-paimon-sequence-and-rowkind.ipynb", "05-playground.ipynb",
              "06-concurrent-writers.ipynb",
              # chapters (#14)
-             "07-branches-rollback-tags.ipynb")
+             "07-branches-rollback-tags.ipynb", "08-readers-view.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 # 01 prints "E1 x D4: 5 < 4 -> ignored-by-sequence" for each decision it shows.
@@ -330,3 +330,41 @@ def test_07_branches_rollback_tags_executes(kernel_env, tmp_path):
     assert rollback["main"] == ([1, 3], "[(1, 'A'), (3, 'C')]"), rollback
     assert rollback["first_load"] == ([1], "[(1, 'A')]"), rollback
     assert_figures_offline(nb, at_least=2)
+
+
+@pytest.mark.notebook
+@pytest.mark.spark
+def test_08_readers_view_executes(kernel_env, tmp_path):
+    import ast
+
+    nb = execute("08-readers-view.ipynb", tmp_path)
+    text = text_of(nb)
+    # Iceberg Java's own planFiles() for each of the four runs, in order.
+    java = [ast.literal_eval(m) for m in re.findall(r"^Iceberg Java's planFiles\(\) attaches: (\{.*\})$", text,
+                                                    flags=re.MULTILINE)]
+    assert java == [
+        {"D1": [], "D2": ["E1"], "D3": ["E1"]},  # bounds 100-200 exclude 500: D1 is spared the delete
+        {"D1": ["E1"], "D2": ["E1"], "D3": ["E1"]},  # one delete file with bounds 200-650: attached everywhere
+        {"D1": ["E1"], "D2": [], "D3": []},  # the EU delete: not the US file, not the newer EU file
+        {"D1": [], "D2": ["P1"], "D4": ["P2"]},  # each position delete file: only the file it names
+    ], text
+    assert text.count("planner and Iceberg Java agree: True") == 4 and "agree: False" not in text
+    # What the reader checks is every row of each file Java attached a delete to (record_count from Spark's
+    # files table), and each file's bounds come from Spark's metadata table.
+    first = text.split("Iceberg Java's planFiles()")[0]
+    counts = dict(re.findall(r"^  id=(D\d), content=0, record_count=(\d+)", first, flags=re.MULTILINE))
+    checked = dict(re.findall(r"^(D\d): opens \d+ delete file\(s\) .*, checks (\d+) row\(s\)", first,
+                              flags=re.MULTILINE))
+    assert {d: checked[d] for d, att in java[0].items() if att} == {d: counts[d] for d, att in java[0].items() if att}
+    assert {d: checked[d] for d, att in java[0].items() if not att} == {"D1": "0"}
+    assert "id=D1, content=0, record_count=2, equality_ids=None, readable_metrics.user_id.lower_bound=100, " \
+           "readable_metrics.user_id.upper_bound=200" in first
+    assert "id=E1, content=2, record_count=2, equality_ids=[1], readable_metrics.user_id.lower_bound=200, " \
+           "readable_metrics.user_id.upper_bound=650" in text
+    assert "1 global equality delete touches all 3 data files" in text
+    reads = re.findall(r"^Spark reads: (.*)$", text, flags=re.MULTILINE)
+    assert "(500, 'old-500')" not in reads[0] and "(200, 'grace')" not in reads[1] and "(500, 'old-500')" in reads[1]
+    assert "(7, 'us', 'ada-us')" in reads[2] and "(7, 'eu', 'ada-eu-again')" in reads[2]
+    # Spark's position_deletes table: each (data file, delete file) it lists is what Java attached.
+    listed = re.findall(r"^  data_file_id=(D\d+), id=(P\d+), pos=\d+$", text, flags=re.MULTILINE)
+    assert listed and all(p in java[3][d] for d, p in listed), (listed, java[3])

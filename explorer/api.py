@@ -11,27 +11,32 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from explorer.engine import Progress, engine_for, validate
+from explorer.engine import Progress, engine_for, resolve_safe, validate
 from explorer.scenario import model
 from explorer.scenario.errors import ScenarioError
+from explorer.scenario.limits import check_yaml_size
 from explorer.scenario.model import Scenario
 
 PRESETS_DIR = Path(__file__).parent / "presets"
 
 
-def parse_scenario(data: Any) -> Scenario:
-    """A mapping → a scenario its engine accepts (the structural parse, then the engine's own checks)."""
-    return validate(model.parse_scenario(data))
+def parse_scenario(data: Any, *, safe: bool | None = None) -> Scenario:
+    """A mapping → a scenario its engine accepts (the structural parse, then the engine's own checks).
+
+    ``safe`` (default: ``EXPLORER_SAFE``, or on in a voila kernel) adds safe mode's limits."""
+    return validate(model.parse_scenario(data), safe=safe)
 
 
-def scenario_from_yaml(text: str) -> Scenario:
-    """YAML text → a scenario its engine accepts."""
-    return validate(model.scenario_from_yaml(text))
+def scenario_from_yaml(text: str, *, safe: bool | None = None) -> Scenario:
+    """YAML text → a scenario its engine accepts (in safe mode, text over the size limit is refused unread)."""
+    if resolve_safe(safe) and isinstance(text, str):
+        check_yaml_size(text)
+    return validate(model.scenario_from_yaml(text), safe=safe)
 
 
-def load_scenario(source: str | Path) -> Scenario:
+def load_scenario(source: str | Path, *, safe: bool | None = None) -> Scenario:
     """A ``.yaml`` path (or YAML text) → a scenario its engine accepts."""
-    return validate(model.load_scenario(source))
+    return validate(model.load_scenario(source), safe=safe)
 
 
 def preset_paths() -> dict[str, Path]:
@@ -51,29 +56,30 @@ def load_preset(name: str) -> Scenario:
     return load_scenario(paths[name])
 
 
-def to_scenario(source: Scenario | Mapping[str, Any] | str | Path) -> Scenario:
+def to_scenario(source: Scenario | Mapping[str, Any] | str | Path, *, safe: bool | None = None) -> Scenario:
     """Accept a Scenario, a mapping, a preset name, a path to a YAML file, or YAML text."""
     if isinstance(source, Scenario):
-        return validate(source)
+        return validate(source, safe=safe)
     if isinstance(source, Mapping):
-        return parse_scenario(source)
+        return parse_scenario(source, safe=safe)
     if isinstance(source, Path):
-        return load_scenario(source)
+        return load_scenario(source, safe=safe)
     if isinstance(source, str):
         text = source.strip()
         if text in preset_paths():
             return load_preset(text)
         if "\n" in text or text.startswith("{"):
-            return scenario_from_yaml(text)
+            return scenario_from_yaml(text, safe=safe)
         if text.endswith((".yaml", ".yml")):
-            return load_scenario(text)
+            return load_scenario(text, safe=safe)
         raise ScenarioError(f"{text!r} is neither a preset name nor a .yaml file. Presets: "
                             f"{', '.join(preset_paths())}", field="scenario")
     raise ScenarioError(f"cannot make a scenario from a {type(source).__name__}", field="scenario")
 
 
 def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalog: str | None = None,
-        keep_warehouse: bool = False, warehouse: str | Path | None = None, progress: Progress | None = None):
+        keep_warehouse: bool = False, warehouse: str | Path | None = None, progress: Progress | None = None,
+        safe: bool | None = None):
     """Run a scenario on its real engine and return the explained result.
 
     Iceberg → :class:`explorer.iceberg.result.IcebergResult`; Paimon → :class:`explorer.paimon.result.PaimonResult`.
@@ -81,10 +87,13 @@ def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalo
     ``warehouse`` puts it in that directory instead of a temporary one, and keeps it.
     Raises ScenarioError before anything runs if the scenario is invalid, EngineError (with ``.capture`` of the
     last good snapshot when there is one) if the engine refuses a step.
+    ``safe`` (default: ``EXPLORER_SAFE``, or on in a voila kernel): safe mode's limits, and every SQL text checked
+    with Spark's parser before any step runs (see README, "Running a workshop safely").
     """
-    scenario = to_scenario(source)
+    safe = resolve_safe(safe)
+    scenario = to_scenario(source, safe=safe)
     return engine_for(scenario).run(scenario, progress=progress, spark=spark, catalog=catalog,
-                                    keep_warehouse=keep_warehouse, warehouse=warehouse)
+                                    keep_warehouse=keep_warehouse, warehouse=warehouse, safe=safe)
 
 
 def warm_up(engine: str = "iceberg", *, spark=None) -> None:

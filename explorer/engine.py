@@ -13,6 +13,7 @@ through :func:`engine_for`; no module outside this registry branches on an engin
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -89,7 +90,7 @@ class Engine(Protocol):
 
     name: str
 
-    def validate(self, scenario: Scenario) -> None: ...
+    def validate(self, scenario: Scenario, *, safe: bool = False) -> None: ...
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, **options: Any) -> Result: ...
 
@@ -106,12 +107,27 @@ def engine_for(name_or_scenario: str | Scenario) -> Engine:
     return importlib.import_module(_REGISTRY[name]).ENGINE
 
 
-def validate(scenario: Scenario) -> Scenario:
-    """Run the scenario's engine's own checks; return the scenario (raises ScenarioError naming step and field)."""
-    engine_for(scenario).validate(scenario)
+def safe_default() -> bool:
+    """Whether safe mode is on when nobody says: ``EXPLORER_SAFE`` (1/0) if set, else on inside a voila kernel
+    (voila gives its kernels ``VOILA_*`` variables), else off (a notebook already runs any code)."""
+    flag = os.environ.get("EXPLORER_SAFE", "").strip().lower()
+    if flag:
+        return flag not in ("0", "false", "no", "off")
+    return any(key in os.environ for key in ("VOILA_REQUEST_URL", "VOILA_BASE_URL", "VOILA_KERNEL_ID"))
+
+
+def resolve_safe(safe: bool | None) -> bool:
+    return safe_default() if safe is None else bool(safe)
+
+
+def validate(scenario: Scenario, *, safe: bool | None = None) -> Scenario:
+    """Run the scenario's engine's own checks; return the scenario (raises ScenarioError naming step and field).
+
+    ``safe`` (default: :func:`safe_default`) adds safe mode's limits (:mod:`explorer.scenario.limits`)."""
+    engine_for(scenario).validate(scenario, safe=resolve_safe(safe))
     return scenario
 
 
-def parse(data: Any) -> Scenario:
+def parse(data: Any, *, safe: bool | None = None) -> Scenario:
     """Parse a mapping into a scenario and run its engine's checks: what ``validate`` and ``run`` both accept."""
-    return validate(parse_scenario(data))
+    return validate(parse_scenario(data), safe=safe)

@@ -18,11 +18,11 @@ from explorer.scenario.model import Scenario
 class IcebergEngine:
     name = "iceberg"
 
-    def validate(self, scenario: Scenario) -> None:
-        validate_iceberg(scenario)
+    def validate(self, scenario: Scenario, *, safe: bool = False) -> None:
+        validate_iceberg(scenario, safe=safe)
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, spark=None, catalog: str | None = None,
-            keep_warehouse: bool = False, warehouse: str | Path | None = None, **_: Any):
+            keep_warehouse: bool = False, warehouse: str | Path | None = None, safe: bool = False, **_: Any):
         from explorer.iceberg.result import IcebergResult
         from explorer.iceberg.spark.runner import run_iceberg
 
@@ -33,7 +33,8 @@ class IcebergEngine:
             from explorer.iceberg.spark.warehouse import use_warehouse
 
             spark, catalog = use_warehouse(warehouse, spark)
-        capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep, progress=progress)
+        capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep, progress=progress,
+                              safe=safe)
         kept = None
         if keep:
             from explorer.iceberg.spark.session import get_spark

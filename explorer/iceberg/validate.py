@@ -8,6 +8,7 @@ Pure: the scenario's own records, no engine.
 from __future__ import annotations
 
 from explorer.scenario.errors import ScenarioError
+from explorer.scenario.limits import check_limits
 from explorer.scenario.model import (
     CompactStep,
     ConcurrentStep,
@@ -22,8 +23,13 @@ from explorer.scenario.model import (
 )
 
 
-def validate_iceberg(scenario: Scenario) -> None:
-    """Refuse, before anything runs, what Spark would only reject halfway through the scenario."""
+def validate_iceberg(scenario: Scenario, *, safe: bool = False) -> None:
+    """Refuse, before anything runs, what Spark would only reject halfway through the scenario.
+
+    ``safe``: also safe mode's limits. (Its SQL check needs Spark's parser, so the runner makes it at run start.)
+    """
+    if safe:
+        check_limits(scenario)
     table = scenario.table
     upgraded = False
     fields = tuple(table.partitioned_by)  # the partition spec in force (a partition step evolves it)

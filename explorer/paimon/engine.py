@@ -11,13 +11,16 @@ from typing import Any
 
 from explorer.engine import Progress
 from explorer.paimon.validate import validate_paimon_scenario
+from explorer.scenario.limits import check_limits
 from explorer.scenario.model import Scenario
 
 
 class PaimonEngine:
     name = "paimon"
 
-    def validate(self, scenario: Scenario) -> None:
+    def validate(self, scenario: Scenario, *, safe: bool = False) -> None:
+        if safe:
+            check_limits(scenario)
         validate_paimon_scenario(scenario)
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, keep_warehouse: bool = False,

@@ -160,12 +160,16 @@ class App(traitlets.HasTraits):
     progress_text = traitlets.Unicode("")
     error = traitlets.Instance(ExplorerError, allow_none=True)
 
-    def __init__(self, scenario: Scenario | None = None, *, preset: str | None = None, spark=None):
+    def __init__(self, scenario: Scenario | None = None, *, preset: str | None = None, spark=None,
+                 safe: bool | None = None):
         from explorer import api
+        from explorer.engine import resolve_safe
 
         super().__init__()
         self._api = api
         self._spark = spark
+        # Safe mode (on by default in voila, or with EXPLORER_SAFE=1): limits, and SQL checked by Spark's parser.
+        self.safe = resolve_safe(safe)
         self._presets = {s.name: s for s in api.list_presets()}
         self._scenario_meta: dict[str, Any] = {}
         self._table: dict[str, Any] = {}
@@ -321,7 +325,7 @@ class App(traitlets.HasTraits):
 
     def scenario(self) -> Scenario:
         """The editor's scenario, validated (raises ScenarioError naming step and field)."""
-        return parse_scenario(self.scenario_plain())
+        return parse_scenario(self.scenario_plain(), safe=self.safe)
 
     def add_step(self, kind: str, **fields) -> None:
         """Append a step: ``add_step("insert", rows=[{"user_id": 1}], label="load")``."""
@@ -534,7 +538,7 @@ class App(traitlets.HasTraits):
     def import_yaml(self, text: str) -> bool:
         """Replace the editor's scenario with YAML text; on a bad file, show the error and keep the old one."""
         try:
-            scenario = scenario_from_yaml(text)
+            scenario = scenario_from_yaml(text, safe=self.safe)
         except ExplorerError as exc:
             self._show_error(exc)
             return False
@@ -557,7 +561,7 @@ class App(traitlets.HasTraits):
             self.w_progress.max, self.w_progress.value = max(1, steps), 0
             self._set_progress(f"running {steps} steps on {scenario.engine}…")
             t0 = time.perf_counter()
-            result = self._api.run(scenario, spark=self._spark, progress=self._on_progress)
+            result = self._api.run(scenario, spark=self._spark, progress=self._on_progress, safe=self.safe)
             engine_s = time.perf_counter() - t0
         except ExplorerError as exc:
             self._show_partial(exc, self.engine)
@@ -845,10 +849,14 @@ def story_html(title: str | None, description: str | None) -> str:
     return f"<div class='sx-story' style='max-width:100%'>{head}{body}</div>"
 
 
-def explore(preset: str | None = None, scenario: Scenario | str | Mapping | None = None, *, spark=None) -> App:
-    """Open the explorer on a preset (default: the seed story) or a scenario (object, YAML text or mapping)."""
+def explore(preset: str | None = None, scenario: Scenario | str | Mapping | None = None, *, spark=None,
+            safe: bool | None = None) -> App:
+    """Open the explorer on a preset (default: the seed story) or a scenario (object, YAML text or mapping).
+
+    ``safe`` (default: ``EXPLORER_SAFE``, else on in voila): safe mode for a shared dashboard (README, "Running a
+    workshop safely")."""
     if scenario is not None and not isinstance(scenario, Scenario):
         from explorer import api
 
-        scenario = api.to_scenario(scenario)
-    return App(scenario, preset=preset, spark=spark)
+        scenario = api.to_scenario(scenario, safe=safe)
+    return App(scenario, preset=preset, spark=spark, safe=safe)

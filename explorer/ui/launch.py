@@ -67,9 +67,28 @@ def main(argv: list[str] | None = None) -> int:
         url = f"http://{host}:{args.port}/"
     else:
         url = f"http://{host}:{args.port}/lab/tree/{START}?token={token}"
-    print(f"\n  Sequence Explorer is starting. Open:\n\n    {url}\n\n  (Ctrl+C to stop)\n", flush=True)
-    os.execve(cmd[0], cmd, jupyter_env())
+    env = jupyter_env()
+    notes = safety_notes(args, env)
+    print(f"\n  Sequence Explorer is starting. Open:\n\n    {url}\n{notes}\n  (Ctrl+C to stop)\n", flush=True)
+    os.execve(cmd[0], cmd, env)
     return 0  # pragma: no cover
+
+
+def safety_notes(args: argparse.Namespace, env: dict) -> str:
+    """What the start banner says about safe mode and the network; sets ``EXPLORER_SAFE=1`` in ``env`` for the
+    dashboard unless the teacher explicitly chose ``EXPLORER_SAFE=0``."""
+    notes = ""
+    if args.voila:
+        env.setdefault("EXPLORER_SAFE", "1")
+        safe = env["EXPLORER_SAFE"].strip().lower() not in ("0", "false", "no", "off")
+        notes += ("\n  Safe mode is ON: sql steps may only touch the scenario's own table, scenarios are size-"
+                  "limited.\n" if safe else "\n  Safe mode is OFF (EXPLORER_SAFE=0): sql steps run any Spark SQL, "
+                  "including reading and writing this machine's files.\n")
+    if args.ip not in ("127.0.0.1", "localhost", "::1"):
+        notes += (f"\n  The {'dashboard' if args.voila else 'server'} is OPEN TO THE NETWORK on {args.ip}:"
+                  f"{args.port}: anyone who can reach this machine can use it"
+                  f"{'' if args.voila else ' with the token in the URL'}.\n")
+    return notes
 
 
 if __name__ == "__main__":

@@ -46,7 +46,18 @@ from explorer.scenario.model import (
 from explorer.iceberg.spark.metadata import IcebergRecorder, engine_rows_at
 from explorer.iceberg.spark.planning import java_plan
 from explorer.scenario.errors import engine_reason
-from explorer.iceberg.spark.session import CATALOG, RunTable, drop_run_table, get_spark, new_run_table, one_shuffle_partition
+from explorer.iceberg.spark.session import (
+    CATALOG,
+    EngineStopped,
+    driver_memory,
+    RunTable,
+    drop_run_table,
+    engine_stopped,
+    forget_dead_session,
+    get_spark,
+    new_run_table,
+    one_shuffle_partition,
+)
 
 Progress = Callable[[int, int, "StepOutcome | None", str], None]
 
@@ -55,18 +66,19 @@ _view_counter = itertools.count(1)
 
 
 def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, keep_warehouse: bool = False,
-                progress: Progress | None = None) -> Capture:
+                progress: Progress | None = None, safe: bool = False) -> Capture:
     """Run ``scenario`` and return what every snapshot held and what Spark read at each one.
 
     ``spark``/``catalog``: use your own session and Iceberg catalog (default: the explorer's local session and
     its ``explorer`` catalog). The run's table is dropped and its files removed unless ``keep_warehouse``.
     Raises EngineError naming the step when the engine refuses one; ``error.capture`` then holds everything
-    up to the last good snapshot.
+    up to the last good snapshot. ``safe``: safe mode's limits, every SQL text checked with Spark's parser before
+    any step runs (:mod:`explorer.iceberg.spark.safety`), and no server path in an error message.
     """
     if scenario.engine != "iceberg":
         raise ScenarioError(f"this is a {scenario.engine} scenario; run it with the {scenario.engine} engine",
                             field="engine")
-    validate_iceberg(scenario)
+    validate_iceberg(scenario, safe=safe)
     spark = spark or get_spark()
     try:
         table = new_run_table(spark, scenario.name, catalog or CATALOG)
@@ -74,13 +86,28 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
         raise EngineError(f"cannot create a namespace in the Spark catalog {catalog or CATALOG!r}; is it an "
                           "Iceberg catalog configured on this session?", field="catalog",
                           detail=engine_reason(exc)) from None
-    runner = _Runner(spark, table, scenario, progress)
+    runner = None
     try:
+        if safe:
+            from explorer.iceberg.spark.safety import check_scenario_sql
+
+            check_scenario_sql(spark, scenario, table)
+        runner = _Runner(spark, table, scenario, progress)
         with one_shuffle_partition(spark), _session_conf_kept(spark):
             return runner.run()
+    except Exception as exc:
+        if engine_stopped(spark):  # the JVM died under this run: say so, and leave nothing of it behind
+            forget_dead_session()
+            raise EngineStopped(step=getattr(exc, "step", None) or (runner.step_index if runner else None)) \
+                from None
+        if safe and isinstance(exc, EngineError):
+            from explorer.iceberg.spark.safety import without_paths
+
+            raise without_paths(exc) from None
+        raise
     finally:
-        if not keep_warehouse:
-            drop_run_table(spark, table, runner.recorder.location or None)
+        if not keep_warehouse and not engine_stopped(spark):
+            drop_run_table(spark, table, runner.recorder.location if runner else None)
 
 
 @contextmanager
@@ -117,6 +144,7 @@ class _Runner:
         self.scenario = scenario
         self.spec = scenario.table
         self.progress = progress
+        self.step_index: int | None = None  # the step running now (for an error that happens between steps)
         self.recorder = IcebergRecorder(spark, self.name, scenario)
         self.timings: dict[str, float] = {"statement": 0.0, "capture": 0.0, "engine_rows_wait": 0.0}
         self._reads: dict[int, Future] = {}
@@ -133,6 +161,7 @@ class _Runner:
                                   detail=engine_reason(exc)) from None
             self.recorder.attach()
             for step in self.scenario.steps:
+                self.step_index = step.index
                 if self.progress:
                     self.progress(step.index, total, None, f"step {step.index}/{total}: {step.title}")
                 outcome = self._run_step(step)
@@ -177,8 +206,15 @@ class _Runner:
             exc.capture = self._capture()
             raise
         except Exception as exc:
-            error = EngineError(f"Spark/Iceberg refused the {step.kind} step ({step.title})",
-                                step=step.index, field=_error_field(step), detail=engine_reason(exc))
+            if engine_stopped(self.spark):
+                raise EngineStopped(step=step.index) from None
+            if out_of_memory(exc):
+                error = EngineError(f"Spark ran out of memory running the {step.kind} step ({step.title}); make the "
+                                    "step smaller, or give Spark more memory (EXPLORER_DRIVER_MEMORY, now "
+                                    f"{driver_memory()})", step=step.index, field=_error_field(step))
+            else:
+                error = EngineError(f"Spark/Iceberg refused the {step.kind} step ({step.title})",
+                                    step=step.index, field=_error_field(step), detail=engine_reason(exc))
             try:
                 self.recorder.record_step(step)  # a failed sql step may have committed
                 self._read_back(tuple(s.snapshot_id for s in self.recorder.snapshots[recorded:]))
@@ -335,6 +371,23 @@ class _Runner:
         if result and not result[0].asDict().get("rewritten_data_files_count"):
             return "rewrite_data_files found no data files to rewrite, so it committed nothing"
         return None
+
+
+_OOM_WORDS = ("OutOfMemoryError", "Java heap space", "GC overhead limit exceeded",
+              "Requested array size exceeds VM limit")
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether the engine's failure was the JVM running out of memory (anywhere in the Java cause chain)."""
+    texts = [str(exc)]
+    java = getattr(exc, "java_exception", None)
+    try:
+        while java is not None and len(texts) < 20:
+            texts.append(str(java.toString()))
+            java = java.getCause()
+    except Exception:
+        pass
+    return any(word in text for text in texts for word in _OOM_WORDS)
 
 
 def _error_field(step: Step) -> str | None:

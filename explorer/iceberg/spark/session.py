@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import logging
 import os
 import re
 import shutil
@@ -98,6 +99,104 @@ def _alive(session) -> bool:
         return False
 
 
+ENGINE_STOPPED = "the Spark engine stopped; press Run to start a fresh one"
+
+
+def _not_a_py4j_disconnect(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith("Exception while sending command")
+
+
+# When the JVM dies, py4j logs its socket error with a traceback on the root logger (so on stderr); the learner
+# gets EngineStopped's one line instead. EXPLORER_DEBUG=1 keeps py4j's log.
+if not os.environ.get("EXPLORER_DEBUG"):
+    logging.getLogger().addFilter(_not_a_py4j_disconnect)
+
+
+class EngineStopped(EngineError):
+    """The Spark JVM died (killed, crashed, out of memory): this run is lost, the next one starts a fresh JVM."""
+
+    def __init__(self, *, step: int | None = None, detail: str | None = None):
+        super().__init__(ENGINE_STOPPED, step=step, detail=detail)
+
+
+def engine_stopped(session=None) -> bool:
+    """True when the explorer's own session (or ``session``) has lost its JVM."""
+    session = session if session is not None else _session
+    return session is not None and not _alive(session)
+
+
+def forget_dead_session() -> None:
+    """After the JVM died: reap the java process (no zombie), drop PySpark's cached context and gateway so the
+    next :func:`get_spark` launches a fresh JVM, and remove the dead session's temporary warehouse."""
+    global _session, _warehouse, _owned_warehouse
+    with _lock:
+        session = _session
+        if session is None or _alive(session):
+            return
+        from pyspark import SparkContext
+        from pyspark.sql import SparkSession
+
+        gateway = SparkContext._gateway
+        try:
+            session.sparkContext.stop()  # only Python-side state once the JVM is gone
+        except Exception:
+            pass
+        with SparkContext._lock:
+            SparkContext._active_spark_context = None
+            SparkContext._gateway = None
+            SparkContext._jvm = None
+        SparkSession._instantiatedSession = None
+        SparkSession._activeSession = None
+        if gateway is not None:
+            try:
+                gateway.shutdown()
+            except Exception:
+                pass
+            proc = getattr(gateway, "proc", None)
+            if proc is not None:
+                try:
+                    proc.kill()
+                    proc.wait(timeout=30)
+                except Exception:
+                    pass
+        if _owned_warehouse and _warehouse is not None:
+            shutil.rmtree(_warehouse, ignore_errors=True)
+        _session, _warehouse, _owned_warehouse = None, None, False
+
+
+# A temporary warehouse's name carries its owner's pid, so a later start can tell a dead kernel's leftovers.
+_WAREHOUSE_PREFIX = "explorer-warehouse-"
+_OWNED = re.compile(re.escape(_WAREHOUSE_PREFIX) + r"(\d+)-")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def remove_stale_warehouses(root: str | os.PathLike | None = None) -> list[Path]:
+    """Remove temporary warehouses whose owning process is gone (a kernel killed with SIGKILL never ran its
+    exit hook); a live owner's warehouse, and directories of any other name, are left alone."""
+    removed = []
+    base = Path(root or tempfile.gettempdir())
+    try:
+        candidates = list(base.glob(_WAREHOUSE_PREFIX + "*"))
+    except OSError:
+        return removed
+    for path in candidates:
+        found = _OWNED.match(path.name)
+        if not found or not path.is_dir() or int(found.group(1)) == os.getpid() or _pid_alive(int(found.group(1))):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
 def parse_conf(items) -> dict[str, str]:
     """``k=v`` settings (a list, or one text with one per line or separated by ';') as a dict; a malformed
     item is an EngineError naming it."""
@@ -113,6 +212,11 @@ def parse_conf(items) -> dict[str, str]:
             raise EngineError(f"a Spark setting must be written key=value, not {item!r}", field="conf")
         out[key.strip()] = value.strip()
     return out
+
+
+def driver_memory() -> str:
+    """The driver JVM's heap the explorer asks for: EXPLORER_DRIVER_MEMORY, else 768m."""
+    return os.environ.get("EXPLORER_DRIVER_MEMORY", DEFAULT_DRIVER_MEMORY)
 
 
 def spark_master() -> str:
@@ -179,10 +283,13 @@ def get_spark(*, warehouse: str | os.PathLike | None = None):
                 raise EngineError(f"the Spark session already uses the warehouse {_warehouse}; a process has one "
                                   f"catalog warehouse, so {wanted} cannot be used now")
             return _session
+        if _session is not None:  # its JVM died: start afresh, leaving nothing of it behind
+            forget_dead_session()
         require_java()
         jar = iceberg_runtime_jar()
         if wanted is None:
-            wanted = Path(tempfile.mkdtemp(prefix="explorer-warehouse-"))
+            remove_stale_warehouses()
+            wanted = Path(tempfile.mkdtemp(prefix=f"{_WAREHOUSE_PREFIX}{os.getpid()}-"))
             _owned_warehouse = True
         else:
             wanted.mkdir(parents=True, exist_ok=True)
@@ -213,7 +320,7 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path):
         .config(f"spark.sql.catalog.{CATALOG}", "org.apache.iceberg.spark.SparkCatalog")
         .config(f"spark.sql.catalog.{CATALOG}.type", "hadoop")
         .config(f"spark.sql.catalog.{CATALOG}.warehouse", warehouse.as_uri())
-        .config("spark.driver.memory", os.environ.get("EXPLORER_DRIVER_MEMORY", DEFAULT_DRIVER_MEMORY))
+        .config("spark.driver.memory", driver_memory())
         .config("spark.driver.extraJavaOptions", java_opts)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")

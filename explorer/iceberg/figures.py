@@ -652,3 +652,121 @@ def race_figure(capture: Capture) -> go.Figure | None:
                      categoryarray=["start", "commit attempt", "validation"], range=[-0.5, 2.5])
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
     return fig
+
+
+# ------------------------------------------------------------------------------- big tables, aggregated
+
+# Above this many live files an inspected table's figures aggregate (per snapshot and kind, per partition and
+# delete kind) instead of drawing one lane or one matrix row per file: a 100,000-file table stays a few traces.
+AGGREGATE_ABOVE_FILES = 5_000
+_KINDS = (FileContent.DATA, FileContent.EQUALITY_DELETES, FileContent.POSITION_DELETES, FileContent.DELETION_VECTOR)
+
+
+def should_aggregate(state: TableState) -> bool:
+    return len(state.data_files) + len(state.delete_files) > AGGREGATE_ABOVE_FILES
+
+
+def aggregated_timeline_figure(capture: Capture, snapshot_id: int | None = None) -> go.Figure:
+    """Files added (above the axis) and removed (below) by each snapshot, one bar trace per file kind."""
+    snap = capture.snapshot(snapshot_id) if snapshot_id is not None else capture.snapshot_at()
+    shown = [s for s in capture.snapshots if s.ordinal <= snap.ordinal]
+    index = {s.snapshot_id: i for i, s in enumerate(shown)}
+    added = np.zeros((len(_KINDS), len(shown)), dtype=int)
+    removed = np.zeros((len(_KINDS), len(shown)), dtype=int)
+    row = {k: i for i, k in enumerate(_KINDS)}
+    for f in capture.files:
+        i = index.get(f.added_snapshot_id)
+        if i is not None:
+            added[row[f.content], i] += 1
+        j = index.get(f.removed_snapshot_id) if f.removed_snapshot_id is not None else None
+        if j is not None:
+            removed[row[f.content], j] += 1
+    x = [f"{s.sequence_number}" if s.operation != "expired" else f"{s.sequence_number} (expired)" for s in shown]
+    traces = []
+    for kind in _KINDS:
+        r = row[kind]
+        if not added[r].any() and not removed[r].any():
+            continue
+        color = DATA_COLOR if kind is FileContent.DATA else DELETE_COLORS[kind]
+        traces.append(go.Bar(x=x, y=added[r], name=f"{kind.value.replace('_', ' ')} added",
+                             marker={"color": color}, customdata=np.stack([added[r], removed[r]], axis=1),
+                             hovertemplate="sequence %{x}: %{customdata[0]:,} added, %{customdata[1]:,} removed"
+                                           "<extra>" + kind.value + "</extra>",
+                             meta={"role": "files-added", "content": kind.value}))
+        if removed[r].any():
+            traces.append(go.Bar(x=x, y=-removed[r], name=f"{kind.value.replace('_', ' ')} removed",
+                                 marker={"color": color}, opacity=0.35, meta={"role": "files-removed", "content": kind.value}))
+    fig = go.Figure(data=traces)
+    live = capture.state(snapshot_id=snap.snapshot_id)
+    fig.update_layout(
+        barmode="relative", template=LIGHT, height=360, margin={"l": 10, "r": 10, "t": 60, "b": 40},
+        title={"x": 0.01, "text": f"Files added and removed per snapshot, up to sequence {snap.sequence_number} "
+                                  f"({len(live.data_files):,} live data and {len(live.delete_files):,} live delete "
+                                  f"files: aggregated, one bar per snapshot and kind)"},
+        xaxis={"title": "sequence number", "type": "category"}, yaxis={"title": "files"},
+        meta={"kind": "timeline", "aggregated": True, "sequence_number": snap.sequence_number})
+    return fig
+
+
+def aggregated_decisions_figure(state: TableState, attached) -> go.Figure:
+    """Partitions (rows) × delete kinds (columns): how many (data file, delete file) pairs scan planning attaches,
+    with the partition's live file counts on hover; ``attached`` is data file id -> attached delete ids."""
+    from explorer.iceberg.inspection import partition_label
+
+    rows: dict[tuple, int] = {}
+    labels: list[str] = []
+    for f in sorted(state.data_files + state.delete_files, key=lambda f: f.partition_key()):
+        if f.partition_key() not in rows:
+            rows[f.partition_key()] = len(labels)
+            labels.append(partition_label(f))
+    kinds = [k for k in _KINDS[1:] if any(x.content is k for x in state.delete_files)] or [_KINDS[1]]
+    col = {k: j for j, k in enumerate(kinds)}
+    z = np.zeros((len(labels), len(kinds)), dtype=float)
+    files = np.zeros((len(labels), len(kinds) + 1), dtype=int)
+    most = np.zeros(len(labels), dtype=int)
+    kind_col = {x.id: col[x.content] for x in state.delete_files}
+    pair_rows: list[int] = []
+    pair_cols: list[int] = []
+    for d in state.data_files:
+        i = rows[d.partition_key()]
+        files[i, 0] += 1
+        ids = attached.get(d.id, ())
+        if len(ids) > most[i]:
+            most[i] = len(ids)
+        pair_rows += [i] * len(ids)
+        pair_cols += [kind_col[x] for x in ids]
+    np.add.at(z, (np.asarray(pair_rows, dtype=int), np.asarray(pair_cols, dtype=int)), 1)
+    for x in state.delete_files:
+        files[rows[x.partition_key()], 1 + col[x.content]] += 1
+    cd = np.empty((len(labels), len(kinds)), dtype=object)
+    for i in range(len(labels)):
+        for j in range(len(kinds)):
+            cd[i, j] = [int(files[i, 0]), int(files[i, 1 + j]), int(most[i])]
+    heatmap = {"type": "heatmap", "z": z, "x": [k.value for k in kinds], "y": labels, "customdata": cd,
+               "colorscale": "Reds", "colorbar": {"title": "attached"},
+               "hovertemplate": "<b>%{y}</b>, %{x}: %{z:,} attached pairs<br>%{customdata[0]:,} live data files, "
+                                "%{customdata[1]:,} live %{x} files; at most %{customdata[2]:,} delete files on "
+                                "one data file<extra></extra>",
+               "meta": {"role": "partition-load", "fields": ["data_files", "delete_files", "most_on_one_file"]}}
+    fig = go.Figure(data=[heatmap])
+    fig.update_layout(
+        title={"x": 0.01, "text": f"Delete files scan planning attaches, per partition and delete kind, at sequence "
+                                  f"{state.snapshot.sequence_number} ({len(state.data_files):,} data files × "
+                                  f"{len(state.delete_files):,} delete files, aggregated)"},
+        template=LIGHT, height=max(300, min(1400, 120 + 14 * len(labels))),
+        margin={"l": 10, "r": 10, "t": 60, "b": 40},
+        meta={"kind": "decision-matrix", "aggregated": True, "sequence_number": state.snapshot.sequence_number})
+    fig.update_xaxes(side="top", type="category")
+    fig.update_yaxes(autorange="reversed", type="category")
+    return fig
+
+
+def inspection_figures(result, snapshot_id: int | None = None) -> dict[str, go.Figure]:
+    """The figures of an inspected table: the usual ones, or aggregated ones above AGGREGATE_ABOVE_FILES."""
+    snap = result.select(snapshot_id=snapshot_id) if snapshot_id is not None else result.select()
+    state = result.capture.state(snapshot_id=snap.snapshot_id)
+    if not should_aggregate(state):
+        return {"timeline": timeline_figure(result, snapshot_id=snap.snapshot_id),
+                "decisions": decision_matrix_figure(result, snapshot_id=snap.snapshot_id)}
+    return {"timeline": aggregated_timeline_figure(result.capture, snap.snapshot_id),
+            "decisions": aggregated_decisions_figure(state, result.attachments(snapshot_id=snap.snapshot_id))}

@@ -9,16 +9,22 @@ attaches where ("12 global equality deletes touch all 4,000 data files"). Pure: 
 
 from __future__ import annotations
 
-from collections import Counter
+from bisect import bisect_right
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.iceberg.model import Capture, FileContent, FileRecord
+from explorer.iceberg.model import Capture, FileContent, FileRecord, TableState
+from explorer.iceberg.planner import can_contain_eq_deletes
 from explorer.iceberg.resolution import Outcome
-from explorer.iceberg.resolver import DeleteFileIndex, _RowMatcher
+from explorer.iceberg.resolver import DeleteFileIndex, _RowMatcher, file_order_key
 from explorer.iceberg.result import IcebergResult, SnapshotView, plain_row
 from explorer.scenario.values import to_plain
+
+# Above this many (live data file x live delete file) pairs a snapshot is "big": the summary comes from the
+# indexed planner (:func:`planned_attachments`) and the text form aggregates instead of listing every pair.
+PAIR_LIMIT = 250_000
 
 _KIND_NAMES = {FileContent.EQUALITY_DELETES: ("equality delete", "equality deletes"),
                FileContent.POSITION_DELETES: ("position delete file", "position delete files"),
@@ -34,6 +40,7 @@ class InspectResult(IcebergResult):
         self.focus_snapshot_id = focus_snapshot_id
         self.metadata_location = metadata_location
         self.contents = contents  # False: file-level views only (no data or delete rows were read)
+        self._attached: dict[int, dict[str, tuple[str, ...]]] = {}
 
     def select(self, sequence_number: int | None = None, *, snapshot_id: int | None = None,
                ref: str | None = None):
@@ -41,14 +48,36 @@ class InspectResult(IcebergResult):
             snapshot_id = self.focus_snapshot_id
         return super().select(sequence_number, snapshot_id=snapshot_id, ref=ref)
 
+    def is_big(self, sequence_number: int | None = None, **selector) -> bool:
+        state = self.capture.state(snapshot_id=self.select(sequence_number, **selector).snapshot_id)
+        return len(state.data_files) * len(state.delete_files) > PAIR_LIMIT
+
+    def attachments(self, sequence_number: int | None = None, **selector) -> dict[str, tuple[str, ...]]:
+        """Data file id -> the delete files scan planning attaches, without building every pair (any size)."""
+        snap = self.select(sequence_number, **selector)
+        cached = self._attached.get(snap.snapshot_id)
+        if cached is None:
+            cached = self._attached[snap.snapshot_id] = planned_attachments(
+                self.capture.state(snapshot_id=snap.snapshot_id))
+        return cached
+
     def summary(self, sequence_number: int | None = None, **selector) -> list[str]:
-        return delete_summary(self.at(sequence_number, **selector))
+        snap = self.select(sequence_number, **selector)
+        state = self.capture.state(snapshot_id=snap.snapshot_id)
+        return summary_lines(state, self.attachments(snapshot_id=snap.snapshot_id))
 
     def explain_row(self, where: Mapping[str, Any], sequence_number: int | None = None,
-                    **selector) -> "RowExplanation":
+                    **selector) -> RowExplanation:
         return explain_row(self.at(sequence_number, **selector), where)
 
+    def partitions(self, sequence_number: int | None = None, **selector) -> list[PartitionLoad]:
+        snap = self.select(sequence_number, **selector)
+        return per_partition(self.capture.state(snapshot_id=snap.snapshot_id),
+                             self.attachments(snapshot_id=snap.snapshot_id))
+
     def to_plain(self, as_of_sequence_number: int | None = None, **selector) -> dict:
+        if self.is_big(as_of_sequence_number, **selector):
+            return self._big_plain(as_of_sequence_number, **selector)
         plain = super().to_plain(as_of_sequence_number, **selector)
         plain["table"] = self.capture.table_name
         plain["metadata_location"] = self.metadata_location
@@ -56,13 +85,39 @@ class InspectResult(IcebergResult):
         plain["summary"] = self.summary(as_of_sequence_number, **selector)
         return plain
 
+    def _big_plain(self, as_of_sequence_number: int | None = None, **selector) -> dict:
+        """A big snapshot's JSON: snapshots, the summary and per-partition loads; no per-pair lists."""
+        snap = self.select(as_of_sequence_number, **selector)
+        state = self.capture.state(snapshot_id=snap.snapshot_id)
+        return {"table": self.capture.table_name, "metadata_location": self.metadata_location,
+                "contents_read": self.contents, "engine": "iceberg", "aggregated": True,
+                "as_of_sequence_number": snap.sequence_number, "as_of_snapshot_id": snap.snapshot_id,
+                "refs": dict(self.capture.refs),
+                "snapshots": [{"sequence_number": s.sequence_number, "snapshot_id": s.snapshot_id,
+                               "parent_id": s.parent_id, "operation": s.operation}
+                              for s in self.capture.snapshots if s.ordinal <= snap.ordinal],
+                "live_data_files": len(state.data_files), "live_delete_files": len(state.delete_files),
+                "summary": self.summary(snapshot_id=snap.snapshot_id),
+                "partitions": [p.to_plain() for p in self.partitions(snapshot_id=snap.snapshot_id)]}
+
     def to_text(self, as_of_sequence_number: int | None = None, **selector) -> str:
-        view = self.at(as_of_sequence_number, **selector)
-        head = [f"Table {self.capture.table_name}, snapshot {view.snapshot.snapshot_id} (sequence number "
-                f"{view.snapshot.sequence_number})"
+        snap = self.select(as_of_sequence_number, **selector)
+        head = [f"Table {self.capture.table_name}, snapshot {snap.snapshot_id} (sequence number "
+                f"{snap.sequence_number})"
                 + ("" if self.contents else "; metadata only: data and delete rows were not read"), "",
-                "SUMMARY", *(f"  {line}" for line in self.summary(as_of_sequence_number, **selector)), ""]
-        body = super().to_text(as_of_sequence_number, **selector)
+                "SUMMARY", *(f"  {line}" for line in self.summary(snapshot_id=snap.snapshot_id)), ""]
+        if self.is_big(snapshot_id=snap.snapshot_id):
+            state = self.capture.state(snapshot_id=snap.snapshot_id)
+            loads = self.partitions(snapshot_id=snap.snapshot_id)
+            pairs = len(state.data_files) * len(state.delete_files)
+            head += [(f"PER PARTITION ({pairs:,} data x delete pairs are too many to list one by one; "
+                      "`explorer why TABLE --where COL=VALUE` explains one row)"),
+                     _text_table(["partition", "data files", "equality", "position", "DVs", "attached",
+                                  "most on one file"],
+                                 [[p.partition, p.data_files, p.equality_deletes, p.position_deletes,
+                                   p.deletion_vectors, p.attached, p.most_on_one_file] for p in loads]), ""]
+            return "\n".join(head) + "\n"
+        body = super().to_text(snapshot_id=snap.snapshot_id)
         return "\n".join(head) + "\n" + body.split("\n", 2)[2]  # the body's headline names a scenario
 
 
@@ -72,16 +127,21 @@ def _count(n: int, one: str, many: str) -> str:
 
 def delete_summary(view: SnapshotView) -> list[str]:
     """What the planner attaches at one snapshot, in a few sentences, per delete kind and overall."""
-    data = view.state.data_files
-    deletes = view.state.delete_files
+    return summary_lines(view.state, {fp.data_file: fp.attached for fp in view.plan.files})
+
+
+def summary_lines(state: TableState, attached: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """The summary from a state and what the planner attaches to each of its data files."""
+    data = state.data_files
+    deletes = state.delete_files
     if not data:
         return ["no live data files"]
     if not deletes:
         return [f"{_count(len(data), 'live data file', 'live data files')}, no live delete files: a reader "
                 "opens no delete file"]
     touched: Counter[str] = Counter()
-    for fp in view.plan.files:
-        touched.update(fp.attached)
+    for ids in attached.values():
+        touched.update(ids)
     out = [f"{_count(len(data), 'live data file', 'live data files')}, "
            f"{_count(len(deletes), 'live delete file', 'live delete files')}"]
     for kind, (one, many) in _KIND_NAMES.items():
@@ -95,11 +155,165 @@ def delete_summary(view: SnapshotView) -> list[str]:
                     out.append(_kind_line(members, f"{scope} {one}", f"{scope} {many}", touched, len(data)))
         else:
             out.append(_kind_line(group, one, many, touched, len(data)))
-    opened = [len(fp.attached) for fp in view.plan.files]
-    worst = max(view.plan.files, key=lambda fp: len(fp.attached))
+    ordered = sorted(data, key=file_order_key)
+    opened = [len(attached.get(f.id, ())) for f in ordered]
+    worst = max(range(len(ordered)), key=lambda i: opened[i])
     out.append(f"a reader opens {sum(opened) / len(opened):.1f} delete files per data file on average, at most "
-               f"{len(worst.attached)} ({worst.data_file}); {sum(1 for n in opened if n == 0):,} data files need "
+               f"{opened[worst]} ({ordered[worst].id}); {sum(1 for n in opened if n == 0):,} data files need "
                "none")
+    return out
+
+
+def _simple_bounds(x: FileRecord) -> tuple | None:
+    """(column, lower, upper) for an equality delete on one column with known bounds and no null key, where
+    ``can_contain_eq_deletes`` reduces to "the data column is not all null, and the bounds overlap"; else None."""
+    if len(x.equality_columns) != 1:
+        return None
+    column = x.equality_columns[0]
+    low, high = x.lower_bounds.get(column), x.upper_bounds.get(column)
+    if low is None or high is None or x.null_counts.get(column) != 0 or x.value_counts.get(column) == 0:
+        return None
+    return column, low, high
+
+
+def _data_column(d: FileRecord, column: str) -> tuple:
+    nulls, values = d.null_counts.get(column), d.value_counts.get(column)
+    return (nulls is not None and values is not None and nulls == values,
+            d.lower_bounds.get(column), d.upper_bounds.get(column))
+
+
+@dataclass(frozen=True)
+class PartitionLoad:
+    """What scan planning does in one partition: its live files by kind and the delete files it attaches.
+    Global equality deletes count where they are attached, not where they live."""
+
+    partition: str
+    data_files: int
+    equality_deletes: int
+    position_deletes: int
+    deletion_vectors: int
+    attached: int  # (data file, attached delete file) pairs
+    most_on_one_file: int
+
+    def to_plain(self) -> dict:
+        return {"partition": self.partition, "data_files": self.data_files,
+                "equality_deletes": self.equality_deletes, "position_deletes": self.position_deletes,
+                "deletion_vectors": self.deletion_vectors, "attached": self.attached,
+                "most_on_one_file": self.most_on_one_file}
+
+
+def partition_label(f: FileRecord) -> str:
+    if not f.partition:
+        return "(unpartitioned)"
+    return ", ".join(f"{k}={to_plain(v)}" for k, v in sorted(f.partition.items())) + \
+        (f" (spec {f.spec_id})" if f.spec_id else "")
+
+
+def per_partition(state: TableState, attached: Mapping[str, tuple[str, ...]]) -> list[PartitionLoad]:
+    """One :class:`PartitionLoad` per partition (any spec) holding live files, in partition order."""
+    counts: dict[tuple, Counter] = defaultdict(Counter)
+    labels: dict[tuple, str] = {}
+    for f in state.data_files:
+        key = f.partition_key()
+        labels.setdefault(key, partition_label(f))
+        c = counts[key]
+        n = len(attached.get(f.id, ()))
+        c["data"] += 1
+        c["attached"] += n
+        c["most"] = max(c["most"], n)
+    for x in state.delete_files:
+        key = x.partition_key()
+        labels.setdefault(key, partition_label(x))
+        counts[key][x.content] += 1
+
+    def order(key: tuple) -> tuple:
+        return (key[0], tuple((k, (v is None, str(type(v).__name__), v if v is not None else 0)) for k, v in key[1]))
+
+    return [PartitionLoad(labels[key], c["data"], c[FileContent.EQUALITY_DELETES], c[FileContent.POSITION_DELETES],
+                          c[FileContent.DELETION_VECTOR], c["attached"], c["most"])
+            for key, c in sorted(counts.items(), key=lambda item: order(item[0]))]
+
+
+def _text_table(headers: list[str], rows: list[list[Any]]) -> str:
+    cells = [[f"{c:,}" if isinstance(c, int) else str(c) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    return "\n".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()
+                     for r in [headers, ["-" * w for w in widths]] + cells)
+
+
+def planned_attachments(state: TableState) -> dict[str, tuple[str, ...]]:
+    """Data file id -> the delete files Iceberg's scan planning attaches to it, for a state of any size.
+
+    The same answer as :func:`explorer.iceberg.planner.plan` (``attached_sets``), found the way Java's
+    ``DeleteFileIndex`` finds it: equality deletes by (spec, partition) or global and sorted by sequence number,
+    then pruned by ``can_contain_eq_deletes``; position delete files by the data file they are scoped to (or by
+    partition when they list several files); deletion vectors by the path they reference. Only candidate pairs
+    are looked at, never every pair, and no reason text is built.
+    """
+    eq = FileContent.EQUALITY_DELETES
+    dv_kind = FileContent.DELETION_VECTOR
+    global_eq: list[FileRecord] = []
+    part_eq: dict[tuple, list[FileRecord]] = defaultdict(list)
+    pos_scoped: dict[str, list[FileRecord]] = defaultdict(list)
+    pos_part: dict[tuple, list[FileRecord]] = defaultdict(list)
+    dvs: dict[str, list[FileRecord]] = defaultdict(list)
+    order = {x.id: i for i, x in enumerate(sorted(state.delete_files,
+                                                  key=lambda f: (f.file_sequence_number, file_order_key(f))))}
+    for x in state.delete_files:
+        if x.content is eq:
+            (global_eq if x.spec_unpartitioned else part_eq[x.partition_key()]).append(x)
+        elif x.content is dv_kind:
+            if x.referenced_data_file is not None:
+                dvs[x.referenced_data_file].append(x)
+        else:
+            scoped = x.scoped_to()
+            if scoped is not None:
+                pos_scoped[scoped[0]].append(x)
+            else:
+                pos_part[x.partition_key()].append(x)
+
+    def run(files: list[FileRecord]) -> tuple[list[int], list[tuple]]:
+        files = sorted(files, key=lambda f: f.sequence_number)
+        return [f.sequence_number for f in files], [(f, _simple_bounds(f)) for f in files]
+
+    global_run = run(global_eq)
+    part_runs = {k: run(v) for k, v in part_eq.items()}
+    # the planner's DV for a file is the first one indexed under its path, whatever its sequence number
+    first_dv = {path: min(group, key=lambda f: order[f.id]) for path, group in dvs.items()}
+    out: dict[str, tuple[str, ...]] = {}
+    for d in state.data_files:
+        seq = d.sequence_number
+        key = d.partition_key()
+        found: list[FileRecord] = []
+        columns: dict[str, tuple] = {}
+        for seqs, entries in (global_run, part_runs.get(key)) if key in part_runs else (global_run,):
+            for x, simple in entries[bisect_right(seqs, seq):]:
+                if simple is None:  # several columns, null keys, unknown bounds: the planner's own test
+                    if can_contain_eq_deletes(d, x)[0] is None:
+                        found.append(x)
+                    continue
+                column, x_low, x_high = simple
+                info = columns.get(column)
+                if info is None:
+                    info = columns[column] = _data_column(d, column)
+                all_null, d_low, d_high = info
+                if all_null:
+                    continue  # null in every row, and the delete deletes no null (null counts)
+                if d_low is not None and d_high is not None:
+                    try:
+                        if d_low > x_high or x_low > d_high:
+                            continue  # column bounds do not overlap
+                    except TypeError:
+                        pass
+                found.append(x)
+        if d.path in first_dv:
+            found += [x for x in dvs[d.path] if seq <= x.sequence_number]
+        else:
+            found += [x for x in pos_scoped.get(d.path, ()) if seq <= x.sequence_number]
+            found += [x for x in pos_part.get(key, ()) if x.spec_id == d.spec_id and seq <= x.sequence_number]
+        if len(found) > 1:
+            found.sort(key=lambda f: order[f.id])
+        out[d.id] = tuple(x.id for x in found)
     return out
 
 

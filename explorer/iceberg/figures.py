@@ -770,3 +770,63 @@ def inspection_figures(result, snapshot_id: int | None = None) -> dict[str, go.F
                 "decisions": decision_matrix_figure(result, snapshot_id=snap.snapshot_id)}
     return {"timeline": aggregated_timeline_figure(result.capture, snap.snapshot_id),
             "decisions": aggregated_decisions_figure(state, result.attachments(snapshot_id=snap.snapshot_id))}
+
+
+# ------------------------------------------------------------------------------------------ a row over time
+
+MAX_HISTORY_ROWS = 60
+ROW_STATES = (("not written yet", "#eceff1"), ("visible", "#66bb6a"), ("deleted", "#ef5350"))
+
+
+def row_history_figure(history: Sequence[tuple[SnapshotRecord, Sequence[RowFate]]],
+                       at_snapshot_id: int | None = None) -> go.Figure:
+    """Every row over time: one strip per row (its file and position), one cell per snapshot, green while it is
+    visible, red once a delete removes it, grey before it is written; the snapshot on screen is outlined.
+    ``history`` pairs each snapshot with the row fates at it (``IcebergResult.at(...).fates``)."""
+    labels: dict[tuple[str, int], str] = {}
+    for _, fates in history:
+        for f in fates:
+            labels.setdefault((f.file, f.position),
+                              f"{f.file}#{f.position} " + ", ".join(f"{to_plain(v)}" for v in f.row.values()))
+    keys = list(labels)
+    total = len(keys)
+    if total > MAX_HISTORY_ROWS:  # a big table: the rows a delete touched first, then the others, up to the cap
+        touched = {(f.file, f.position) for _, fates in history for f in fates if not f.visible}
+        keys = ([k for k in keys if k in touched] + [k for k in keys if k not in touched])[:MAX_HISTORY_ROWS]
+    xs = [f"{s.sequence_number}" if s.sequence_number is not None else str(s.ordinal) for s, _ in history]
+    z = np.zeros((len(keys), len(history)))
+    hover = np.full((len(keys), len(history)), "", dtype=object)
+    row_of = {k: i for i, k in enumerate(keys)}
+    for j, (snap, fates) in enumerate(history):
+        for i in range(len(keys)):
+            hover[i, j] = f"{labels[keys[i]]}<br>at sequence {xs[j]}: not written yet"
+        for f in fates:
+            i = row_of.get((f.file, f.position))
+            if i is None:
+                continue
+            z[i, j] = 1 if f.visible else 2
+            hover[i, j] = (f"{labels[keys[i]]}<br>at sequence {xs[j]}: "
+                           + ("visible" if f.visible else f"deleted by {f.deleted_by}") + f"<br>{f.reason or ''}")
+    scale = []
+    for code, (_, color) in enumerate(ROW_STATES):
+        scale += [[code / 3, color], [(code + 1) / 3, color]]
+    fig = go.Figure(data=[{"type": "heatmap", "z": z, "x": [f"seq {x}" for x in xs],
+                           "y": [labels[k] for k in keys], "zmin": 0, "zmax": 3, "colorscale": scale,
+                           "xgap": 2, "ygap": 2, "customdata": hover, "hovertemplate": "%{customdata}<extra></extra>",
+                           "colorbar": {"tickvals": [0.5, 1.5, 2.5], "ticktext": [n for n, _ in ROW_STATES]},
+                           "meta": {"role": "row-history"}}], layout={"template": LIGHT})
+    shapes = []
+    if at_snapshot_id is not None:
+        j = next((k for k, (s, _) in enumerate(history) if s.snapshot_id == at_snapshot_id), None)
+        if j is not None:
+            shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": j - 0.5, "x1": j + 0.5, "y0": 0,
+                           "y1": 1, "line": {"color": "#1565c0", "width": 3}})
+    title = "Each row over time (the outlined column is the snapshot on screen)"
+    if total > len(keys):
+        title += f" — {len(keys)} of {total:,} rows shown, those a delete touched first"
+    fig.update_layout(title={"text": title, "x": 0.01},
+                      height=max(220, 110 + 26 * len(keys)), margin={"l": 10, "r": 10, "t": 50, "b": 30},
+                      shapes=shapes, meta={"kind": "row-history"})
+    fig.update_xaxes(type="category", side="top")
+    fig.update_yaxes(type="category", autorange="reversed", automargin=True)
+    return fig

@@ -102,6 +102,15 @@ def _short_row(row: Mapping[str, Any]) -> str:
 class IcebergViews:
     """Timeline, decision matrix, row fates and file tables from ``IcebergResult.at`` (no engine call)."""
 
+    def __init__(self):
+        self._memo: tuple[Any, list] | None = None  # (result, every snapshot's row fates): the last result's
+
+    def _history(self, result) -> list:
+        if self._memo is None or self._memo[0] is not result:
+            self._memo = (result, [(s, result.at(snapshot_id=s.snapshot_id).fates)
+                                   for s in result.capture.snapshots])
+        return self._memo[1]
+
     def snapshot_options(self, result) -> list[tuple[str, int]]:
         return time_axis(result)
 
@@ -123,6 +132,7 @@ class IcebergViews:
             out["engine_rows"] = F.rows_table_figure(
                 engine_rows, columns, f"What Spark read at sequence {ex.snapshot.sequence_number} "
                                       f"({len(engine_rows)} rows)", "engine-rows")
+        out["row_history"] = F.row_history_figure(self._history(result), at_snapshot_id=key)
         race = F.race_figure(result.capture)  # a concurrent step: its jobs as swimlanes
         if race is not None:
             out["race"] = race

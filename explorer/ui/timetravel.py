@@ -29,7 +29,7 @@ import traitlets
 PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Timeline", ("timeline", "race")),
     ("Decisions", ("decisions",)),
-    ("Rows", ("rows", "engine_rows")),
+    ("Rows", ("rows", "row_history", "engine_rows")),
     ("Snapshots & files", ("snapshots", "files")),
 )
 

@@ -316,3 +316,18 @@ def test_race_swimlanes_show_each_jobs_start_attempt_and_validation(seed_capture
                                       ("validation", "step 4: job a", "commits at sequence 4")]
     assert lanes["rejected"][2] == ("validation", "step 4: job b", "rejected")
     assert "found a conflicting delete" in fig.data[1].hovertext[2]
+
+
+def test_row_history_strip_follows_user_500_through_the_seed_story(seed_capture):
+    """old-500 is visible until the delete at 4; new-500 is written at 5, visible there, deleted at 6."""
+    from explorer.iceberg.result import IcebergResult
+
+    result = IcebergResult(seed_capture)
+    history = [(s, result.at(snapshot_id=s.snapshot_id).fates) for s in seed_capture.snapshots]
+    fig = F.row_history_figure(history, at_snapshot_id=seed_capture.snapshot_at(5).snapshot_id)
+    hm = fig.data[0]
+    strip = {label: list(row) for label, row in zip(hm.y, hm.z)}
+    old = next(v for k, v in strip.items() if "old-500" in k)
+    new = next(v for k, v in strip.items() if "new-500" in k)
+    assert old == [0, 1, 1, 2, 2, 2] and new == [0, 0, 0, 0, 1, 2]
+    assert fig.layout.shapes[0].x0 == 3.5  # the snapshot on screen (sequence 5) is outlined

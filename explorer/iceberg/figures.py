@@ -377,7 +377,10 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
         title={"text": title, "x": 0.01}, hovermode="closest",
         height=max(320, min(1600, 140 + 34 * len(born))) if labels else 900,
         # A wide right margin and visible overflow: the last snapshot's rotated label must not be cut off.
-        margin={"l": 10, "r": 70, "t": 60, "b": 110}, legend={"orientation": "h", "y": -0.32 if labels else -0.08},
+        # The legend sits between the title and the plot: below it, wrapped tick labels and the axis title
+        # would have to guess its distance (and overlapped it).
+        margin={"l": 10, "r": 70, "t": 110, "b": 40},
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
         meta={"kind": "timeline", "snapshot_id": snap.snapshot_id, "sequence_number": snap.sequence_number,
               "lanes": [f.id for f in born], "connectors_hidden": hidden})
     fig.update_xaxes(title_text="sequence number", tickvals=tickvals, ticktext=ticktext,

@@ -449,8 +449,11 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
         p = planned[(d.data_file, d.delete_file)]
         z[i, j] = OUTCOME_CODES[d.outcome]
         if small:
-            text[i, j] = OUTCOME_SHORT[d.outcome] + (f"<br>{d.comparison}" if d.outcome.in_scope else "") + \
-                (f"<br>removes {n_removed} row{'' if n_removed == 1 else 's'}" if d.applies else "") + \
+            test = f"{d.comparison} is {'true' if d.applies else 'false'}" if d.comparison else ""
+            removes = (f"removes {n_removed} row{'' if n_removed == 1 else 's'}" if n_removed
+                       else "removes 0 rows: none matches")  # applies, yet no row of the file is listed
+            text[i, j] = OUTCOME_SHORT[d.outcome] + (f"<br>{test}" if d.outcome.in_scope and test else "") + \
+                (f"<br>{removes}" if d.applies else "") + \
                 f"<br><i>{PLANNER_SHORT[p.attachment]}" + (f": {p.pruned_by.value}" if p.pruned_by else "") + "</i>"
         cd[i, j] = [d.outcome.value, d.rule.value, d.comparison, d.reason, d.applies, n_removed,
                     p.attachment.value, None if p.pruned_by is None else p.pruned_by.value, p.reason]

@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_common as bc
+import cold_start
 
 from explorer.testing import browser as B
 
@@ -80,11 +81,13 @@ def measure_server(browser, kind: str, presets: list[str], n_moves: int, heap_mo
         t0 = time.perf_counter()
         (B.open_voila if kind == "voila" else B.open_jupyterlab)(page, server)
         result["open_s"] = time.perf_counter() - t0
-        for preset in presets:
+        for n, preset in enumerate(presets):
             B.choose_preset(page, preset)
             r: dict = {"snapshots": None}
             bytes0 = counter.bytes
             r["first_run_s"] = B.click_run(page)
+            if n == 0:  # cold: Run All (or the voila page load) -> Run -> first figure, in a fresh kernel
+                result["cold_s"] = result["open_s"] + r["first_run_s"]
             r["first_run_engine_s"] = engine_seconds(page)
             r["first_run_kb"] = (counter.bytes - bytes0) / 1000
             bytes0 = counter.bytes
@@ -96,8 +99,10 @@ def measure_server(browser, kind: str, presets: list[str], n_moves: int, heap_mo
             r["panels"] = moves_on(page, counter, n_moves)
             r["heap_after_moves_mb"] = B.js_heap_mb(cdp)
             B.open_panel(page, "Timeline")
-            for k in range(heap_moves):
-                B.move_slider(page, (k + 1) % r["snapshots"] if r["snapshots"] > 1 else 0)
+            at = int(page.evaluate(f"() => document.querySelector('{B.TIME_TRAVEL}').dataset.drawnIndex"))
+            for k in range(heap_moves):  # every move goes somewhere new
+                at = (at + 1) % r["snapshots"] if r["snapshots"] > 1 else 0
+                B.move_slider(page, at)
             r["heap_after_more_mb"] = B.js_heap_mb(cdp)
             r["heap_moves"] = n_moves * len(PANELS) + heap_moves
             result["presets"][preset] = r
@@ -125,7 +130,10 @@ def report(results: list[dict]) -> str:
     runs = bc.table(["server / preset", "snapshots", "1st Run s", "engine s", "warm Run s", "engine s",
                      "warm KB", "heap MB", "heap MB after", "moves"], rows)
     comm = ", ".join(f"{r['server']}: {r['no_such_comm']}" for r in results)
-    return f"{moves}\n\n{runs}\n\n'No such comm' console errors: {comm}"
+    cold = bc.table(["server", "open s", "cold: open -> Run -> first figure s", "bare Spark start s", "ratio"],
+                    [[r["server"], r["open_s"], r["cold_s"], r["bare_spark_s"], r["cold_s"] / r["bare_spark_s"]]
+                     for r in results])
+    return f"{moves}\n\n{runs}\n\n{cold}\n\n'No such comm' console errors: {comm}"
 
 
 def verdict(results: list[dict]) -> dict:
@@ -164,9 +172,12 @@ def main(argv: list[str] | None = None) -> int:
         browser = pw.chromium.launch(executable_path=chromium, args=B.CHROMIUM_ARGS, headless=True)
         try:
             for kind in args.servers.split(","):
+                bare = cold_start.run_child("bare")["total_s"]  # the reference, measured beside each server
                 results.append(measure_server(browser, kind, args.presets.split(","), args.moves,
                                               args.heap_moves, Path(tmp) / kind))
-                print(f"{kind}: done", flush=True)
+                results[-1]["bare_spark_s"] = bare
+                print(f"{kind}: done (bare Spark start {bare:.1f} s)", flush=True)
+                print(report(results[-1:]), flush=True)
         finally:
             browser.close()
     v = verdict(results)

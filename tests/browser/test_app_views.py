@@ -1,10 +1,11 @@
 """The app as a learner sees it, in JupyterLab and in voila (headless Chromium, 1400x900).
 
-For the seed story and the v3 deletion-vector preset: press Run, open every tab, move the snapshot slider over
-every snapshot, and fail on what a reader would see wrong — an empty table cell, a label cut, hidden or
-overlapping, a figure narrower than 90% of its panel — and on a red stderr box or a "No such comm" error.
-Predict mode must not spoil the answer, and a score must not outlive its run. Screenshots of every tab go to
-docs/img/ (JupyterLab) for the README, and to artifacts/browser/.
+For the v3 deletion-vector preset and the seed story: press Run, open every tab, move the snapshot slider over
+every snapshot, and fail on what a reader would see wrong — an empty table cell, a label cut, hidden, outside its
+figure or overlapping another, a figure narrower than 90% of its panel — and on a red stderr box or a
+"No such comm" error. The preset picker must never name a scenario the editor does not hold; predict mode must
+not spoil the answer, and a score must not outlive its run. Screenshots of every tab go to docs/img/ (JupyterLab,
+for the README) and to artifacts/browser/.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 
 import pytest
 
+from explorer.api import load_preset
 from explorer.testing import browser as B
 
 pytestmark = pytest.mark.browser
@@ -23,7 +25,9 @@ PANELS = ("Timeline", "Decisions", "Rows", "Snapshots & files")
 SHOT_NAMES = {"Timeline": "timeline", "Decisions": "decisions", "Rows": "rows", "Snapshots & files": "files"}
 
 
-def check_every_view(page, problems: list[str], where: str, shots=None) -> None:
+def check_every_view(page, where: str, take_shot) -> list[str]:
+    """Every tab at every snapshot: what a reader would see wrong. The last snapshot is screenshotted per tab."""
+    problems = []
     count = B.snapshot_count(page)
     for panel in PANELS:
         B.open_panel(page, panel)
@@ -31,20 +35,31 @@ def check_every_view(page, problems: list[str], where: str, shots=None) -> None:
             B.move_slider(page, index)
             problems += [f"{where} / {panel} / snapshot {index + 1}: {p}" for p in B.page_problems(page)]
         B.move_slider(page, count - 1)
-        if shots is not None:
-            shots(panel)
+        take_shot(panel)
+    return problems
 
 
-def shoot(page, artifacts, docs, prefix: str):
+def shooter(page, artifacts, docs, prefix: str):
     def take(panel: str) -> None:
         name = f"app-{prefix}-{SHOT_NAMES[panel]}.png"
-        widget = page.locator(".sx-tt").first
+        widget = page.locator(B.TIME_TRAVEL).first
         widget.scroll_into_view_if_needed()
         widget.screenshot(path=str(artifacts / name))
         if docs is not None:
             docs.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(artifacts / name, docs / name)
     return take
+
+
+def timeline_ticks(page) -> list[str]:
+    selector = f"{B.TIME_TRAVEL} [data-view=timeline] .xaxislayer-above .xtick text"
+    return page.evaluate("s => [...document.querySelectorAll(s)].map(t => t.textContent)", selector)
+
+
+def picker_and_name(page) -> tuple[str, str]:
+    shown = B.preset_select(page).evaluate("s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : ''")
+    name = page.locator(".widget-text", has=page.locator("label", has_text="Name")).locator("input").first
+    return shown, name.input_value()
 
 
 @pytest.mark.parametrize("server_kind", ["lab", "voila"])
@@ -56,43 +71,66 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
     console: list[str] = []
     page.on("console", lambda m: console.append(m.text))
     args = ["--port", str(ui.free_port()), "--notebook-dir", str(notebooks)]
+    t0 = time.perf_counter()
     server = ui.launch((["--voila"] if server_kind == "voila" else []) + args, tmp_path / server_kind,
                        wait_ok=server_kind != "voila")
-    timings = {"server": 0.0}
+    timings = {"server": time.perf_counter() - t0}
     problems: list[str] = []
-    docs = B.ROOT / "docs" / "img" if server_kind == "lab" else None
+    docs = ui.docs_img if server_kind == "lab" else None
     with ui.session_on(page, server, artifacts, f"app-{server_kind}", timings):
         t0 = time.perf_counter()
         (B.open_voila if server_kind == "voila" else B.open_jupyterlab)(page, server)
         timings["open"] = time.perf_counter() - t0
         # The picker never names a preset the editor does not hold (the playground holds its own scenario).
-        shown = B.preset_select(page).evaluate("s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : ''")
-        name = page.locator(".widget-text", has=page.locator("label", has_text="Name")).locator("input").first
-        assert shown in ("", name.input_value()), f"the preset picker shows {shown!r} while the editor holds " \
-                                                  f"{name.input_value()!r}"
-        for preset, prefix in ((B.SEED, "seed"), (B.DV, "dv")):
+        shown, name = picker_and_name(page)
+        assert shown in ("", name), f"the preset picker shows {shown!r} while the editor holds {name!r}"
+
+        for preset, prefix in ((ui.DV, "dv"), (ui.SEED, "seed")):
             B.choose_preset(page, preset)
-            timings[f"run {prefix}"] = B.click_run(page)
-            check_every_view(page, problems, f"{server_kind} / {preset}",
-                             shoot(page, artifacts, docs, f"{server_kind}-{prefix}" if docs is None else prefix))
+            t0 = time.perf_counter()
+            B.click_run(page)
+            timings[f"run {prefix}"] = time.perf_counter() - t0
+            problems += check_every_view(page, f"{server_kind} / {preset}",
+                                         shooter(page, artifacts, docs, prefix if docs else f"{server_kind}-{prefix}"))
+        # The seed story's timeline: one tick per snapshot, numbered 1..6, each step title whole or wrapped.
+        B.open_panel(page, "Timeline")
+        ticks = timeline_ticks(page)
+        assert [int(re.match(r"\d+", t).group()) for t in ticks] == list(range(1, len(load_preset(ui.SEED).steps) + 1))
         page.screenshot(path=str(artifacts / f"app-{server_kind}-page.png"), full_page=True)
 
+        # Editing makes the scenario the learner's own: the picker goes blank; choosing the preset reloads it.
+        page.get_by_text("Scenario editor", exact=True).first.click()  # folded after Run
+        labels = page.locator(".widget-textarea textarea")
+        index = labels.evaluate_all("ts => ts.findIndex(t => t.value.startsWith('Load batch 2'))")
+        assert index >= 0, "the editor does not show step 2's label"
+        labels.nth(index).fill("my own batch")
+        labels.nth(index).blur()
+        page.wait_for_function("s => s.selectedIndex < 0", arg=B.preset_select(page).element_handle(),
+                               timeout=10_000)
+        shown, _ = picker_and_name(page)
+        assert shown == "", f"after an edit the picker still names {shown!r}"
+        B.choose_preset(page, ui.SEED)
+        page.wait_for_function("""() => [...document.querySelectorAll('textarea')]
+            .some(t => t.value.startsWith('Load batch 2'))""", timeout=30_000)
+
         # Predict mode on a result on screen: the answer disappears until Reveal (no "agree … rows" line).
+        B.click_run(page)
         page.locator(".widget-checkbox", has_text="Predict before reveal").locator("input").first.check()
         page.locator("text=Which rows survive?").first.wait_for(state="visible")
-        spoilers = page.locator(".sx-tt .sx-check:visible, .sx-tt .sx-panel:visible, .sx-tt .sx-caption:visible")
+        spoilers = page.locator(f"{B.TIME_TRAVEL} .sx-check:visible, {B.TIME_TRAVEL} .sx-panel:visible, "
+                                f"{B.TIME_TRAVEL} .sx-caption:visible")
         assert spoilers.count() == 0, f"predict mode still shows: {spoilers.all_text_contents()}"
         assert not page.get_by_text(re.compile(r"agree at sequence")).count()
         page.locator("button.jupyter-button", has_text="Reveal").first.click()
-        score = page.get_by_text(re.compile(r"\d+ of \d+ rows guessed right")).first
-        score.wait_for(state="visible")
+        page.get_by_text(re.compile(r"\d+ of \d+ rows guessed right")).first.wait_for(state="visible")
         # Run again in predict mode: the old score and the old agreement line are gone, nothing new is shown.
         ui.run_button(page).first.click()
+        page.get_by_text(re.compile(r"rows guessed right")).first.wait_for(state="detached", timeout=B.RUN_TIMEOUT_MS)
         page.locator("text=Which rows survive?").first.wait_for(state="visible", timeout=B.RUN_TIMEOUT_MS)
         assert not page.get_by_text(re.compile(r"rows guessed right")).count(), "a stale score stayed on screen"
         assert spoilers.count() == 0, f"predict-mode Run shows: {spoilers.all_text_contents()}"
+        stderr = B.stderr_boxes(page)
 
-    stderr = B.stderr_boxes(page) if not page.is_closed() else []
     assert not stderr, f"red stderr boxes on the page: {stderr}"
     assert not [c for c in console if "No such comm" in c], "'No such comm' errors in the browser console"
     assert not problems, "\n".join(problems[:40])

@@ -31,6 +31,13 @@ def inspect(table: str, **kwargs):
     return _inspect(table, **kwargs)
 
 
+def sql(query: str, **kwargs):
+    """Run Spark SQL on the explorer's own session; a pandas DataFrame back. See explorer.api.sql."""
+    from explorer.api import sql as _sql
+
+    return _sql(query, **kwargs)
+
+
 def explain_row(table: str, where, **kwargs):
     """Which delete file removed each stored copy of a row, and by which rule; see explorer.api.explain_row."""
     from explorer.api import explain_row as _explain_row

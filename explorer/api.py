@@ -110,7 +110,7 @@ def partial_result(exc: Exception, engine: str):
 
 
 def inspect(table: str, *, spark=None, at_snapshot: int | None = None, at_seq: int | None = None,
-            ref: str | None = None, contents: bool | None = None, check: bool = True):
+            ref: str | None = None, contents: bool | None = None, check: bool | None = None):
     """Explain an existing Iceberg table (CATALOG.NAMESPACE.TABLE) with the same views as a scenario run.
 
     ``spark``: your SparkSession with the table's catalog (default: the explorer's session, built from
@@ -122,6 +122,20 @@ def inspect(table: str, *, spark=None, at_snapshot: int | None = None, at_seq: i
 
     return inspect_table(spark or get_spark(), table, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref,
                          contents=contents, check=check)
+
+
+def sql(query: str, *, spark=None):
+    """Run one Spark SQL statement on the explorer's own session (its ``explorer`` catalog included) and return
+    what it returns as a pandas DataFrame (empty for DDL and writes), so a notebook can make a table with plain
+    SQL and then :func:`inspect` it. A failure is an EngineError with Spark's one-line reason."""
+    from explorer.iceberg.spark.session import get_spark
+    from explorer.scenario.errors import EngineError, engine_reason
+
+    session = spark or get_spark()
+    try:
+        return session.sql(query).toPandas()
+    except Exception as exc:  # Spark's parser or analyser: one line, not a Java trace
+        raise EngineError(f"Spark SQL failed: {engine_reason(exc)}", field="sql") from None
 
 
 def explain_row(table: str, where: Mapping[str, Any], *, spark=None, at_snapshot: int | None = None,

@@ -27,6 +27,7 @@ from explorer.scenario.model import STEP_KINDS, Scenario
 from explorer.scenario.values import to_plain
 from explorer.ui.common import error_html, escape
 from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow, quiet_steps, step_of, trailing_quiet_steps
+from explorer.ui.open_table import OpenTableView
 from explorer.ui.timetravel import SnapshotView, TimeTravel
 
 MODIFIERS = ("files", "key", "on", "writer")  # keys beside the kind key in a step's YAML (besides label)
@@ -243,6 +244,10 @@ class App(traitlets.HasTraits):
         self.w_yaml_box = W.Accordion(children=[W.VBox([W.HBox([self.w_export, self.w_import]), self.w_yaml])],
                                       titles=("Scenario as YAML",), selected_index=None)
         self.w_editor.children = (W.VBox([*editor.children, self.w_yaml_box]),)
+        # beside the editor: an existing Iceberg table instead of a scenario (explorer/ui/open_table.py)
+        self.open_table = OpenTableView(spark=self._spark)
+        self.w_open_table = W.Accordion(children=[self.open_table.widget], titles=("Open a table",),
+                                        selected_index=None)
         self.w_story = W.HTML("")
         for name in ("title", "description"):
             self.observe(lambda _: setattr(self.w_story, "value", story_html(self.title, self.description)), name)
@@ -250,7 +255,7 @@ class App(traitlets.HasTraits):
             self.w_story,
             W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label],
                    layout=W.Layout(flex_flow="row wrap", align_items="center")),
-            self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor],
+            self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor, self.w_open_table],
             layout=W.Layout(width="100%"))
 
     def _ipython_display_(self):  # pragma: no cover - notebook display hook

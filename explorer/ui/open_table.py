@@ -68,11 +68,17 @@ class OpenTableView:
         except ExplorerError as exc:
             self._fail(str(exc))
             return False
-        view = self.result.at()
-        self.figures = IcebergViews().figures(self.result, view.snapshot.snapshot_id)
-        check = IcebergViews().check(self.result, view.snapshot.snapshot_id)
-        self.message = (f"{table}: snapshot {view.snapshot.snapshot_id} (sequence number "
-                        f"{view.snapshot.sequence_number}). {check.text}")
+        snap = self.result.select()
+        if self.result.is_big():  # per partition and delete kind, not one lane per file
+            from explorer.iceberg.figures import inspection_figures
+
+            self.figures = inspection_figures(self.result, snap.snapshot_id)
+            check_text = "Big table: figures aggregate per partition and delete kind."
+        else:
+            self.figures = IcebergViews().figures(self.result, snap.snapshot_id)
+            check_text = IcebergViews().check(self.result, snap.snapshot_id).text
+        self.message = (f"{table}: snapshot {snap.snapshot_id} (sequence number {snap.sequence_number}). "
+                        f"{check_text}")
         self.status.value = self.message
         lines = self.result.summary()
         if self.explanation is not None:

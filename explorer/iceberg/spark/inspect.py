@@ -133,14 +133,15 @@ def _with_expired_snapshots(capture: Capture) -> Capture:
 
 
 def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: int | None = None,
-                  ref: str | None = None, contents: bool | None = None, check: bool = True) -> InspectResult:
+                  ref: str | None = None, contents: bool | None = None, check: bool | None = None) -> InspectResult:
     """Capture the Iceberg table ``name`` (CATALOG.NAMESPACE.TABLE, as the session knows it) read-only.
 
     The default view is ``at_snapshot``, else the head of ``ref``, else the latest snapshot at or before
     sequence number ``at_seq``, else the table's current snapshot. ``contents`` reads data rows, equality-delete
     rows, position deletes and deletion vectors (default: when there are at most CONTENTS_LIMIT live data
     files); without them the file-level views (timeline, decisions, planner, summary) still work. ``check``
-    captures what Spark reads and what Iceberg Java's planFiles() attaches at the chosen snapshot.
+    captures what Spark reads and what Iceberg Java's planFiles() attaches at the chosen snapshot (default: when
+    the contents are read; a big table's plan would cost a py4j round trip per data file).
     """
     if sum(x is not None for x in (at_snapshot, at_seq, ref)) > 1:
         raise ScenarioError("choose one of --at-snapshot, --at-seq and --ref", field="at")
@@ -161,6 +162,8 @@ def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: i
             live = int((current.get("summary") or {}).get("total-data-files", 0) or 0)
             contents = live <= CONTENTS_LIMIT
         recorder.contents = contents
+        if check is None:
+            check = contents
         recorder.record_history()
     except EngineError:
         raise

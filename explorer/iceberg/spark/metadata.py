@@ -136,7 +136,7 @@ class IcebergRecorder:
     _counters: dict[str, int] = field(default_factory=dict)
     _metadata: dict = field(default_factory=dict)
     _columns: dict[int, tuple[str, str]] = field(default_factory=dict)  # field id -> (name, type)
-    _manifests: dict[str, list[dict]] = field(default_factory=dict)  # manifest path -> its entries
+    _manifests: dict[str, list[tuple]] = field(default_factory=dict)  # manifest path -> its entries, keyed
     _by_path: dict[str, FileRecord] = field(default_factory=dict)  # file key -> its first record
 
     def attach(self) -> None:
@@ -213,22 +213,14 @@ class IcebergRecorder:
         entries: dict[str, str] = {}
         for manifest in _parse_avro(self.read_bytes(snap["manifest-list"])):
             manifest_seq = manifest.get("sequence_number") or 0
-            for entry in self._manifest_entries(manifest):
-                status = entry["status"]
-                entry_sid = entry.get("snapshot_id")  # null in v2 means: the manifest's added_snapshot_id
-                entry_sid = manifest.get("added_snapshot_id") if entry_sid is None else entry_sid
+            for status, entry_sid, key, file_seq, data_file in self._manifest_rows(manifest):
                 if status == DELETED and entry_sid != sid:
                     continue  # deleted by an earlier commit: not part of this snapshot, not news either
-                data_file = entry["data_file"]
-                data_seq = entry.get("sequence_number")
-                data_seq = int(manifest_seq if data_seq is None else data_seq)
-                key = (_entry_key(data_file), data_seq)
                 if key not in self.files:
                     if status == DELETED:
                         continue
-                    file_seq = entry.get("file_sequence_number")
                     self._born(key, data_file, int(entry_sid if entry_sid is not None else sid),
-                               int(manifest.get("partition_spec_id") or 0), data_seq,
+                               int(manifest.get("partition_spec_id") or 0), key[1],
                                int(manifest_seq if file_seq is None else file_seq))
                 born = self.files[key]
                 if status == DELETED and born.removed is None:
@@ -238,11 +230,26 @@ class IcebergRecorder:
                                            "added" if entry_sid == sid else "existing")
         self.snapshots[-1] = replace(self.snapshots[-1], entries=MappingProxyType(entries))
 
-    def _manifest_entries(self, manifest: dict) -> list[dict]:
+    def _manifest_rows(self, manifest: dict) -> list[tuple]:
+        """(status, snapshot id, file key, file sequence number or None, data_file) for every entry of a manifest.
+
+        Manifests never change (nor does the sequence number a manifest list gives one), so each is read and
+        keyed once per table, however many snapshots list it: a big table's 20 snapshots list ~1M entries.
+        """
         path = manifest["manifest_path"]
         cached = self._manifests.get(path)
         if cached is None:
-            cached = self._manifests[path] = _parse_avro(self.read_bytes(path))
+            manifest_seq = manifest.get("sequence_number") or 0
+            added_by = manifest.get("added_snapshot_id")
+            cached = []
+            for entry in _parse_avro(self.read_bytes(path)):
+                entry_sid = entry.get("snapshot_id")  # null in v2 means: the manifest's added_snapshot_id
+                data_file = entry["data_file"]
+                data_seq = entry.get("sequence_number")
+                data_seq = int(manifest_seq if data_seq is None else data_seq)
+                cached.append((entry["status"], added_by if entry_sid is None else entry_sid,
+                               (_entry_key(data_file), data_seq), entry.get("file_sequence_number"), data_file))
+            self._manifests[path] = cached
         return cached
 
     # ------------------------------------------------------------------------------------------------ files

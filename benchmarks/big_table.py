@@ -1,0 +1,196 @@
+"""Big tables: inspect of a 100,000-data-file / 10,000-delete-file Iceberg table against Iceberg Java's planFiles().
+
+The table is metadata-only: ``benchmarks/java/BigTableFiles.java`` (compiled here with ``javac`` against the
+Iceberg runtime jar and loaded into Spark's JVM over py4j) builds every file with Iceberg's own
+``DataFiles.builder`` / ``FileMetadata.deleteFileBuilder`` and commits them with ``newAppend`` / ``newRowDelta``;
+no data is written. 100 partitions (identity on ``part``), realistic bounds (ids grow with ingestion, so each
+data file holds its own id range; user ids and names overlap), ten rounds of one append and one row delta. The
+delete files are 90% file-scoped position delete files (``file_path`` bounds equal, as Spark writes them in v2)
+and 10% partition-scoped equality deletes on ``id``, half of them narrow (one file's id range), half wide.
+
+Measured in one run, on the same table and the same warm JVM, alternating:
+
+- reference: Iceberg Java's ``table.newScan().planFiles()`` at the current snapshot, every task's ``deletes()``
+  consumed (timed inside the JVM);
+- explorer: ``inspect_table(spark, name, contents=False, check=False)`` and ``result.summary()`` (the decision
+  summary: metadata JSON, manifest lists and manifests read through the table's FileIO, every snapshot recorded,
+  the indexed planner's attachments at the current snapshot), timed in Python.
+
+Peak memory is the summed RSS of this process and Spark's JVM, sampled every 50 ms from the build on. Then the
+attached-delete sets of the two are compared file by file (outside the timing) and the aggregated figures are
+built. Targets (issue #16): explorer ≤ 2x planFiles(), ≤ 20 s on 2 cores, peak memory < 1.5 GB.
+
+    python benchmarks/big_table.py [--smoke] [--json PATH] [--reps N] [--scale F]
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_common as bc
+
+DATA_FILES, DELETE_FILES, PARTITIONS, ROUNDS, EQUALITY_SHARE = 100_000, 10_000, 100, 10, 0.1
+TARGET_RATIO, TARGET_S, TARGET_MIB = 2.0, 20.0, 1536
+JAVA_SOURCE = Path(__file__).resolve().parent / "java" / "BigTableFiles.java"
+TABLE = "explorer.bench.big_table"
+
+
+def compile_helper(jar: Path, out: Path) -> Path:
+    """javac the helper against the Iceberg runtime jar; the class directory it wrote."""
+    javac = os.environ.get("JAVAC") or "javac"
+    subprocess.run([javac, "-nowarn", "-d", str(out), "-cp", str(jar), str(JAVA_SOURCE)], check=True,
+                   capture_output=True, text=True)
+    return out
+
+
+def load_helper(spark, classes: Path):
+    """An instance of BigTableFiles, loaded by a class loader whose parent is the one that loaded Iceberg."""
+    jvm, gateway = spark._jvm, spark.sparkContext._gateway
+    urls = gateway.new_array(jvm.java.net.URL, 1)
+    urls[0] = jvm.java.io.File(str(classes)).toURI().toURL()
+    parent = jvm.org.apache.iceberg.Table._java_lang_class.getClassLoader()
+    loader = jvm.java.net.URLClassLoader(urls, parent)
+    cls = loader.loadClass("BigTableFiles")
+    return cls.getDeclaredConstructor(gateway.new_array(jvm.java.lang.Class, 0)).newInstance(
+        gateway.new_array(jvm.java.lang.Object, 0))
+
+
+def build_table(spark, helper, sizes: dict) -> str:
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS explorer.bench")
+    spark.sql(f"DROP TABLE IF EXISTS {TABLE} PURGE")
+    spark.sql(f"CREATE TABLE {TABLE} (id BIGINT, user_id INT, name STRING, part INT) USING iceberg "
+              "PARTITIONED BY (part) TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')")
+    from explorer.iceberg.spark.metadata import load_iceberg_table
+
+    jtable = load_iceberg_table(spark, TABLE)
+    text = helper.build(jtable, sizes["data_files"], sizes["delete_files"], sizes["partitions"], sizes["rounds"],
+                        EQUALITY_SHARE, 16)
+    spark.sql(f"REFRESH TABLE {TABLE}")
+    return str(text)
+
+
+def java_plan_s(spark, helper) -> tuple[float, int, int]:
+    from explorer.iceberg.spark.metadata import load_iceberg_table
+
+    tasks, attached, nanos = helper.plan(load_iceberg_table(spark, TABLE))
+    return nanos / 1e9, int(tasks), int(attached)
+
+
+def explorer_inspect_s(spark):
+    from explorer.iceberg.spark.inspect import inspect_table
+
+    gc.collect()
+    start = time.perf_counter()
+    result = inspect_table(spark, TABLE, contents=False, check=False)
+    lines = result.summary()
+    return time.perf_counter() - start, result, lines
+
+
+def compare_with_java(spark, helper, result) -> tuple[int, int]:
+    """(data files whose attached sets differ, data files compared): Java's plan written by the helper, by name."""
+    from explorer.iceberg.spark.metadata import load_iceberg_table
+
+    with tempfile.NamedTemporaryFile(suffix=".tsv", delete=False) as fh:
+        out = fh.name
+    try:
+        helper.writePlan(load_iceberg_table(spark, TABLE), out)
+        java = {}
+        for line in Path(out).read_text(encoding="utf-8").splitlines():
+            data, _, deletes = line.partition("\t")
+            java[data] = frozenset(deletes.split(",")) if deletes else frozenset()
+    finally:
+        os.unlink(out)
+    names = {f.id: f.path.rsplit("/", 1)[-1] for f in result.capture.files}
+    ours = {names[d]: frozenset(names[x] for x in xs) for d, xs in result.attachments().items()}
+    differ = sum(1 for k in set(ours) | set(java) if ours.get(k) != java.get(k))
+    return differ, len(java)
+
+
+def figures(result) -> dict:
+    from explorer.iceberg import figures as fig
+
+    start = time.perf_counter()
+    built = fig.inspection_figures(result)
+    timeline, matrix = built["timeline"], built["decisions"]
+    return {"figures_s": time.perf_counter() - start, "timeline_traces": len(timeline.data),
+            "matrix_traces": len(matrix.data)}
+
+
+def measure(sizes: dict, reps: int, log=print) -> dict:
+    from memory import PeakSampler
+
+    from explorer.iceberg.spark.session import get_spark, iceberg_runtime_jar
+
+    spark = get_spark()
+    with tempfile.TemporaryDirectory(prefix="big-table-java-") as classes, PeakSampler(include_root=True) as peak:
+        helper = load_helper(spark, compile_helper(iceberg_runtime_jar(), Path(classes)))
+        start = time.perf_counter()
+        built = build_table(spark, helper, sizes)
+        build_s = time.perf_counter() - start
+        log(f"built {built} in {build_s:.1f} s")
+        java_plan_s(spark, helper)  # warm-up of both sides (JIT, file system cache)
+        _, result, _ = explorer_inspect_s(spark)
+        del result
+        java_times, ours_times = [], []
+        for _ in range(reps):
+            j, tasks, attached = java_plan_s(spark, helper)
+            java_times.append(j)
+            e, result, lines = explorer_inspect_s(spark)
+            ours_times.append(e)
+            log(f"  planFiles() {j:.2f} s ({tasks:,} tasks, {attached:,} attached deletes); inspect {e:.2f} s")
+        differ, compared = compare_with_java(spark, helper, result)
+        figs = figures(result)
+        spark.sql(f"DROP TABLE IF EXISTS {TABLE} PURGE")
+    java_s, ours_s = bc.median(java_times), bc.median(ours_times)
+    return {"sizes": sizes, "built": built, "build_s": build_s, "reps": reps, "java_plan_s": java_s,
+            "inspect_s": ours_s, "ratio": bc.ratio(ours_s, java_s), "tasks": tasks, "attached": attached,
+            "summary": lines, "attached_sets_differ": differ, "data_files_compared": compared,
+            "peak_mib": peak.peak_mib, "peak_java_mib": peak.peak_java_bytes / 2 ** 20, **figs}
+
+
+def report(m: dict) -> str:
+    rows = [["Iceberg Java planFiles()", m["java_plan_s"], "1.00x", "-"],
+            ["explorer inspect -> summary", m["inspect_s"], bc.fmt_ratio(m["ratio"]),
+             f"<= {TARGET_RATIO:g}x and <= {TARGET_S:g} s"]]
+    s = m["sizes"]
+    head = (f"{s['data_files']:,} data files, {s['delete_files']:,} delete files, {s['partitions']} partitions, "
+            f"{s['rounds'] * 2} snapshots; median of {m['reps']}")
+    lines = [head, bc.table(["side", "seconds", "ratio", "target"], rows), "",
+             f"peak memory (this process + Spark's JVM): {m['peak_mib']:,.0f} MiB (JVM {m['peak_java_mib']:,.0f} "
+             f"MiB); target < {TARGET_MIB:,} MiB",
+             f"attached delete sets: {m['attached_sets_differ']} of {m['data_files_compared']:,} data files differ "
+             "from planFiles()",
+             f"figures: timeline {m['timeline_traces']} traces, decisions {m['matrix_traces']} traces, built in "
+             f"{m['figures_s']:.2f} s", "", "summary:", *(f"  {line}" for line in m["summary"])]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = bc.parser(__doc__.splitlines()[0])
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--scale", type=float, default=None, help="fraction of the full size (smoke: 0.001)")
+    args = p.parse_args(argv)
+    scale = args.scale if args.scale is not None else (0.001 if args.smoke else 1.0)
+    sizes = {"data_files": max(10, int(DATA_FILES * scale)), "delete_files": max(4, int(DELETE_FILES * scale)),
+             "partitions": max(2, min(PARTITIONS, int(PARTITIONS * scale * 10))), "rounds": 2 if scale < 0.01
+             else ROUNDS}
+    m = measure(sizes, 1 if args.smoke else args.reps)
+    print()
+    print(report(m))
+    m["machine"] = bc.machine()
+    bc.write_json(args.json, m)
+    met = (m["attached_sets_differ"] == 0 and (args.smoke or (m["ratio"] <= TARGET_RATIO and
+                                                              m["inspect_s"] <= TARGET_S and
+                                                              m["peak_mib"] < TARGET_MIB)))
+    return 0 if m["attached_sets_differ"] == 0 else 1 if not met else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

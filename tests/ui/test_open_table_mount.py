@@ -1,0 +1,14 @@
+"""The app shows "Open a table" beside the scenario editor (the view itself is tested on the real engine in
+tests/iceberg/spark/test_inspect.py)."""
+
+from __future__ import annotations
+
+
+def test_the_app_mounts_open_a_table_beside_the_editor():
+    from explorer.ui.app import App
+
+    app = App(preset="seed-delete-insert-delete")
+    children = list(app.widget.children)
+    assert app.w_open_table in children and children.index(app.w_open_table) == children.index(app.w_editor) + 1
+    assert app.w_open_table.get_title(0) == "Open a table"
+    assert app.w_open_table.children == (app.open_table.widget,)

@@ -128,6 +128,8 @@ class IcebergRecorder:
     steps: list[StepOutcome] = field(default_factory=list)
     engine_rows: dict[int, tuple] = field(default_factory=dict)
     engine_plans: dict[int, dict[str, frozenset[str]]] = field(default_factory=dict)  # by file key (paths)
+    # v3: snapshot id -> (file path, position) -> (_row_id, _last_updated_sequence_number), as Spark read them
+    row_lineage: dict[int, dict[tuple[str, int], tuple[int, int]]] = field(default_factory=dict)
     jobs: list[JobOutcome] = field(default_factory=list)  # concurrent steps' jobs
     # How files are read: location -> bytes. Local files by default; inspect passes the table's own FileIO,
     # so any storage the catalog uses works. ``contents=False`` reads metadata only (no data or delete rows).
@@ -374,7 +376,17 @@ class IcebergRecorder:
                                    for name, ref in (self._metadata.get("refs") or {}).items()}),
             engine_plans=MappingProxyType({sid: MappingProxyType(self._plan_by_id(by_id[sid], plan))
                                            for sid, plan in self.engine_plans.items()}),
+            row_lineage=MappingProxyType({sid: MappingProxyType(lineage)
+                                          for sid, lineage in self.row_lineage.items()}),
         )
+
+    def record_read(self, snapshot_id: int, read: tuple) -> None:
+        """Keep one read-back of :func:`engine_read_at`: the rows, and on a v3 table their lineage by file."""
+        rows, lineage = read
+        self.engine_rows[snapshot_id] = rows
+        if lineage is not None:
+            self.row_lineage[snapshot_id] = {(self.relative(path), pos): values
+                                             for (path, pos), values in lineage.items()}
 
     def _plan_by_id(self, snapshot: SnapshotRecord, plan: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
         """A plan keyed by file key, in short ids of the files live at ``snapshot``; a file the capture does not
@@ -389,6 +401,23 @@ def engine_rows_at(spark, full_name: str, snapshot_id: int) -> tuple[Mapping[str
     rows = spark.read.format("iceberg").option("snapshot-id", snapshot_id).load(full_name).collect()
     plain = [MappingProxyType(row.asDict()) for row in rows]
     return tuple(sorted(plain, key=_row_sort_key))
+
+
+LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
+
+
+def engine_read_at(spark, full_name: str, snapshot_id: int, *, lineage: bool = False) -> tuple:
+    """(rows, lineage): :func:`engine_rows_at`, and with ``lineage`` (format v3: Iceberg 1.10's Spark 3.5 table
+    offers the row lineage metadata columns) every row's ``{(_file, _pos): (_row_id,
+    _last_updated_sequence_number)}`` from the same scan; else None."""
+    if not lineage:
+        return engine_rows_at(spark, full_name, snapshot_id), None
+    frame = spark.read.format("iceberg").option("snapshot-id", snapshot_id).load(full_name)
+    columns = frame.columns
+    read = frame.select(*columns, "_file", "_pos", *LINEAGE_COLUMNS).collect()
+    rows = tuple(sorted((MappingProxyType({c: r[c] for c in columns}) for r in read), key=_row_sort_key))
+    return rows, {(str(r["_file"]), int(r["_pos"])): (r["_row_id"], r["_last_updated_sequence_number"])
+                  for r in read}
 
 
 def _row_sort_key(row: Mapping[str, Any]) -> tuple:

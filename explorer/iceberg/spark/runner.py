@@ -43,7 +43,7 @@ from explorer.scenario.model import (
     UpsertStep,
 )
 
-from explorer.iceberg.spark.metadata import IcebergRecorder, engine_rows_at
+from explorer.iceberg.spark.metadata import IcebergRecorder, engine_read_at
 from explorer.iceberg.spark.planning import java_plan
 from explorer.scenario.errors import engine_reason
 from explorer.iceberg.spark.session import (
@@ -177,7 +177,7 @@ class _Runner:
         started = time.perf_counter()
         for sid, future in self._reads.items():
             try:
-                self.recorder.engine_rows[sid] = future.result()
+                self.recorder.record_read(sid, future.result())
             except Exception as exc:  # a read that fails is an engine failure too; never hide it
                 raise EngineError(f"Spark could not read snapshot {sid} back", detail=engine_reason(exc)) \
                     from None
@@ -193,7 +193,8 @@ class _Runner:
     def _read_back(self, snapshot_ids: tuple[int, ...]) -> None:
         # Snapshots never change, so Spark reads each one back while the next step already runs.
         for sid in snapshot_ids:
-            self._reads[sid] = self._reader.submit(engine_rows_at, self.spark, self.name, sid)
+            self._reads[sid] = self._reader.submit(engine_read_at, self.spark, self.name, sid,
+                                                   lineage=self.spec.format_version >= 3)
             self._plans[sid] = self._reader.submit(java_plan, self.spark._jvm, self.recorder.jtable, sid)
 
     def _run_step(self, step: Step) -> StepOutcome:

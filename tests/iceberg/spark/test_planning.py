@@ -128,3 +128,23 @@ def test_spec_evolution_makes_a_later_equality_delete_global(spark):
     drop, add = capture.steps[2], capture.steps[4]
     assert drop.snapshot_ids == () and "partition spec 1" in drop.note and "global" in drop.note
     assert "partition spec 2" in add.note
+
+
+def test_v3_row_lineage_through_update_upsert_and_compaction(spark):
+    """Spark 3.5 + Iceberg 1.10 read _row_id and _last_updated_sequence_number on a v3 table: a merge-on-read
+    UPDATE keeps the row id, an equality-delete upsert gives a new one (the spec: treated as a removed row and a
+    new row), and compaction keeps both values."""
+    capture, result = run(spark, "v3-row-lineage-through-compaction")
+    lineage = {}
+    for view in result.views:
+        plain = result.to_plain(snapshot_id=view.snapshot.snapshot_id)
+        lineage[view.snapshot.sequence_number] = {
+            (r["row"]["name"], r["visible"]): (r["row_id"], r["last_updated_sequence_number"]) for r in plain["rows"]}
+    assert lineage[1] == {("ada", True): (0, 1), ("grace", True): (1, 1), ("linus", True): (2, 1)}
+    assert lineage[2][("grace-2", True)] == (1, 2)  # UPDATE: same row id, updated at 2
+    assert lineage[2][("grace", False)] == (1, 1)  # the deleted copy, as last read
+    new_id, updated = lineage[3][("linus-2", True)]
+    assert updated == 3 and new_id not in (0, 1, 2)  # upsert through an equality delete: a new row id
+    assert lineage[4] == {("ada", True): (0, 1), ("grace-2", True): (1, 2), ("linus-2", True): (new_id, 3)}
+    assert "_row_id" in result.to_text()
+    assert len([f.id for f in capture.files if not f.is_delete and f.removed_snapshot_id is None]) == 1

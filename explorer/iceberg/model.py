@@ -8,6 +8,7 @@ JSON, and time-travelled without the engine.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import Enum
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -114,7 +115,20 @@ class FileRecord:
         return self.content.is_delete
 
     def partition_key(self) -> tuple:
+        return self._partition_key
+
+    # Computed once per record (the resolver and planner ask for them for every pair; cached_property writes
+    # the instance's __dict__ directly, which a frozen dataclass allows).
+    @cached_property
+    def _partition_key(self) -> tuple:
         return (self.spec_id, tuple(sorted(self.partition.items())))
+
+    @cached_property
+    def partition_values_text(self) -> str:
+        """``k=v, k=v`` in column order by name (``null`` for a null value)."""
+        from explorer.scenario.values import to_plain
+
+        return ", ".join(f"{k}={'null' if v is None else to_plain(v)}" for k, v in sorted(self.partition.items()))
 
     @property
     def file_key(self) -> str:
@@ -203,6 +217,25 @@ class Capture:
     engine_plans: Mapping[int, Mapping[str, frozenset[str]]] = field(default_factory=lambda: MappingProxyType({}))
     # The table's refs at the end of the run (name -> snapshot id; "main" is the current snapshot), if captured.
     refs: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    # Format v3 only: snapshot id -> (data file path, position) -> (_row_id, _last_updated_sequence_number) of
+    # every row Spark read there (row lineage; a deleted row keeps the values of the last snapshot it was read at)
+    row_lineage: Mapping[int, Mapping[tuple[str, int], tuple[int, int]]] = field(
+        default_factory=lambda: MappingProxyType({}))
+
+    def lineage(self, snapshot_id: int, file_id: str, position: int) -> tuple[int, int] | None:
+        """(_row_id, _last_updated_sequence_number) of one physical row as Spark read it at ``snapshot_id``, or,
+        for a row deleted there, at the nearest ancestor that still showed it; None without row lineage."""
+        if not self.row_lineage:
+            return None
+        key = (self.file(file_id).path, position)
+        by_id = {s.snapshot_id: s for s in self.snapshots}
+        sid: int | None = snapshot_id
+        while sid is not None and sid in by_id:
+            found = self.row_lineage.get(sid, {}).get(key)
+            if found is not None:
+                return found
+            sid = by_id[sid].parent_id
+        return None
 
     def file(self, file_id: str) -> FileRecord:
         for f in self.files:
@@ -233,9 +266,10 @@ class Capture:
     def ancestry(self, snapshot: SnapshotRecord) -> tuple[SnapshotRecord, ...]:
         """``snapshot`` and its ancestors known to this capture, newest first (the parent chain)."""
         by_id = {s.snapshot_id: s for s in self.snapshots}
-        chain, current = [], snapshot
-        while current is not None and current not in chain:
+        chain, seen, current = [], set(), snapshot
+        while current is not None and current.snapshot_id not in seen:
             chain.append(current)
+            seen.add(current.snapshot_id)
             current = by_id.get(current.parent_id) if current.parent_id is not None else None
         return tuple(chain)
 

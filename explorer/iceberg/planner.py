@@ -236,8 +236,7 @@ def can_contain_eq_deletes(data_file: FileRecord, delete_file: FileRecord) -> tu
 def _partition_text(f: FileRecord) -> str:
     if not f.partition:
         return f"spec {f.spec_id} (unpartitioned)"
-    values = ", ".join(f"{k}={_v(v)}" for k, v in sorted(f.partition.items()))
-    return f"partition {{{values}}} of spec {f.spec_id}"
+    return f"partition {{{f.partition_values_text}}} of spec {f.spec_id}"
 
 
 def _v(value: Any) -> str:

@@ -132,8 +132,7 @@ def stats_skippable(data_file: FileRecord, delete_file: FileRecord) -> bool:
 def _partition_text(f: FileRecord) -> str:
     if f.spec_unpartitioned and not f.partition:
         return f"the unpartitioned spec {f.spec_id}"
-    values = ", ".join(f"{k}={to_plain(v)}" for k, v in sorted(f.partition.items()))
-    return f"partition {{{values}}} of spec {f.spec_id}"
+    return f"partition {{{f.partition_values_text}}} of spec {f.spec_id}"
 
 
 def _seq_text(f: FileRecord) -> str:

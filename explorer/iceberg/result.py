@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from explorer.engine import Point
@@ -25,17 +26,29 @@ def plain_row(row: Mapping[str, Any]) -> dict:
 
 @dataclass(frozen=True)
 class SnapshotView:
-    """The resolver's view of one snapshot; ``agrees`` is None when the engine's rows were not captured."""
+    """The resolver's view of one snapshot; ``agrees`` is None when the engine's rows were not captured.
+
+    The rows (``fates``, ``predicted_rows``) come from the delete file index. The full tables of every (data
+    file, delete file) pair, ``decisions`` and the planner's ``plan``, are built on first use (at 1,000 live
+    files they are 90,000 pairs each); a captured Java plan needs ``plan`` for the cross-check, so it is built at
+    once then."""
 
     state: TableState
-    decisions: tuple[Decision, ...]
     fates: tuple[RowFate, ...]
     predicted_rows: tuple[Mapping[str, Any], ...]
     engine_rows: tuple[Mapping[str, Any], ...] | None
     comparison: RowComparison | None
     agrees: bool | None  # rows and attached delete files both agree (None when neither was captured)
-    plan: Plan | None = None
     plan_comparison: PlanComparison | None = None  # against Iceberg Java's planFiles(), when captured
+    index: DeleteFileIndex | None = None
+
+    @cached_property
+    def decisions(self) -> tuple[Decision, ...]:
+        return decide_all(self.state, self.index)
+
+    @cached_property
+    def plan(self) -> Plan:
+        return plan(self.state)
 
     @property
     def snapshot(self) -> SnapshotRecord:
@@ -51,12 +64,15 @@ def build_view(state: TableState) -> SnapshotView:
     fates = row_fates(state, index)
     predicted = predicted_rows(fates)
     comparison = None if state.engine_rows is None else compare_rows(predicted, state.engine_rows)
-    planned = plan(state)
-    plan_cmp = None if state.engine_plan is None else compare_plans(planned.attached_sets(), state.engine_plan)
+    planned = None if state.engine_plan is None else plan(state)
+    plan_cmp = None if planned is None else compare_plans(planned.attached_sets(), state.engine_plan)
     checks = [c.agrees for c in (comparison, plan_cmp) if c is not None]
-    return SnapshotView(state=state, decisions=decide_all(state, index), fates=fates, predicted_rows=predicted,
-                        engine_rows=state.engine_rows, comparison=comparison,
-                        agrees=all(checks) if checks else None, plan=planned, plan_comparison=plan_cmp)
+    view = SnapshotView(state=state, fates=fates, predicted_rows=predicted, engine_rows=state.engine_rows,
+                        comparison=comparison, agrees=all(checks) if checks else None, plan_comparison=plan_cmp,
+                        index=index)
+    if planned is not None:
+        view.__dict__["plan"] = planned  # already built for the cross-check
+    return view
 
 
 class IcebergResult:
@@ -195,7 +211,8 @@ class IcebergResult:
                         "files": [f.to_plain() for f in view.plan.files]},
             "plan_comparison": None if view.plan_comparison is None else view.plan_comparison.to_plain(),
             "rows": [{"row": plain_row(f.row), "file": f.file, "position": f.position, "visible": f.visible,
-                      **({} if f.visible else {"deleted_by": f.deleted_by})} for f in view.fates],
+                      **({} if f.visible else {"deleted_by": f.deleted_by}),
+                      **self._lineage_plain(snap.snapshot_id, f)} for f in view.fates],
             "predicted_rows": [plain_row(r) for r in view.predicted_rows],
             "removed_rows": [{"row": plain_row(f.row), "file": f.file, "position": f.position,
                               "deleted_by": f.deleted_by, "all_deleted_by": list(f.all_deleted_by),
@@ -205,6 +222,13 @@ class IcebergResult:
             "steps": [_step_plain(s) for s in cap.steps],
             "jobs": [_job_plain(j) for j in cap.jobs],
         }
+
+    def _lineage_plain(self, snapshot_id: int, fate) -> dict:
+        """Row lineage (format v3) of one row as Spark read it: ``row_id`` and ``last_updated_sequence_number``."""
+        found = self.capture.lineage(snapshot_id, fate.file, fate.position)
+        if found is None:
+            return {}
+        return {"row_id": found[0], "last_updated_sequence_number": found[1]}
 
     # ---------------------------------------------------------------------------------------- text form
 
@@ -244,8 +268,11 @@ class IcebergResult:
                 ["data", "delete files opened", "delete rows read", "rows checked", "rows removed"],
                 [[f.data_file, f"{len(f.attached)} ({', '.join(f.attached)})" if f.attached else "0",
                   f.delete_rows_read, f.rows_checked, f.rows_removed] for f in view.plan.files]), ""]
-        out += ["ROWS", _table(["file", "pos", "row", "fate"], [
+        lineage = {(f.file, f.position): self.capture.lineage(view.snapshot.snapshot_id, f.file, f.position)
+                   for f in view.fates} if self.capture.row_lineage else {}
+        out += ["ROWS", _table(["file", "pos", "row", "fate"] + (["_row_id", "_last_updated_seq"] if lineage else []), [
             [f.file, f.position, _brief(plain_row(f.row)), "visible" if f.visible else f"deleted by {f.deleted_by}"]
+            + (list(lineage[(f.file, f.position)] or ("?", "?")) if lineage else [])
             for f in view.fates]) if view.fates else "(no live data files)", ""]
         out.append(f"Predicted rows: {len(view.predicted_rows)}; engine rows: "
                    + ("not captured" if view.engine_rows is None else str(len(view.engine_rows))))

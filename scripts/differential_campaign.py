@@ -63,6 +63,7 @@ def campaign(engine: str, count: int, seed: int, *, shrink: bool, save: Path | N
         if result.refusal:
             stats["refusals"] += 1
             refusals[result.refusal] += 1
+            print(f"!!! scenario {i} refused: {result.refusal}", file=log, flush=True)
         elif result.disagreements:
             stats["disagreeing_scenarios"] += 1
             print(f"!!! scenario {i} disagrees: {result.disagreements[0]}", file=log, flush=True)
@@ -75,7 +76,7 @@ def campaign(engine: str, count: int, seed: int, *, shrink: bool, save: Path | N
                 (save / f"{small['name']}.yaml").write_text(text, encoding="utf-8")
         elif result.snapshots_compared == 0:
             stats["nothing_compared"] += 1
-        if i % 25 == 0 or i == count:
+        if i % 10 == 0 or i == count:
             print(f"[{engine}] {i}/{count} scenarios, {stats['snapshots_compared']} snapshots compared, "
                   f"{stats['disagreeing_scenarios']} disagreeing, {stats['refusals']} refused, "
                   f"{time.perf_counter() - started:.0f}s", file=log, flush=True)

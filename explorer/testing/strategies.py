@@ -82,7 +82,12 @@ def _distinct(c: Chooser, options: Sequence[T], count: int) -> list[T]:
 
 
 def iceberg_plain(c: Chooser, *, name: str = "random-iceberg", max_steps: int = 7) -> dict:
-    """One random Iceberg scenario as a plain mapping (what a YAML file holds)."""
+    """One random Iceberg scenario as a plain mapping (what a YAML file holds).
+
+    Beside data steps: tags and rollbacks to them, a branch with inserts on it, a cherry-pick of one of those
+    commits onto main, a fast-forward of main to the branch (only while main has not moved since the branch
+    was made, as Iceberg requires), and partition spec evolution of ``p`` (drop, add, replace with a bucket or
+    truncate transform) on tables that have the column."""
     partitioned = c.boolean()
     format_version = c.choice((1, 2, 2, 3, 3))
     write_mode = c.choice(("merge-on-read", "copy-on-write"))
@@ -98,6 +103,10 @@ def iceberg_plain(c: Chooser, *, name: str = "random-iceberg", max_steps: int = 
     steps: list[dict] = []
     tags: list[str] = []  # tags made so far: a later step may roll the table back to one
     upgraded = format_version >= 2
+    fields = ["p"] if partitioned else []  # the partition spec in force
+    branch: str | None = None
+    main_moved = False  # since the branch was made (fast-forward needs main to be the branch's ancestor)
+    pickable: list[int] = []  # steps (1-based) that committed an insert on the branch
     for i in range(count):
         if i == 0:
             steps.append(_insert(c, partitioned))
@@ -113,6 +122,14 @@ def iceberg_plain(c: Chooser, *, name: str = "random-iceberg", max_steps: int = 
             kinds += ["equality_delete", "equality_delete", "upsert", "upsert", "tag"]
         if tags:
             kinds.append("rollback")
+        if upgraded:
+            kinds += ["branch_insert"] * 5 if branch else ["branch"] * 3
+        if pickable:
+            kinds += ["cherry_pick"] * 5
+        if branch and not main_moved and pickable:
+            kinds += ["fast_forward"] * 2
+        if partitioned:
+            kinds.append("partition")
         kind = c.choice(kinds)
         if kind == "tag":
             tags.append(f"t{i}")
@@ -121,9 +138,57 @@ def iceberg_plain(c: Chooser, *, name: str = "random-iceberg", max_steps: int = 
             tag = c.choice(tags)
             steps.append({"sql": f"CALL {{catalog}}.system.set_current_snapshot(table => '{{table}}', "
                                  f"ref => '{tag}')", "label": f"roll back to {tag}"})
+            main_moved = True
+        elif kind == "branch":
+            branch, main_moved = f"b{i}", False
+            steps.append({"sql": f"ALTER TABLE {{table}} CREATE BRANCH {branch}", "label": f"branch {branch}"})
+        elif kind == "branch_insert":
+            rows = [_row(c, partitioned) for _ in range(c.integer(1, 2))]
+            values = ", ".join("(" + ", ".join(_sql_literal(r[k]) for k in columns) + ")" for r in rows)
+            steps.append({"sql": f"INSERT INTO {{table}}.branch_{branch} VALUES {values}",
+                          "label": f"insert on {branch}"})
+            pickable.append(i + 1)
+        elif kind == "cherry_pick":
+            step = pickable.pop(c.integer(0, len(pickable) - 1))
+            steps.append({"sql": f"CALL {{catalog}}.system.cherrypick_snapshot('{{table}}', {{snapshot:{step}}})",
+                          "label": f"cherry-pick step {step} onto main"})
+            main_moved = True
+        elif kind == "fast_forward":
+            steps.append({"sql": f"CALL {{catalog}}.system.fast_forward('{{table}}', 'main', '{branch}')",
+                          "label": f"fast-forward main to {branch}"})
+            pickable.clear()  # those commits are on main now; picking one again would be refused
+        elif kind == "partition":
+            steps.append(_partition(c, fields))
         else:
             steps.append(_ICEBERG_STEPS[kind](c, partitioned))
+            main_moved = True
     return {"name": name, "engine": "iceberg", "table": table, "steps": steps}
+
+
+PARTITION_FIELDS = ("p", "bucket(2, p)", "truncate(2, p)")
+
+
+def _partition(c: Chooser, fields: list[str]) -> dict:
+    """Evolve the spec in force (``fields``, updated in place): drop a field, replace it, or add one."""
+    unused = [f for f in PARTITION_FIELDS if f not in fields]
+    action = c.choice(("drop", "replace")) if fields else "add"
+    if action == "add":
+        new = c.choice(unused)
+        fields.append(new)
+        return {"partition": {"add": [new]}, "label": f"partition by {new}"}
+    old = c.choice(fields)
+    if action == "drop":
+        fields.remove(old)
+        return {"partition": {"drop": [old]}, "label": f"drop partition field {old}"}
+    new = c.choice(unused)
+    fields[fields.index(old)] = new
+    return {"partition": {"replace": {old: new}}, "label": f"replace {old} with {new}"}
+
+
+def _sql_literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    return f"'{value}'" if isinstance(value, str) else str(value)
 
 
 def _row(c: Chooser, partitioned: bool, *, key: int | None = None, nullable: bool = True) -> dict:

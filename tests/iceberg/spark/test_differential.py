@@ -3,7 +3,8 @@ attached delete files equal Iceberg Java's planFiles(), at EVERY snapshot.
 
 Scenarios come from explorer.testing.strategies (inserts over 1-3 files, SQL deletes by mapping and by
 predicate, equality deletes (null values too), upserts, updates, merges, compactions, tags and rollbacks to
-them, v1 tables upgraded to v2, v2/v3, merge-on-read and copy-on-write, partitioned or not; five keys so deletes hit). Hypothesis runs a fixed,
+them, branches with inserts on them, cherry-picks and fast-forwards, partition spec evolution (drop / add /
+replace with bucket or truncate), v1 tables upgraded to v2, v2/v3, merge-on-read and copy-on-write, partitioned or not; five keys so deletes hit). Hypothesis runs a fixed,
 derandomized set so CI is deterministic; scripts/differential_campaign.py runs the long campaign.
 """
 
@@ -58,7 +59,13 @@ def test_random_scenarios_cover_every_step_kind_table_shape_and_mode():
     rng = random.Random(7)
     scenarios = [random_iceberg_scenario(rng) for _ in range(300)]
     kinds = Counter(s.kind for sc in scenarios for s in sc.steps)
-    assert set(kinds) == {"insert", "delete", "update", "merge", "equality_delete", "upsert", "compact", "sql"}
+    assert set(kinds) == {"insert", "delete", "update", "merge", "equality_delete", "upsert", "compact", "sql",
+                          "partition"}
+    sqls = [s.sql for sc in scenarios for s in sc.steps if s.kind == "sql"]
+    for marker in ("CREATE BRANCH", ".branch_", "cherrypick_snapshot", "fast_forward"):
+        assert any(marker in q for q in sqls), marker
+    bodies = [s.body() for sc in scenarios for s in sc.steps if s.kind == "partition"]
+    assert {next(iter(b)) for b in bodies} == {"add", "drop", "replace"}
     assert {sc.table.format_version for sc in scenarios} == {1, 2, 3}
     assert {sc.table.write_mode for sc in scenarios} == {"merge-on-read", "copy-on-write"}
     assert {bool(sc.table.partitioned_by) for sc in scenarios} == {True, False}

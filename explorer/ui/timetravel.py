@@ -239,7 +239,10 @@ export default {
       check.style.display = shown ? "" : "none";
       tabs.style.display = shown ? "" : "none";
       panelsBox.style.display = shown ? "" : "none";
-      if (!shown) return;
+      if (!shown) {  // nothing of an answer stays in the page, not even hidden (predict mode)
+        stepLabel.textContent = ""; caption.textContent = ""; check.textContent = "";
+        return;
+      }
       const n = data.snapshots.length;
       const i = Math.max(0, Math.min(n - 1, idx));
       const snap = data.snapshots[i];

@@ -99,10 +99,13 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         page.screenshot(path=str(artifacts / f"app-{server_kind}-page.png"), full_page=True)
 
         # Editing makes the scenario the learner's own: the picker goes blank; choosing the preset reloads it.
-        page.get_by_text("Scenario editor", exact=True).first.click()  # folded after Run
         labels = page.locator(".widget-textarea textarea")
         index = labels.evaluate_all("ts => ts.findIndex(t => t.value.startsWith('Load batch 2'))")
-        assert index >= 0, "the editor does not show step 2's label"
+        assert index >= 0, "the editor does not hold step 2's label"
+        if not labels.nth(index).is_visible():  # folded after Run: open it
+            page.locator(".jupyter-widget-Collapse-header, .lm-Collapse-header, .p-Collapse-header",
+                         has_text="Scenario editor").first.click()
+            labels.nth(index).wait_for(state="visible", timeout=10_000)
         labels.nth(index).fill("my own batch")
         labels.nth(index).blur()
         page.wait_for_function("s => s.selectedIndex < 0", arg=B.preset_select(page).element_handle(),

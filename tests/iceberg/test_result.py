@@ -149,3 +149,23 @@ def test_select_by_snapshot_id_where_sequence_numbers_repeat(build):
         result.at(snapshot_id=9)
     with pytest.raises(LookupError, match="no ref 'audit'"):
         result.at(ref="audit")
+
+
+def test_json_referenced_data_file_and_no_comparison_when_scope_decided(build):
+    """#13: files[].referenced_data_file is set for a file-scoped position delete (and a DV), as Iceberg reads
+    it; a decision that scope decided (other partition, other file) prints no sequence-number comparison."""
+    files = [build.data("D1", 1, [{"user_id": 1, "name": "a"}], partition={"r": "eu"}, added=1),
+             build.data("D2", 2, [{"user_id": 2, "name": "b"}], partition={"r": "us"}, added=2),
+             build.pos("P1", 3, [("D1", 0)], partition={"r": "eu"}, referenced=build.path("D1"), added=3),
+             build.eq("E1", 4, [{"user_id": 2}], partition={"r": "us"}, added=4)]
+    capture = build.capture(files, [(1, "append", "a"), (2, "append", "b"), (3, "overwrite", "p"),
+                                    (4, "overwrite", "e")])
+    plain = IcebergResult(capture).to_plain()
+    by_id = {f["id"]: f for f in plain["files"]}
+    assert by_id["P1"]["referenced_data_file"] == build.path("D1")
+    assert by_id["P1"]["referenced_by"] == "referenced_data_file"
+    assert by_id["E1"]["referenced_data_file"] is None and by_id["D1"]["referenced_data_file"] is None
+    decisions = {(d["data_file"], d["delete_file"]): d for d in plain["decisions"]}
+    out_of_scope = [decisions[("D2", "P1")], decisions[("D1", "E1")]]
+    assert all(d["comparison"] is None and not d["applies"] for d in out_of_scope), out_of_scope
+    assert decisions[("D1", "P1")]["comparison"] is not None and decisions[("D2", "E1")]["comparison"] == "2 < 4"

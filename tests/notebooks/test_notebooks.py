@@ -26,7 +26,9 @@ NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-re
              "03-changelog-copy-on-write.ipynb", "04-paimon-sequence-and-rowkind.ipynb", "05-playground.ipynb",
              "06-concurrent-writers.ipynb",
              # chapters (#14)
-             "07-branches-rollback-tags.ipynb", "08-readers-view.ipynb")
+             "07-branches-rollback-tags.ipynb", "08-readers-view.ipynb",
+             # inspect (#16): the SQL-first path
+             "inspect-your-table.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 # 01 prints "E1 x D4: 5 < 4 -> ignored-by-sequence" for each decision it shows.
@@ -368,3 +370,25 @@ def test_08_readers_view_executes(kernel_env, tmp_path):
     # Spark's position_deletes table: each (data file, delete file) it lists is what Java attached.
     listed = re.findall(r"^  data_file_id=(D\d+), id=(P\d+), pos=\d+$", text, flags=re.MULTILINE)
     assert listed and all(p in java[3][d] for d, p in listed), (listed, java[3])
+
+
+# ------------------------------------------------------------------------------------------ inspect (#16)
+
+
+@pytest.mark.notebook
+@pytest.mark.spark
+def test_inspect_your_table_executes(kernel_env, tmp_path):
+    """Free SQL on the explorer's session makes the table; inspect and explain_row explain it, checked against
+    Spark's read and Iceberg Java's planFiles()."""
+    nb = execute("inspect-your-table.ipynb", tmp_path)
+    text = text_of(nb)
+    assert "1 position delete file touches 1 of 3 data files" in text, text
+    decisions = re.findall(r"^(P\d+) x (D\d+): (\S+ <= \S+|-) -> (\S+)$", text, flags=re.MULTILINE)
+    applied = [(x, d, test) for x, d, test, outcome in decisions if outcome == "applies"]
+    assert len(applied) == 1 and applied[0][2] == "1 <= 3", decisions
+    assert "Iceberg Java's planFiles() attaches the same delete files: True" in text
+    assert "Spark's rows are the explorer's rows: True" in text
+    assert re.search(r"user_id=500: copy in D1 removed by P1 \(1 <= 3\); copy in D3 \(position 0\) is visible",
+                     text), text
+    assert "Spark reads: [{'user_id': 500, 'name': 'new-500'}] - agrees: True" in text
+    assert_figures_offline(nb, at_least=2)

@@ -123,12 +123,12 @@ def figures(result) -> dict:
             "matrix_traces": len(matrix.data)}
 
 
-def measure(sizes: dict, reps: int, log=print) -> dict:
+def measure(sizes: dict, reps: int, log=print, spark=None) -> dict:
     from memory import PeakSampler
 
     from explorer.iceberg.spark.session import get_spark, iceberg_runtime_jar
 
-    spark = get_spark()
+    spark = spark or get_spark()
     with tempfile.TemporaryDirectory(prefix="big-table-java-") as classes, PeakSampler(include_root=True) as peak:
         helper = load_helper(spark, compile_helper(iceberg_runtime_jar(), Path(classes)))
         start = time.perf_counter()
@@ -146,12 +146,15 @@ def measure(sizes: dict, reps: int, log=print) -> dict:
             ours_times.append(e)
             log(f"  planFiles() {j:.2f} s ({tasks:,} tasks, {attached:,} attached deletes); inspect {e:.2f} s")
         differ, compared = compare_with_java(spark, helper, result)
+        on_disk = sum(1 for f in result.capture.files if Path(f.path).exists()
+                      or Path(result.capture.table_location.removeprefix("file:"), f.path).exists())
         figs = figures(result)
         spark.sql(f"DROP TABLE IF EXISTS {TABLE} PURGE")
     java_s, ours_s = bc.median(java_times), bc.median(ours_times)
     return {"sizes": sizes, "built": built, "build_s": build_s, "reps": reps, "java_plan_s": java_s,
             "inspect_s": ours_s, "ratio": bc.ratio(ours_s, java_s), "tasks": tasks, "attached": attached,
             "summary": lines, "attached_sets_differ": differ, "data_files_compared": compared,
+            "files_in_capture": len(result.capture.files), "files_on_disk": on_disk,
             "peak_mib": peak.peak_mib, "peak_java_mib": peak.peak_java_bytes / 2 ** 20, **figs}
 
 
@@ -163,12 +166,12 @@ def report(m: dict) -> str:
     head = (f"{s['data_files']:,} data files, {s['delete_files']:,} delete files, {s['partitions']} partitions, "
             f"{s['rounds'] * 2} snapshots; median of {m['reps']}")
     lines = [head, bc.table(["side", "seconds", "ratio", "target"], rows), "",
-             f"peak memory (this process + Spark's JVM): {m['peak_mib']:,.0f} MiB (JVM {m['peak_java_mib']:,.0f} "
-             f"MiB); target < {TARGET_MIB:,} MiB",
-             f"attached delete sets: {m['attached_sets_differ']} of {m['data_files_compared']:,} data files differ "
-             "from planFiles()",
-             f"figures: timeline {m['timeline_traces']} traces, decisions {m['matrix_traces']} traces, built in "
-             f"{m['figures_s']:.2f} s", "", "summary:", *(f"  {line}" for line in m["summary"])]
+             (f"peak memory (this process + Spark's JVM): {m['peak_mib']:,.0f} MiB (JVM "
+              f"{m['peak_java_mib']:,.0f} MiB); target < {TARGET_MIB:,} MiB"),
+             (f"attached delete sets: {m['attached_sets_differ']} of {m['data_files_compared']:,} data files differ "
+              "from planFiles()"),
+             (f"figures: timeline {m['timeline_traces']} traces, decisions {m['matrix_traces']} traces, built in "
+              f"{m['figures_s']:.2f} s"), "", "summary:", *(f"  {line}" for line in m["summary"])]
     return "\n".join(lines)
 
 

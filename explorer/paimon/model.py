@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from explorer.paimon.options import (RETRACT_KINDS, aggregate_function, descending, flag, merge_engine,
-                             sequence_fields, snapshot_ordering)
+                             sequence_fields, sequence_groups, snapshot_ordering)
 from explorer.scenario.values import to_plain
 
 if TYPE_CHECKING:
@@ -484,18 +484,45 @@ def _first_row(live, table):
     return out, _row(first, table), f"{first.label()} was first and stays", False
 
 
-def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecord]]:
-    """Partial-update's fold: the latest non-null value per column, and the record each value came from."""
+def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecord], dict[int, list]]:
+    """Partial-update's fold: the latest non-null value per column, and the record each value came from.
+
+    With sequence groups (``fields.<seq>.sequence-group = a,b``) a record updates a group's fields only when its
+    value of the group's sequence field is not null and at least the row's current one, and then it sets them
+    all, nulls included (Paimon's ``PartialUpdateMergeFunction.updateWithSequenceGroup``); the sequence field
+    itself moves only forward. Columns in no group keep the latest non-null value. The third result lists,
+    per record (by ``id``), the groups it did not update: (sequence field, why).
+    """
+    groups = sequence_groups(table.options)
+    group_of = {f: seq for seq, members in groups.items() for f in members}
     source: dict[str, PaimonRecord] = {}
+    skipped: dict[int, list[str]] = {}
     acc: dict[str, Any] = {c: None for c in table.column_names}
     for r in records:
+        before = {seq: acc[seq] for seq in groups}
+        accepts = {}
+        for seq in groups:
+            cur, prev = r.values.get(seq), before[seq]
+            accepts[seq] = cur is not None and (prev is None or _cmp_values(cur, prev) >= 0)
+            if not accepts[seq]:
+                why = (f"{seq} is null" if cur is None else f"{seq}={_fmt(cur, prev)} < {_fmt(prev, cur)}")
+                skipped.setdefault(id(r), []).append((seq, f"group ({', '.join(groups[seq])}) not updated: {why}"))
         for c in table.column_names:
+            value = r.values.get(c)
             if c in table.primary_key:
-                acc[c] = r.values.get(c)
-            elif r.values.get(c) is not None:
-                acc[c] = r.values[c]
+                acc[c] = value
+            elif c in groups:
+                if accepts[c] and (before[c] is None or _cmp_values(value, before[c]) > 0):
+                    acc[c] = value
+                    source[c] = r
+            elif c in group_of:
+                if accepts[group_of[c]]:
+                    acc[c] = value
+                    source[c] = r
+            elif value is not None:
+                acc[c] = value
                 source[c] = r
-    return acc, source
+    return acc, source, skipped
 
 
 def _single_groups(live):
@@ -504,7 +531,8 @@ def _single_groups(live):
 
 def _partial_update(stored, table, groups=None):
     groups = groups or _single_groups(stored)
-    acc, source = _fold_partial(stored, table)
+    acc, source, skipped = _fold_partial(stored, table)
+    grouped = sequence_groups(table.options)
     members_of = {id(s): m for s, m in groups}
     origin: dict[str, PaimonRecord] = {}  # column -> the input record its final value came from
     for c, s in source.items():
@@ -515,13 +543,21 @@ def _partial_update(stored, table, groups=None):
         prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
         for r in members:
             cols = [c for c in table.column_names if origin.get(c) is r]
+            missed = skipped.get(id(r), []) if len(members) == 1 else []
+            groups_text = "; ".join(text for _, text in missed)
+            held = {c for seq, _ in missed for c in (seq, *grouped[seq])}  # columns its skipped groups cover
             if cols:
                 gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
-                out.append(Candidate(r, Fate.CONTRIBUTES, f"{prefix}latest non-null value of {gave}"))
+                what = ("latest value of" if grouped else "latest non-null value of")
+                text = f"{prefix}{what} {gave}"
+                out.append(Candidate(r, Fate.CONTRIBUTES, text + (f" ({groups_text})" if groups_text else "")))
             else:
-                later = [c for c in table.column_names if c not in table.primary_key and r.values.get(c) is not None]
+                later = [c for c in table.column_names if c not in table.primary_key and r.values.get(c) is not None
+                         and c not in held]
                 why = ("all its non-null values (" + ", ".join(later) + ") are overwritten by newer records"
                        if later else "it carries only nulls, which never overwrite")
+                if groups_text:
+                    why = groups_text + ("; " + why if later else "")
                 out.append(Candidate(r, Fate.OVERWRITTEN, prefix + why))
     summary = "merged column by column: " + ", ".join(
         f"{c} from {s.label()}" for c, s in sorted(origin.items(), key=lambda kv: table.column_names.index(kv[0])))

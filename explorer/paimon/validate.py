@@ -12,6 +12,8 @@ from explorer.paimon.options import (
     BOOLEAN_OPTIONS,
     DEFAULT_BUCKETS,
     FIELD_SUFFIX,
+    GROUP_SEQUENCE_TYPES,
+    GROUP_SUFFIX,
     MERGE_ENGINES,
     NUMERIC_TYPES,
     ORDERED_TYPES,
@@ -22,6 +24,7 @@ from explorer.paimon.options import (
     flag,
     merge_engine,
     sequence_fields,
+    sequence_groups,
     snapshot_ordering,
 )
 from explorer.scenario.errors import ScenarioError
@@ -80,6 +83,7 @@ def validate_paimon_scenario(scenario: Scenario) -> None:
     if "sequence.field.sort-order" in opts and not seq:
         raise _option_error("has no effect without sequence.field", "sequence.field.sort-order")
     _check_aggregates(table, engine, seq)
+    _check_sequence_groups(table, engine, seq)
     rowkind = opts.get("rowkind.field")
     if rowkind is not None:
         if rowkind not in names:
@@ -101,8 +105,42 @@ def _check_option_names(table: TableSpec) -> None:
             if column not in table.column_names:
                 raise _option_error(f"{column!r} is not a column", name)
             continue
+        if name.startswith("fields.") and name.endswith(GROUP_SUFFIX):
+            continue  # checked by _check_sequence_groups
         raise _option_error(f"this explorer does not model the Paimon option {name!r}; it understands "
-                            f"{', '.join(PLAIN_OPTIONS)} and fields.<column>.aggregate-function", name)
+                            f"{', '.join(PLAIN_OPTIONS)}, fields.<column>.aggregate-function and "
+                            "fields.<column>.sequence-group", name)
+
+
+def _check_sequence_groups(table: TableSpec, engine: str, seq: tuple[str, ...]) -> None:
+    """Paimon's checks on ``fields.<seq>.sequence-group`` (SchemaValidation, PartialUpdateMergeFunction)."""
+    groups = sequence_groups(table.options)
+    owner: dict[str, str] = {}
+    for field_seq, members in groups.items():
+        name = f"fields.{field_seq}{GROUP_SUFFIX}"
+        if engine != "partial-update":
+            raise _option_error("sequence groups are modelled for merge-engine: partial-update only", name)
+        if "," in field_seq:
+            raise _option_error("a group ordered by several sequence fields is not modelled; use one field",
+                                name)
+        if field_seq not in table.column_names:
+            raise _option_error(f"{field_seq!r} can not be found in table schema", name)
+        if table.type_of(field_seq) not in GROUP_SEQUENCE_TYPES:
+            raise _option_error(f"a group's sequence field must be one of {', '.join(GROUP_SEQUENCE_TYPES)}; "
+                                f"{field_seq!r} is {table.type_of(field_seq)}", name)
+        if field_seq in table.primary_key or field_seq in seq:
+            raise _option_error(f"{field_seq!r} is a primary-key column or the table's sequence.field", name)
+        if not members:
+            raise _option_error("names no field; write the columns this sequence field orders, e.g. a,b", name)
+        for f in members:
+            if f not in table.column_names:
+                raise _option_error(f"field {f!r} can not be found in table schema", name)
+            if f in table.primary_key or f in groups:
+                raise _option_error(f"{f!r} is a primary-key column or another group's sequence field", name)
+            if f in owner:
+                raise _option_error(f"field {f!r} is defined repeatedly by multiple groups ({owner[f]!r} and "
+                                    f"{field_seq!r})", name)
+            owner[f] = field_seq
 
 
 def _check_aggregates(table: TableSpec, engine: str, seq: tuple[str, ...]) -> None:
@@ -145,7 +183,8 @@ def _check_rows(scenario: Scenario, rowkind: str | None, engine: str) -> None:
                                     step=step.index, field=f"{step.kind}[{r}].{rowkind}")
             if value in RETRACT_KINDS and not ignore and engine != "deduplicate":
                 hint = {"first-row": "first-row cannot accept DELETE/UPDATE_BEFORE records",
-                        "partial-update": "partial-update cannot accept delete records",
+                        "partial-update": "partial-update cannot accept delete records (Paimon lets sequence "
+                                          "groups retract their fields; that is not modelled here)",
                         "aggregation": "retracting an aggregate is not modelled here"}[engine]
                 raise ScenarioError(f"a {value} record reaches the {engine} merge engine: {hint}. Set "
                                     "ignore-delete: true to drop -U/-D records", step=step.index,

@@ -210,6 +210,18 @@ def test_02_merge_on_read_executes(kernel_env, tmp_path):
     # Compaction: some data file's data sequence number is older than the commit that wrote it.
     seqs = re.findall(r"^D\d+: data sequence number (\d+), file sequence number (\d+)$", text, flags=re.MULTILINE)
     assert any(int(d) < int(f) for d, f in seqs), text
+    # Whole-file drop only when bounds prove it: every row of D1 deleted, yet a position delete; D2 dropped.
+    assert "step 3: added P1; dropped nothing" in text and "step 4: added nothing; dropped D2" in text
+    # The compaction race, on the engine: commits with the starting sequence number, rejected otherwise.
+    races = dict(re.findall(r"^(concurrent-compaction-\S+): compaction (\S+); rows \[100, 200, 300\]$", text,
+                            flags=re.MULTILINE))
+    assert races == {"concurrent-compaction-vs-equality-delete": "RETRIED-AND-COMMITTED",
+                     "concurrent-compaction-vs-equality-delete-no-starting-sequence": "REJECTED",
+                     "concurrent-compaction-vs-position-delete": "REJECTED"}, text
+    assert "    Cannot commit, found new delete for replaced data file: D" in text
+    assert "    Cannot commit, found new position delete for replaced data file: D1" in text
+    # rewrite_position_delete_files: the new delete file keeps data sequence number 3, written at 4.
+    assert re.search(r"^P\d+: data sequence number 3, file sequence number 4$", text, flags=re.MULTILINE)
     # The v1 files read back with data sequence number 0.
     assert re.search(r"^D\d+: data\s+data sequence number 0$", text, flags=re.MULTILINE)
     assert_figures_offline(nb, at_least=4)
@@ -237,7 +249,10 @@ def test_04_paimon_executes(kernel_env, tmp_path):
     text = text_of(nb)
     assert "modelled: True" in text and "MODELLED, not executed by pypaimon" in text
     assert "DISAGREEMENT" not in text
-    assert text.count("Model and pypaimon agree") == 6
+    assert text.count("Model and pypaimon agree") == 7
+    # Sequence groups: the model keeps each stream's newest version; pypaimon (run without them) does not.
+    assert "modelled with groups: [('a-v2', 'b-v2')]" in text
+    assert "pypaimon without groups: [('a-v1', 'b-v1')]" in text
     assert count_mime(nb, WIDGET_MIME) == 1
     assert_figures_offline(nb, at_least=4)
 

@@ -2,8 +2,11 @@
 
 from datetime import datetime
 
+import pytest
+
 from explorer.paimon.model import Fate, merge, records_from_scenario, visible_rows
 from explorer.api import parse_scenario
+from explorer.scenario.errors import ScenarioError
 
 
 def scenario(options, *batches, columns=None, writers=None):
@@ -286,3 +289,51 @@ def test_snapshot_ordering_leaves_records_stored_in_one_snapshot_unordered():
     # In different snapshots the later commit wins, as before.
     d = [d for d in decide(s) if d.key["pk"] == 1][0]
     assert d.winner["v"] == "B" and not d.order_undefined
+
+
+def test_sequence_groups_follow_paimons_own_test():
+    """Paimon's PartialUpdateMergeFunctionTest.testSequenceGroup: f3 orders (f1, f2), f6 orders (f4, f5)."""
+    cols = {f"f{i}": "int" for i in range(7)}
+    opts = {"merge-engine": "partial-update", "fields.f3.sequence-group": "f1,f2",
+            "fields.f6.sequence-group": "f4,f5"}
+
+    def rec(*values):
+        return {f"f{i}": v for i, v in enumerate(values)}
+
+    s = parse_scenario({"name": "g", "engine": "paimon", "table": {"columns": cols, "primary_key": ["f0"],
+                                                                  "options": opts},
+                        "steps": [{"write": [rec(1, 1, 1, 1, 1, 1, 1)]}, {"write": [rec(1, 2, 2, 2, 2, 2, None)]},
+                                  {"write": [rec(1, 3, 3, 1, 3, 3, 3)]}]})
+    recs = records_from_scenario(s)
+    after_two = only(merge(recs, s.table, as_of_snapshot=2)).winner
+    assert tuple(after_two.values()) == (1, 2, 2, 2, 1, 1, 1)  # f6 null: group (f4, f5) not updated
+    d = only(merge(recs, s.table))
+    assert tuple(d.winner.values()) == (1, 2, 2, 2, 3, 3, 3)  # f3=1 < 2: group (f1, f2) kept
+    third = next(c for c in d.candidates if c.record.input_order == 3)
+    assert "group (f1, f2) not updated: f3=1 < 2" in third.reason
+    # Without the groups, partial-update keeps the latest non-null values: the late f1..f3 would win.
+    plain = parse_scenario({**s.to_plain(), "table": {**s.to_plain()["table"], "options": {
+        "merge-engine": "partial-update"}}})
+    assert tuple(only(decide(plain)).winner.values()) == (1, 3, 3, 1, 3, 3, 3)
+
+
+def test_a_sequence_group_sets_null_values_of_a_newer_version():
+    """A group's fields are replaced together, nulls included (a true partial update, not just non-null)."""
+    s = scenario({"merge-engine": "partial-update", "fields.ts.sequence-group": "v"},
+                 [{"pk": 1, "v": "x", "ts": 1}], [{"pk": 1, "ts": 2}])
+    assert only(decide(s)).winner["v"] is None
+    plain = scenario({"merge-engine": "partial-update"}, [{"pk": 1, "v": "x", "ts": 1}], [{"pk": 1, "ts": 2}])
+    assert only(decide(plain)).winner["v"] == "x"
+
+
+@pytest.mark.parametrize("options, field", [
+    ({"fields.ts.sequence-group": "v"}, "table.options.fields.ts.sequence-group"),  # deduplicate
+    ({"merge-engine": "partial-update", "fields.ts.sequence-group": "nope"}, "table.options.fields.ts.sequence-group"),
+    ({"merge-engine": "partial-update", "fields.ts.sequence-group": "v", "fields.t2.sequence-group": "v"},
+     "table.options.fields.t2.sequence-group"),
+    ({"merge-engine": "partial-update", "fields.v.sequence-group": "op"}, "table.options.fields.v.sequence-group"),
+])
+def test_bad_sequence_groups_are_refused_with_the_option_named(options, field):
+    with pytest.raises(ScenarioError) as info:
+        scenario(options, [{"pk": 1, "v": "x"}])
+    assert info.value.field == field

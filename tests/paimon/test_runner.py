@@ -14,7 +14,7 @@ from explorer.paimon.runner import capture_paimon, run_paimon
 pytestmark = pytest.mark.paimon
 
 PRESETS = {s.name: s for s in list_presets("paimon")}
-MODELLED_PRESETS = {"paimon-snapshot-ordering"}
+MODELLED_PRESETS = {"paimon-snapshot-ordering", "paimon-sequence-groups"}
 
 
 def test_all_six_paimon_presets_exist():
@@ -152,6 +152,24 @@ def test_first_row_is_invisible_to_a_batch_read_until_compaction():
     assert any("batchScanSkipLevel0" in n for n in plain["notes"])
 
 
+def test_first_row_says_which_engine_compacts_and_models_the_compacted_read():
+    """pypaimon 2.1 never compacts, so its read is empty; Java writers compact at each commit (first-row needs
+    lookup) and the read then returns the first record: shown, labelled modelled."""
+    result = run({"merge-engine": "first-row"}, [{"pk": 1, "v": "first"}, {"pk": 2, "v": "two"}],
+                 [{"pk": 1, "v": "second"}])
+    plain = result.to_plain()
+    assert plain["rows"] == []  # what pypaimon 2.1 read, for real
+    assert all(f["level"] == 0 for f in plain["files"])  # it wrote level-0 files only
+    assert [(r["pk"], r["v"]) for r in plain["compacted_read_modelled"]] == [(1, "first"), (2, "two")]
+    note = next(n for n in plain["notes"] if "batchScanSkipLevel0" in n)
+    assert "pypaimon 2.1" in note and "Java writers (Flink, Spark)" in note and "never compacts" in note
+    text = result.to_text()
+    assert "Compacted read (MODELLED; as Flink or Spark writers leave the table)" in text
+    assert "nothing is readable yet" not in text
+    dedupe = run({}, [{"pk": 1, "v": "first"}], [{"pk": 1, "v": "second"}]).to_plain()
+    assert dedupe["compacted_read_modelled"] is None and [r["v"] for r in dedupe["rows"]] == ["second"]
+
+
 PREMERGE_COLUMNS = {"pk": "long", "v": "string", "ts": "long", "t2": "long"}
 
 
@@ -205,3 +223,15 @@ def test_an_undefined_order_still_disagrees_when_pypaimon_reads_neither_possible
     missing[last] = tuple(r for r in capture.rows_after[last] if r["pk"] != 3)  # "no row" is not possible here
     assert not PaimonResult(replace(capture, rows_after=MappingProxyType(missing))).agrees
     assert "DISAGREEMENT" in result.to_text()
+
+
+def test_sequence_groups_are_modelled_beside_what_pypaimon_executes():
+    """pypaimon 2.1 refuses fields.<f>.sequence-group; the run executes the table without it (latest non-null
+    by input order: both late records win) and the model shows what Paimon does with the groups."""
+    result = run_paimon(PRESETS["paimon-sequence-groups"])
+    plain = result.to_plain()
+    assert result.agrees and plain["modelled"]
+    assert plain["modelled_options"] == ["fields.a_time.sequence-group", "fields.b_time.sequence-group"]
+    assert [(r["a"], r["b"]) for r in plain["rows"]] == [("a-v1", "b-v1")]  # pypaimon, for real
+    assert [(r["a"], r["b"]) for r in plain["executed_rows"]] == [("a-v1", "b-v1")]
+    assert [(r["a"], r["b"]) for r in plain["predicted_rows"]] == [("a-v2", "b-v2")]  # modelled

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+import re
+
 import pytest
 
 from explorer.api import list_presets, load_preset, to_scenario
@@ -154,6 +156,8 @@ def test_presets_are_valid_and_named_like_their_files():
     for p in presets:
         assert load_preset(p.name) == p
         assert p.title and p.description, f"{p.name} needs a title and a teaching description"
+        # Issue 14: each description says what the learner should notice in the result.
+        assert re.search(r"\bNotice\b", p.description), f"{p.name}: say what the learner should notice"
 
 
 def test_unknown_preset_lists_the_real_ones():

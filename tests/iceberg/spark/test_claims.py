@@ -49,13 +49,7 @@ def test_delete_drops_whole_files_only_when_bounds_prove_every_row_matches(spark
 def test_rewriting_position_delete_files_parts_data_and_file_sequence_numbers(spark):
     """Glossary, notebook 02: not only compaction; rewrite_position_delete_files keeps an older data sequence
     number (the largest of the delete files it replaces) on the delete file it writes."""
-    cap = run_iceberg(_scenario([
-        {"insert": [{"id": 1, "data": "a"}, {"id": 2, "data": "b"}, {"id": 3, "data": "c"}], "files": 1},
-        {"delete": {"id": 1}},
-        {"delete": {"id": 2}},
-        {"sql": "CALL {catalog}.system.rewrite_position_delete_files(table => '{table}', "
-                "options => map('rewrite-all', 'true'))"},
-    ]), spark=spark)
+    cap = run_iceberg(load_preset("rewrite-position-deletes-keeps-sequence"), spark=spark)
     last = cap.snapshots[-1]
     assert (last.sequence_number, last.operation) == (4, "replace")
     new = [f for f in cap.files if f.added_snapshot_id == last.snapshot_id]

@@ -167,6 +167,22 @@ def test_compaction_loses_to_a_concurrent_position_delete_either_way(runs, spark
     assert_resolver_agrees_everywhere(flipped)
 
 
+def test_jobs_are_replayed_through_iceberg_java_api_not_spark_writes(runs):
+    """Notebook 06: the jobs' commits go through Iceberg's Java RowDelta/RewriteFiles (no Spark write commits
+    them, so their snapshots lack the spark.app.id a Spark write records), while the plain steps are Spark's."""
+    for name in ("concurrent-delete-vs-update", "concurrent-compaction-vs-equality-delete"):
+        cap = runs[name]
+        committed = {j.committed_snapshot_id for j in cap.jobs if j.committed}
+        for snap in cap.snapshots:
+            assert ("spark.app.id" in snap.summary) is (snap.snapshot_id not in committed), (name, snap)
+    b = jobs_by_name(runs["concurrent-delete-vs-update"])["B"]
+    ops = {s.snapshot_id: s.operation for s in runs["concurrent-delete-vs-update"].snapshots}
+    assert ops[b.committed_snapshot_id] == "overwrite"  # a RowDelta with rows and deletes
+    c = jobs_by_name(runs["concurrent-compaction-vs-equality-delete"])["C"]
+    ops = {s.snapshot_id: s.operation for s in runs["concurrent-compaction-vs-equality-delete"].snapshots}
+    assert ops[c.committed_snapshot_id] == "replace"  # RewriteFiles, as rewrite_data_files commits
+
+
 def test_a_compaction_job_is_refused_where_the_explorer_does_not_model_it():
     for table, jobs, field in (
             ({"format_version": 3}, {"C": {"compact": {}}, "D": {"insert": [{"user_id": 3, "name": "c"}]}},

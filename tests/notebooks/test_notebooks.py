@@ -252,7 +252,7 @@ def test_04_paimon_executes(kernel_env, tmp_path):
     assert text.count("Model and pypaimon agree") == 7
     # Sequence groups: the model keeps each stream's newest version; pypaimon (run without them) does not.
     assert "modelled with groups: [('a-v2', 'b-v2')]" in text
-    assert "pypaimon without groups: [('a-v1', 'b-v1')]" in text
+    assert "engine run without groups: [('a-v1', 'b-v1')]" in text
     assert count_mime(nb, WIDGET_MIME) == 1
     assert_figures_offline(nb, at_least=4)
 

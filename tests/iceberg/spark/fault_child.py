@@ -70,7 +70,7 @@ def oom() -> None:
 
     text = ("name: oom\nengine: iceberg\ntable:\n  columns: {id: int, name: string}\nsteps:\n"
             "  - insert: [{id: 1, name: a}]\n"
-            "  - sql: \"INSERT INTO {table} SELECT 2, concat_ws(',', array_repeat(repeat('x', 100000000), 40))\"\n")
+            "  - sql: \"INSERT INTO {table} SELECT 2, concat_ws(',', array_repeat(repeat('x', 30000000), 40))\"\n")
     try:
         api.run(text, safe=False)
         print(json.dumps({"error": None}))

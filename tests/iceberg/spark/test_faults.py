@@ -96,7 +96,7 @@ def test_cli_says_the_engine_stopped_when_its_jvm_is_killed(tmp_path):
 
 
 def test_a_step_that_runs_spark_out_of_memory_gets_a_clear_message():
-    proc = child("oom", EXPLORER_DRIVER_MEMORY="384m")
+    proc = child("oom")
     out, err = proc.communicate(timeout=900)
     report = last_json(out)
     assert report["error"], "the step did not fail"

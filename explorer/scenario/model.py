@@ -446,6 +446,8 @@ def load_scenario(source: str | Any) -> Scenario:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise ScenarioError(f"cannot read scenario file {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ScenarioError(f"the scenario file {path.name} is not UTF-8 text (byte {exc.start})") from None
         return scenario_from_yaml(text)
     return scenario_from_yaml(str(source))
 
@@ -460,7 +462,12 @@ def scenario_from_yaml(text: str) -> Scenario:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ScenarioError(f"the file is not valid YAML{where}: {problem}") from None
-    return parse_scenario(data)
+    except RecursionError:  # found by YAML fuzzing: a few hundred nested [ or { exhaust the parser's stack
+        raise ScenarioError("the YAML nests too deeply to be a scenario") from None
+    try:
+        return parse_scenario(data)
+    except RecursionError:
+        raise ScenarioError("the scenario nests too deeply") from None
 
 
 def parse_scenario(data: Any) -> Scenario:

@@ -26,7 +26,7 @@ NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-re
              "03-changelog-copy-on-write.ipynb", "04-paimon-sequence-and-rowkind.ipynb", "05-playground.ipynb",
              "06-concurrent-writers.ipynb",
              # chapters (#14)
-             "07-branches-rollback-tags.ipynb", "08-readers-view.ipynb",
+             "07-branches-rollback-tags.ipynb", "08-readers-view.ipynb", "09-delete-file-maintenance.ipynb",
              # inspect (#16): the SQL-first path
              "inspect-your-table.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -407,3 +407,49 @@ def test_inspect_your_table_executes(kernel_env, tmp_path):
                      text), text
     assert "Spark reads: [{'user_id': 500, 'name': 'new-500'}] - agrees: True" in text
     assert_figures_offline(nb, at_least=2)
+
+
+FILE_LINE = re.compile(r"^(\w+): data seq (\d+), file seq (\d+), (live|removed at (\d+)), on disk: (True|False)$",
+                       flags=re.MULTILINE)
+
+
+@pytest.mark.notebook
+@pytest.mark.spark
+def test_09_delete_file_maintenance_executes(kernel_env, tmp_path):
+    nb = execute("09-delete-file-maintenance.ipynb", tmp_path)
+    text = text_of(nb)
+    assert text.count("resolver and engine agree at every snapshot: True") == 2 and "agree at every snapshot: False" \
+        not in text
+    first, v3 = text.split("snapshots Spark still lists")
+    files = {fid: (int(d), int(f), None if gone is None or gone == "" else int(gone), disk == "True")
+             for fid, d, f, _, gone, disk in FILE_LINE.findall(first)}
+    steps = dict(re.findall(r"^step \d+ \((.*)\): (\d+) snapshot\(s\)$", first, flags=re.MULTILINE))
+    assert steps["Expire every snapshot but the current one"] == "0"
+    assert steps["Compact partition a again, removing dangling deletes"] == "2"
+    pos = {k: v for k, v in files.items() if k.startswith("P")}
+    # Spark's second DELETE on the same file replaced that file's position delete file in the same commit.
+    assert pos["P1"][2] == pos["P2"][1], pos
+    # rewrite_position_delete_files: the new file's data sequence number is the largest of those it replaced,
+    # its file sequence number the rewrite's commit.
+    rewrite_seq = pos["P4"][1]
+    replaced = [v for v in pos.values() if v[2] == rewrite_seq]
+    written = [v for v in pos.values() if v[1] == rewrite_seq]
+    assert len(replaced) == 2 and written, pos
+    assert all(v[0] == max(r[0] for r in replaced) < rewrite_seq for v in written), pos
+    # Compaction left them live (dangling) until the remove-dangling-deletes commit, the run's last snapshot.
+    last = max(max(f, gone or 0) for _, f, gone, _ in files.values())
+    assert all(v[2] == last and v[3] for v in written), pos
+    assert all(v[2] is not None for k, v in files.items() if k in ("D2", "D3")) and files["D1"][2] is None
+    # expire_snapshots (keeping the compaction's snapshot) deleted exactly the files removed before it from disk.
+    survivor = min(int(n) for n in re.search(r": \[([\d, ]+)\]", text[text.index("snapshots Spark still lists"):])
+                   .group(1).split(","))
+    for fid, (_, _, gone, on_disk) in files.items():
+        assert on_disk == (gone is None or gone > survivor), (fid, files, survivor)
+    # Spark lists the expiry's survivor (the first compaction) and the last compaction's two commits.
+    assert f"snapshots Spark still lists, by sequence number: {[last - 2, last - 1, last]}" in text
+    # v3: the compaction removed the DV in its own commit, and Spark lists no delete file.
+    v3_files = {fid: (int(d), int(f), gone) for fid, d, f, _, gone, _ in FILE_LINE.findall(v3)}
+    dv = v3_files["V1"]
+    assert dv[2] and int(dv[2]) == max(f for _, f, _ in v3_files.values()), v3_files
+    assert "delete files Spark lists now: []" in v3 and "Spark reads: [(2, 'b')]" in v3
+    assert_figures_offline(nb, at_least=1)

@@ -7,12 +7,12 @@ runs: a bad scenario raises one :class:`ScenarioError` naming the step number an
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
 from explorer.scenario.errors import ScenarioError
-from explorer.scenario.values import COLUMN_TYPES, ValueProblem, coerce_value, to_plain
+from explorer.scenario.values import COLUMN_TYPES, FrozenDict, ValueProblem, coerce_value, freeze, to_plain
 
 ENGINES = ("iceberg", "paimon")
 WRITE_MODES = ("merge-on-read", "copy-on-write")
@@ -26,7 +26,19 @@ Row = Mapping[str, Any]
 
 
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping or {}))
+    return FrozenDict(mapping or {})
+
+
+class _Frozen:
+    """Frozen dataclasses whose mappings and lists are frozen too (rows, SET, properties), so records are
+    read-only all the way down and hashable, whoever builds them (the parser or Python code)."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            frozen = freeze(value)
+            if frozen is not value:
+                object.__setattr__(self, f.name, frozen)
 
 
 @dataclass(frozen=True)
@@ -36,7 +48,7 @@ class Column:
 
 
 @dataclass(frozen=True)
-class TableSpec:
+class TableSpec(_Frozen):
     """The table a scenario runs on. ``primary_key`` and ``options`` are for Paimon tables."""
 
     columns: tuple[Column, ...]
@@ -64,7 +76,7 @@ class TableSpec:
 
 
 @dataclass(frozen=True)
-class Predicate:
+class Predicate(_Frozen):
     """A WHERE clause: either column = value pairs (AND-ed; values are data) or a SQL predicate string."""
 
     equals: Mapping[str, Any] | None = None
@@ -83,7 +95,7 @@ class Predicate:
 
 
 @dataclass(frozen=True)
-class Step:
+class Step(_Frozen):
     """One scenario step = one commit = one snapshot. ``index`` is 1-based, as users count."""
 
     index: int
@@ -373,7 +385,7 @@ _MODIFIERS = {"label", "files", "key", "on", "writer"}
 
 
 @dataclass(frozen=True)
-class Scenario:
+class Scenario(_Frozen):
     name: str
     table: TableSpec
     steps: tuple[Step, ...]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from datetime import date, datetime
+from collections.abc import Mapping
 from typing import Any
 
 COLUMN_TYPES = ("int", "long", "double", "string", "boolean", "date", "timestamp")
@@ -15,6 +16,54 @@ COLUMN_TYPES = ("int", "long", "double", "string", "boolean", "date", "timestamp
 INT_RANGE = (-(2**31), 2**31 - 1)
 LONG_RANGE = (-(2**63), 2**63 - 1)
 MAX_STRING_CHARS = 100_000
+
+
+class FrozenDict(dict):
+    """A read-only, hashable dict: a scenario's rows, SET clauses, properties and options.
+
+    Still a ``dict`` (JSON, pyarrow and pandas take it as one), but every mutating method raises, and equal
+    contents hash equal, so frozen scenarios are hashable and a test or view cannot change a step's row.
+    """
+
+    __slots__ = ()
+
+    def _read_only(self, *args, **kwargs):
+        raise TypeError("a scenario's rows and settings are read-only; build a new scenario instead")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _read_only
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset((k, _hashable(v)) for k, v in self.items()))
+
+    def __reduce__(self):
+        return type(self), (dict(self),)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def freeze(value: Any) -> Any:
+    """``value`` with every mapping inside it a :class:`FrozenDict` and every list a tuple (same object if
+    nothing needed freezing)."""
+    if isinstance(value, FrozenDict):
+        return value
+    if isinstance(value, Mapping):
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        items = tuple(freeze(v) for v in value)
+        return value if isinstance(value, tuple) and all(a is b for a, b in zip(items, value)) else items
+    return value
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, Mapping):
+        return frozenset((k, _hashable(v)) for k, v in value.items())
+    return value
 
 
 class ValueProblem(ValueError):

@@ -264,3 +264,30 @@ def test_the_validator_refuses_a_field_the_spec_in_force_lacks_or_has():
     with pytest.raises(ScenarioError) as info:
         validated(scenario({"partition": {"drop": ["region"]}}, {"partition": {"drop": ["region"]}}, table=table))
     assert info.value.step == 2 and "it has: none" in str(info.value)
+
+
+def test_scenarios_are_read_only_all_the_way_down_and_hashable():
+    from explorer.api import list_presets, load_preset
+
+    seed = load_preset("seed-delete-insert-delete")
+    row = seed.steps[0].rows[0]
+    with pytest.raises(TypeError, match="read-only"):
+        row["user_id"] = 1
+    with pytest.raises(TypeError, match="read-only"):
+        row.update(user_id=1)
+    with pytest.raises(TypeError, match="read-only"):
+        seed.table.properties["write.delete.mode"] = "copy-on-write"
+    # Equal scenarios hash equal, so a scenario can key a cache (the app keeps results per scenario).
+    assert hash(seed) == hash(load_preset("seed-delete-insert-delete"))
+    assert len({s for s in list_presets()}) == len(list_presets())
+
+
+def test_a_step_built_in_python_freezes_its_rows():
+    from explorer.scenario.model import InsertStep
+
+    rows = [{"user_id": 1, "status": "a"}]
+    step = InsertStep(index=1, label=None, rows=rows)
+    rows[0]["user_id"] = 2  # the caller's list changes; the step does not
+    assert step.rows == ({"user_id": 1, "status": "a"},) and isinstance(step.rows, tuple)
+    with pytest.raises(TypeError):
+        step.rows[0]["user_id"] = 3

@@ -12,7 +12,7 @@ import io
 
 import pytest
 
-from explorer.api import preset_paths
+from explorer.api import load_preset, preset_paths
 from explorer.engine import Point, engine_for, validate
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.model import parse_scenario as structural_parse
@@ -94,3 +94,24 @@ def test_points_are_frozen_and_plain():
         p.snapshot_id = 8  # type: ignore[misc]
     assert p.to_plain() == {"snapshot_id": 7, "sequence_number": 3, "ordinal": 2, "label": "Delete user 500",
                             "ref": None}
+
+
+def test_errors_carry_their_capture_from_construction():
+    from explorer.scenario.errors import EngineError, ScenarioError
+
+    refusal = EngineError("refused", step=3, field="sql", detail="no such column")
+    kept = refusal.with_capture("the capture")
+    assert (type(kept), kept.step, kept.field, kept.detail, kept.capture, str(kept)) == \
+        (EngineError, 3, "sql", "no such column", "the capture", str(refusal))
+    invalid = ScenarioError("bad", step=2, field="insert[1].x").with_capture(None)
+    assert (invalid.step, invalid.field, invalid.capture, str(invalid)) == (2, "insert[1].x", None,
+                                                                          "step 2, field 'insert[1].x': bad")
+
+
+@pytest.mark.paimon
+def test_a_scenario_given_to_the_wrong_engine_is_a_scenario_error_naming_the_engine():
+    from explorer.paimon.runner import capture_paimon
+
+    with pytest.raises(ScenarioError) as err:
+        capture_paimon(load_preset("seed-delete-insert-delete"))
+    assert err.value.field == "engine" and "iceberg scenario" in str(err.value)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from explorer.engine import StepOutcome
-from explorer.scenario.errors import EngineError, ExplorerError
+from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.paimon.model import DEFAULT_WRITER, PaimonRecord, compare, records_from_scenario
 from explorer.paimon.options import (
     DEFAULT_BUCKETS,
@@ -99,7 +99,8 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
     from pypaimon import CatalogFactory, Schema
 
     if scenario.engine != "paimon":
-        raise ExplorerError(f"capture_paimon runs Paimon scenarios; {scenario.name!r} is for {scenario.engine}")
+        raise ScenarioError(f"this is a {scenario.engine} scenario; run it with the {scenario.engine} engine",
+                            field="engine")
     table_spec = scenario.table
     root = Path(warehouse) if warehouse is not None else Path(tempfile.mkdtemp(prefix="paimon-explorer-"))
     location = root / f"run-{uuid.uuid4().hex[:8]}" if warehouse is not None else root

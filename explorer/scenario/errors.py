@@ -6,7 +6,17 @@ import re
 
 
 class ExplorerError(Exception):
-    """Base class for every error the explorer shows to a user (never a stack trace)."""
+    """Base class for every error the explorer shows to a user (never a stack trace).
+
+    ``capture`` is what a run recorded up to its last good snapshot when the error stopped it (None before
+    anything ran); the app and the CLI show it, so a refusal halfway loses nothing.
+    """
+
+    capture = None
+
+    def with_capture(self, capture) -> "ExplorerError":
+        """The same error (same class, message, step, field) carrying ``capture``."""
+        raise NotImplementedError
 
 
 class ScenarioError(ExplorerError):
@@ -16,11 +26,15 @@ class ScenarioError(ExplorerError):
     ``insert[2].user_id`` or ``table.columns``.
     """
 
-    def __init__(self, message: str, *, step: int | None = None, field: str | None = None):
+    def __init__(self, message: str, *, step: int | None = None, field: str | None = None, capture=None):
         self.message = message
         self.step = step
         self.field = field
+        self.capture = capture
         super().__init__(self.where_prefix() + message)
+
+    def with_capture(self, capture) -> "ScenarioError":
+        return type(self)(self.message, step=self.step, field=self.field, capture=capture)
 
     def where_prefix(self) -> str:
         parts = []
@@ -38,22 +52,24 @@ class EngineError(ExplorerError):
     """The engine refused a step while running. The table stays at its last good snapshot.
 
     ``detail`` is the engine's own one-line reason (the first line of a Java exception, without the trace).
-    ``capture`` is what the run recorded up to the last good snapshot (set by the engine adapter, else None).
+    ``capture`` is what the run recorded up to the last good snapshot (given by the engine adapter, else None).
     """
 
-    capture = None
-
     def __init__(self, message: str, *, step: int | None = None, field: str | None = None,
-                 detail: str | None = None):
+                 detail: str | None = None, capture=None):
         self.message = message
         self.step = step
         self.field = field
         self.detail = detail
+        self.capture = capture
         where = f"step {step}: " if step is not None else ""
         if field:
             where = where[:-2] + f", field '{field}': " if where else f"field '{field}': "
         text = where + message + (f" (engine said: {detail})" if detail else "")
         super().__init__(text)
+
+    def with_capture(self, capture) -> "EngineError":
+        return type(self)(self.message, step=self.step, field=self.field, detail=self.detail, capture=capture)
 
     def to_dict(self) -> dict:
         return {"error": "engine refused a step", "step": self.step, "field": self.field,

@@ -172,6 +172,14 @@ class _Runner:
         finally:
             self._reader.shutdown(wait=True)
 
+    def _partial_capture(self) -> Capture | None:
+        """What a failed run recorded up to its last good snapshot, or None when even that cannot be read: a
+        failure while capturing must never hide the step's own refusal."""
+        try:
+            return self._capture()
+        except Exception:
+            return None
+
     def _capture(self) -> Capture:
         """The capture so far, once every snapshot's engine read has finished."""
         started = time.perf_counter()
@@ -204,8 +212,7 @@ class _Runner:
         try:
             note = self._execute(step)
         except (EngineError, ScenarioError) as exc:
-            exc.capture = self._capture()
-            raise
+            raise exc.with_capture(self._partial_capture()) from None
         except Exception as exc:
             if engine_stopped(self.spark):
                 raise EngineStopped(step=step.index) from None
@@ -221,8 +228,7 @@ class _Runner:
                 self._read_back(tuple(s.snapshot_id for s in self.recorder.snapshots[recorded:]))
             except Exception:
                 pass
-            error.capture = self._capture()
-            raise error from None
+            raise error.with_capture(self._partial_capture()) from None
         executed = time.perf_counter()
         self.recorder.record_step(step)
         new_ids = tuple(s.snapshot_id for s in self.recorder.snapshots[recorded:])

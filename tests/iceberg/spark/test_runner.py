@@ -288,6 +288,22 @@ def test_failing_sql_step_names_the_step_and_keeps_the_last_good_snapshot(spark)
     assert names(error.capture) == ["a", "b"]
 
 
+def test_a_capture_that_fails_on_the_failure_path_never_hides_the_steps_refusal(spark, monkeypatch):
+    # A fault injected into the explorer's own capture (not the engine): the learner still reads why step 3
+    # was refused, just without the partial capture.
+    from explorer.iceberg.spark import runner
+
+    def broken(self):
+        raise EngineError("Spark could not read snapshot 1 back")
+
+    steps = [{"insert": [{"user_id": 1, "name": "a"}]},
+             {"sql": "INSERT INTO {table} SELECT no_such_column FROM {table}"}]
+    monkeypatch.setattr(runner._Runner, "_capture", broken)
+    with pytest.raises(EngineError) as err:
+        run_iceberg(scenario(steps), spark=spark)
+    assert err.value.step == 2 and "no_such_column" in err.value.detail and err.value.capture is None
+
+
 def test_invalid_merge_and_v1_row_deletes_are_refused_before_running(spark):
     merge = scenario([{"insert": [{"user_id": 1}]},
                       {"merge": {"rows": [{"user_id": 1}], "on": ["user_id"], "matched": "none",

@@ -13,7 +13,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
@@ -30,7 +30,7 @@ META_COLUMNS = (CHANGE_TYPE, CHANGE_ORDINAL, COMMIT_SNAPSHOT_ID)
 _TYPE_ORDER = {"DELETE": 0, "UPDATE_BEFORE": 1, "INSERT": 2, "UPDATE_AFTER": 3}
 
 
-class Projection(str, Enum):
+class Projection(StrEnum):
     """The four ways to read one table's changelog."""
 
     RAW = "raw"  # Spark's changelog table <table>.changes (not a metadata table): every DELETE/INSERT, carry-overs included

@@ -8,8 +8,8 @@ JSON, and time-travelled without the engine.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
-from enum import Enum
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -17,7 +17,7 @@ from explorer.engine import StepOutcome  # noqa: F401  (engine-neutral; re-expor
 from explorer.scenario.model import Column, Scenario
 
 
-class FileContent(str, Enum):
+class FileContent(StrEnum):
     DATA = "data"
     POSITION_DELETES = "position_deletes"
     EQUALITY_DELETES = "equality_deletes"
@@ -47,7 +47,7 @@ class SnapshotRecord:
     step: int | None = None
     kind: str | None = None
     label: str | None = None
-    # What this snapshot's manifest list holds: file id -> entry status ("added", "existing", "deleted").
+    # What this snapshot's manifest list holds: file id -> entry status (an EntryStatus).
     # None for captures built without manifests (then liveness follows the add/remove events along ancestry).
     entries: Mapping[str, str] | None = None
 
@@ -60,7 +60,7 @@ class SnapshotRecord:
         """The files a scan of this snapshot plans over: its manifest entries that are ADDED or EXISTING."""
         if self.entries is None:
             return None
-        return frozenset(fid for fid, status in self.entries.items() if status != "deleted")
+        return frozenset(fid for fid, status in self.entries.items() if status != EntryStatus.DELETED)
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,41 @@ class FileRecord:
         return None
 
 
-JOB_STATUSES = ("committed", "retried-and-committed", "rejected")
+class EntryStatus(StrEnum):
+    """A manifest entry's status (the spec's ``status`` field: 0 EXISTING, 1 ADDED, 2 DELETED)."""
+
+    EXISTING = "existing"  # carried over from an ancestor's manifests
+    ADDED = "added"  # added by this very commit
+    DELETED = "deleted"  # removed by this commit: kept in the manifest so readers of older snapshots know
+
+    @classmethod
+    def from_manifest(cls, status: int) -> "EntryStatus":
+        return (cls.EXISTING, cls.ADDED, cls.DELETED)[status]
+
+
+class JobStatus(StrEnum):
+    """What Iceberg's commit validation made of one job of a concurrent step."""
+
+    COMMITTED = "committed"
+    RETRIED = "retried-and-committed"
+    REJECTED = "rejected"
+
+
+class Check(StrEnum):
+    """A validation an Iceberg commit runs (``RowDelta``, or ``RewriteFiles`` for a compaction; the value is the
+    Java method's name)."""
+
+    FROM_SNAPSHOT = "validateFromSnapshot"
+    DATA_FILES_EXIST = "validateDataFilesExist"
+    DELETED_FILES = "validateDeletedFiles"
+    NO_CONFLICTING_DELETE_FILES = "validateNoConflictingDeleteFiles"
+    NO_CONFLICTING_DATA_FILES = "validateNoConflictingDataFiles"
+    # a compaction (RewriteFiles) commit
+    DATA_SEQUENCE_NUMBER = "dataSequenceNumber"  # keeps the starting snapshot's data sequence number
+    NO_NEW_DELETES_FOR_DATA_FILES = "validateNoNewDeletesForDataFiles"
+
+
+JOB_STATUSES = tuple(JobStatus)
 
 
 @dataclass(frozen=True)
@@ -170,7 +204,7 @@ class JobOutcome:
     title: str
     commit_position: int  # 1 = tried to commit first
     started_from_snapshot: int | None
-    status: str
+    status: JobStatus
     reason: str
     committed_snapshot_id: int | None = None
     sequence_number: int | None = None
@@ -180,7 +214,7 @@ class JobOutcome:
 
     @property
     def committed(self) -> bool:
-        return self.status != "rejected"
+        return self.status != JobStatus.REJECTED
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from explorer.iceberg.model import FileContent, FileRecord, TableState
@@ -42,7 +42,7 @@ _POS = FileContent.POSITION_DELETES
 _DV = FileContent.DELETION_VECTOR
 
 
-class Attachment(str, Enum):
+class Attachment(StrEnum):
     NOT_ATTACHED = "not-attached"
     ATTACHED_REMOVES_NOTHING = "attached-removes-nothing"
     ATTACHED_REMOVES_ROWS = "attached-removes-rows"
@@ -52,7 +52,7 @@ class Attachment(str, Enum):
         return self is not Attachment.NOT_ATTACHED
 
 
-class Pruning(str, Enum):
+class Pruning(StrEnum):
     """Why the planner left a delete file off a data file."""
 
     SEQUENCE = "sequence"  # not newer than the data (eq: strictly newer needed; position: newer or equal)

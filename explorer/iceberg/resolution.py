@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Mapping
 
 
-class Rule(str, Enum):
+class Rule(StrEnum):
     """Which Iceberg scan-planning rule a delete file falls under."""
 
     EQUALITY = "equality"  # applies when data seq <  delete seq, same partition or global (unpartitioned spec)
@@ -15,7 +15,7 @@ class Rule(str, Enum):
     DELETION_VECTOR = "deletion_vector"  # applies when data seq <= DV seq and referenced_data_file matches
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     APPLIES = "applies"
     IGNORED_BY_SEQUENCE = "ignored-by-sequence"  # in scope, but the delete is not newer than the data
     OTHER_PARTITION = "out-of-scope-partition"

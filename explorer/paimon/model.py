@@ -17,7 +17,7 @@ import functools
 import itertools
 from dataclasses import dataclass
 from datetime import date, datetime
-from enum import Enum
+from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -59,7 +59,7 @@ class PaimonRecord:
         return f"#{self.input_order}"
 
 
-class Fate(str, Enum):
+class Fate(StrEnum):
     WINS = "wins"  # deduplicate: the last record is the row
     RETRACTS = "retracts"  # the last record is -D/-U: the key disappears
     SUPERSEDED = "superseded"  # a later record replaced it

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from explorer.iceberg.model import JobOutcome
+from explorer.iceberg.model import Check, JobOutcome, JobStatus
 from explorer.scenario.rows import normalize_value
 from explorer.scenario.errors import EngineError
 from explorer.scenario.model import (
@@ -57,13 +57,22 @@ from explorer.iceberg.spark.rowdelta import commit_row_delta
 from explorer.iceberg.spark.sql import chunks, predicate_sql, quote_name
 from explorer.scenario.errors import engine_reason
 
-# The exceptions that mean "this commit lost the race", as opposed to an engine failure.
+# The exceptions that mean "this commit lost the race", as opposed to an engine failure (subclasses too).
 _REJECTIONS = ("org.apache.iceberg.exceptions.ValidationException",
                "org.apache.iceberg.exceptions.CommitFailedException")
 
 
 # A Java DataFile's toString(), which Iceberg's messages embed: keep only its path.
 _JAVA_FILE = re.compile(r"Generic(?:Data|Delete)File\{content=\w+, file_path=([^,]+),.*$")
+
+
+def _lost_race(spark, exc: BaseException) -> bool:
+    """True when ``exc`` is Iceberg saying this commit lost the race (an instance of a rejection class)."""
+    from py4j.java_gateway import is_instance_of
+
+    java = getattr(exc, "java_exception", None)
+    return java is not None and any(is_instance_of(spark.sparkContext._gateway, java, name) for name in _REJECTIONS)
+
 
 # Iceberg's messages, in words: which check failed and what committing anyway would have broken.
 _WHY = (
@@ -106,11 +115,11 @@ class _Plan:
     operation: str  # "append" | "row_delta"
     files: _Files
     referenced: list[str] = field(default_factory=list)  # data files its position deletes point at
-    checks: tuple[str, ...] = ()
+    start: int | None = None  # the snapshot the job read: validateFromSnapshot's argument
+    checks: tuple[Check, ...] = ()
     conflict_filter: Any = None  # a Java Expression
     filter_text: str | None = None
     replaced: list = field(default_factory=list)  # compaction: the Java DataFiles it rewrites
-    start: int | None = None  # compaction: the snapshot it validates from
     data_sequence_number: int | None = None  # compaction: kept from the start (use-starting-sequence-number)
 
 
@@ -228,15 +237,15 @@ def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: 
         files.addDeletes(delete_file)
     if new_rows:
         commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=new_rows, into=files)
-    checks = [f"validateFromSnapshot({start})", "validateDataFilesExist"]
+    checks = [Check.FROM_SNAPSHOT, Check.DATA_FILES_EXIST]
     if isinstance(step, (UpdateStep, MergeStep)):
-        checks += ["validateDeletedFiles", "validateNoConflictingDeleteFiles"]
+        checks += [Check.DELETED_FILES, Check.NO_CONFLICTING_DELETE_FILES]
     if isolation == "serializable":
-        checks.append("validateNoConflictingDataFiles")
+        checks.append(Check.NO_CONFLICTING_DATA_FILES)
     if start is None:
         checks = []  # nothing to read, nothing to conflict with (Spark skips validation without a scan)
-    return _Plan(job, "row_delta", files, referenced=sorted({p for p, _ in deleted}), checks=tuple(checks),
-                 conflict_filter=expression, filter_text=text)
+    return _Plan(job, "row_delta", files, referenced=sorted({p for p, _ in deleted}), start=start,
+                 checks=tuple(checks), conflict_filter=expression, filter_text=text)
 
 
 def _write_compaction(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
@@ -249,13 +258,12 @@ def _write_compaction(spark, jtable, full_name: str, spec: TableSpec, job: Job, 
     rows = [row for _, _, row in _rows_at(spark, full_name, spec, start, None)]
     if rows:
         commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=rows, into=files)
-    checks = [f"validateFromSnapshot({start})"]
+    checks = [Check.FROM_SNAPSHOT]
     sequence = None
     if job.step.use_starting_sequence_number:
         sequence = int(jtable.snapshot(start).sequenceNumber())
-        checks += [f"dataSequenceNumber({sequence})", "validateNoNewDeletesForDataFiles (position deletes only)"]
-    else:
-        checks.append("validateNoNewDeletesForDataFiles")
+        checks.append(Check.DATA_SEQUENCE_NUMBER)
+    checks.append(Check.NO_NEW_DELETES_FOR_DATA_FILES)
     return _Plan(job, "rewrite", files, checks=tuple(checks), replaced=list(data_files.values()), start=start,
                  data_sequence_number=sequence)
 
@@ -346,31 +354,43 @@ def _operation(jtable, plan: _Plan):
         op.conflictDetectionFilter(plan.conflict_filter)
         op.validateDataFilesExist(plan.referenced)
         for check in plan.checks:
-            if check.startswith("validateFromSnapshot"):
-                op.validateFromSnapshot(int(check[len("validateFromSnapshot("):-1]))
-            elif check != "validateDataFilesExist":
-                getattr(op, check)()
+            if check is Check.FROM_SNAPSHOT:
+                op.validateFromSnapshot(plan.start)
+            elif check is not Check.DATA_FILES_EXIST:  # given its files above
+                getattr(op, check.value)()
     return op
+
+
+def _check_texts(plan: _Plan) -> tuple[str, ...]:
+    """The checks as a reader of Iceberg's code would write them: ``validateFromSnapshot(<id>)``, ..."""
+    def text(check: Check) -> str:
+        if check is Check.FROM_SNAPSHOT:
+            return f"{check.value}({plan.start})"
+        if check is Check.DATA_SEQUENCE_NUMBER:
+            return f"{check.value}({plan.data_sequence_number})"
+        if check is Check.NO_NEW_DELETES_FOR_DATA_FILES and plan.data_sequence_number is not None:
+            return f"{check.value} (position deletes only)"
+        return check.value
+
+    return tuple(text(c) for c in plan.checks)
 
 
 def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentStep, plan: _Plan,
             position: int, start: int | None, start_seq: int | None, earlier: list[JobOutcome]) -> JobOutcome:
     job = plan.job
     base = {"step": step.index, "name": job.name, "kind": job.step.kind, "title": job.step.title,
-            "commit_position": position, "started_from_snapshot": start, "checks": plan.checks,
+            "commit_position": position, "started_from_snapshot": start, "checks": _check_texts(plan),
             "conflict_filter": plan.filter_text}
     try:
         _operation(recorder.jtable, plan).commit()
     except Exception as exc:  # sorted below: a lost race is an outcome, anything else is raised
-        java = getattr(exc, "java_exception", None)
-        name = str(java.getClass().getName()) if java is not None else ""
-        if name not in _REJECTIONS:
+        if not _lost_race(spark, exc):
             raise
         _delete_files(recorder.jtable, plan)  # as Spark's abort does: the job's files never became visible
         reason = _file_ids(_relative(engine_reason(exc), recorder.location), recorder)
         reason = _JAVA_FILE.sub(r"\1", reason)  # "GenericDataFile{content=data, file_path=D1, ...}" -> "D1"
         why = next((text for start_, text in _WHY if reason.startswith(start_)), None)
-        return JobOutcome(**base, status="rejected", reason=f"{reason} ({why})" if why else reason)
+        return JobOutcome(**base, status=JobStatus.REJECTED, reason=f"{reason} ({why})" if why else reason)
     spark.sql(f"REFRESH TABLE {full_name}")
     labelled = replace(job.step, label=f"job {job.name}: {job.step.title}")
     new_ids = recorder.record_step(labelled)
@@ -387,7 +407,7 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
     else:
         names = ", ".join(f"job {o.name} (sequence number {o.sequence_number})" for o in winners) or \
             "another commit"
-        checked = ("its checks (" + ", ".join(c for c in plan.checks if not c.startswith("validateFrom"))
+        checked = ("its checks (" + ", ".join(c.value for c in plan.checks if c is not Check.FROM_SNAPSHOT)
                    + f") found no conflict with rows matching {plan.filter_text}") if plan.checks else \
             "it runs no conflict checks"
         if plan.operation == "rewrite":
@@ -399,7 +419,7 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
         kept = plan.data_sequence_number if plan.data_sequence_number is not None else snap.sequence_number
         reason += (f"; its new data files carry data sequence number {kept} and file sequence number "
                    f"{snap.sequence_number}")
-    return JobOutcome(**base, status="retried-and-committed" if retried else "committed", reason=reason,
+    return JobOutcome(**base, status=JobStatus.RETRIED if retried else JobStatus.COMMITTED, reason=reason,
                       committed_snapshot_id=snap.snapshot_id, sequence_number=snap.sequence_number,
                       parent_snapshot_id=snap.parent_id)
 
@@ -444,7 +464,7 @@ def _step_note(step: ConcurrentStep, start: int | None, recorder: IcebergRecorde
     first = f"{len(outcomes)} jobs started from {began} ({step.isolation} isolation), committing in order {order}"
     parts = [first]
     for o in outcomes:
-        if o.status == "rejected":
+        if o.status is JobStatus.REJECTED:
             parts.append(f"job {o.name} was REJECTED: {o.reason}")
         else:
             parts.append(f"job {o.name} {o.status} as sequence number {o.sequence_number}")

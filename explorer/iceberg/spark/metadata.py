@@ -22,6 +22,7 @@ from typing import Any, Callable
 from urllib.parse import unquote, urlparse
 
 from explorer.iceberg.model import (
+    EntryStatus,
     Capture,
     DeletedPosition,
     FileContent,
@@ -36,7 +37,6 @@ from explorer.iceberg.spark.puffin import decode_deletion_vector, read_deletion_
 
 _EPOCH_DAY = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1)
-ADDED, DELETED = 1, 2  # manifest entry status (0 is EXISTING)
 _FILE_PATH_ID = 2147483546  # the reserved field id of a position delete file's file_path column
 
 
@@ -212,24 +212,26 @@ class IcebergRecorder:
         # Manifests never change, so each is read once per run however many snapshots list it.
         # A file is known by its path *and* data sequence number: a cherry-pick adds the same path again as a
         # new entry that inherits the new snapshot's sequence number, so on that branch it is another file.
-        entries: dict[str, str] = {}
+        entries: dict[str, EntryStatus] = {}
         for manifest in _parse_avro(self.read_bytes(snap["manifest-list"])):
             manifest_seq = manifest.get("sequence_number") or 0
-            for status, entry_sid, key, file_seq, data_file in self._manifest_rows(manifest):
-                if status == DELETED and entry_sid != sid:
+            for raw_status, entry_sid, key, file_seq, data_file in self._manifest_rows(manifest):
+                status = EntryStatus.from_manifest(raw_status)
+                if status == EntryStatus.DELETED and entry_sid != sid:
                     continue  # deleted by an earlier commit: not part of this snapshot, not news either
                 if key not in self.files:
-                    if status == DELETED:
+                    if status == EntryStatus.DELETED:
                         continue
                     self._born(key, data_file, int(entry_sid if entry_sid is not None else sid),
                                int(manifest.get("partition_spec_id") or 0), key[1],
                                int(manifest_seq if file_seq is None else file_seq))
                 born = self.files[key]
-                if status == DELETED and born.removed is None:
+                if status == EntryStatus.DELETED and born.removed is None:
                     born.removed = sid
-                # "added" by this very commit, "existing" when carried over from an ancestor's manifests
-                entries[born.record.id] = ("deleted" if status == DELETED else
-                                           "added" if entry_sid == sid else "existing")
+                # ADDED by this very commit, EXISTING when carried over from an ancestor's manifests (a reused
+                # manifest still says ADDED for the commit that first wrote it)
+                entries[born.record.id] = (EntryStatus.DELETED if status == EntryStatus.DELETED else
+                                           EntryStatus.ADDED if entry_sid == sid else EntryStatus.EXISTING)
         self.snapshots[-1] = replace(self.snapshots[-1], entries=MappingProxyType(entries))
 
     def _manifest_rows(self, manifest: dict) -> list[tuple]:

@@ -18,9 +18,9 @@ from types import MappingProxyType
 from typing import Any
 
 from explorer.iceberg.model import Capture, FileRecord, SnapshotRecord
-from explorer.scenario.rows import compare_rows, normalize_row
+from explorer.scenario.rows import compare_rows, normalize_row, take_surplus
 from explorer.scenario.model import InsertStep, MergeStep, Scenario, SqlStep, Step, UpsertStep
-from explorer.scenario.values import to_plain
+from explorer.scenario.values import plain_row, to_plain
 
 CHANGE_TYPE = "_change_type"
 CHANGE_ORDINAL = "_change_ordinal"
@@ -112,7 +112,7 @@ class ChangeRow:
         return f"{self.change_type} {format_row(self.values)} at ordinal {self.change_ordinal}"
 
     def to_plain(self) -> dict:
-        out: dict[str, Any] = {k: to_plain(v) for k, v in self.values.items()}
+        out: dict[str, Any] = plain_row(self.values)
         out.update({
             CHANGE_TYPE: self.change_type, CHANGE_ORDINAL: self.change_ordinal,
             COMMIT_SNAPSHOT_ID: self.commit_snapshot_id, "sequence_number": self.sequence_number,
@@ -438,7 +438,7 @@ class StepFiles:
         return {"step": self.step, "title": self.title, "snapshot_id": self.snapshot_id,
                 "sequence_number": self.sequence_number, "operation": self.operation,
                 "added": list(self.added), "removed": list(self.removed),
-                "rows_by_file": {f: [{k: to_plain(v) for k, v in r.items()} for r in rows]
+                "rows_by_file": {f: [plain_row(r) for r in rows]
                                  for f, rows in self.rows_by_file.items()}}
 
     def describe(self) -> str:
@@ -480,7 +480,7 @@ class RowDifference:
     reason: str
 
     def to_plain(self) -> dict:
-        return {"view": self.projection.value, "row": {k: to_plain(v) for k, v in self.values.items()},
+        return {"view": self.projection.value, "row": plain_row(self.values),
                 "change_type": self.change_type,
                 "a": [{"ordinal": r.change_ordinal, "step": r.step, "sequence_number": r.sequence_number,
                        "carry_over": r.is_carry_over} for r in self.a],
@@ -554,13 +554,9 @@ def compare_changelogs(a: Changelog, b: Changelog, *, label_a: str = "A", label_
 
 
 def _surplus(rows: Sequence[ChangeRow], extra: Counter) -> list[ChangeRow]:
-    left = Counter(extra)
-    out = []
-    for r in sorted(rows, key=lambda r: (not r.is_carry_over, r.change_ordinal)):
-        if left.get(r.change_ordinal, 0) > 0:
-            left[r.change_ordinal] -= 1
-            out.append(r)
-    return sorted(out, key=ChangeRow.sort_key)
+    """The rows behind a surplus of ``extra`` per ordinal, carry-overs first (they are what a view drops)."""
+    preferred = sorted(rows, key=lambda r: (not r.is_carry_over, r.change_ordinal))
+    return sorted(take_surplus(preferred, extra, key=lambda r: r.change_ordinal), key=ChangeRow.sort_key)
 
 
 # ------------------------------------------------------------------------------------------------ results
@@ -587,7 +583,7 @@ class ChangelogRun:
 
 
 def _final_rows_plain(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
-    plain = [{k: to_plain(v) for k, v in r.items()} for r in rows]
+    plain = [plain_row(r) for r in rows]
     return sorted(plain, key=_value_order)
 
 

@@ -23,7 +23,7 @@ from explorer.iceberg.changelog import (
     format_row,
     parse_projection,
 )
-from explorer.scenario.values import to_plain
+from explorer.scenario.values import plain_row, to_plain
 
 ADDED_COLOR = "#2e7d32"
 REMOVED_COLOR = "#c62828"
@@ -94,7 +94,7 @@ def changelog_table(rows: tuple[ChangeRow, ...], columns: tuple[str, ...], label
                   if r.is_carry_over else "" for r in rows])
     fill = [CARRY_OVER_FILL if r.is_carry_over else REAL_FILL for r in rows]
     custom = [[r.change_ordinal, r.step, r.sequence_number, r.change_type,
-               {k: to_plain(v) for k, v in r.values.items()}, r.is_carry_over,
+               plain_row(r.values), r.is_carry_over,
                r.carry_over.source_file if r.carry_over else None,
                r.carry_over.rewritten_into if r.carry_over else None,
                r.carry_over.reason if r.carry_over else None] for r in rows]

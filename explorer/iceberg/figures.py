@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.iceberg.model import Capture, FileContent, FileRecord, SnapshotRecord, TableState
+from explorer.iceberg.model import Capture, FileContent, FileRecord, Lifespans, SnapshotRecord, TableState
 from explorer.iceberg.planner import Attachment, plan_pair
 from explorer.iceberg.resolution import Decision, Outcome, RowFate
 from explorer.scenario.values import to_plain
@@ -107,33 +107,6 @@ def explain(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> E
     else:
         view = source.at(sequence_number=at)
     return Explained(capture, view.state, tuple(view.decisions), tuple(view.fates))
-
-
-class Lifespans:
-    """Birth and removal sequence numbers of files as seen from one snapshot (later removals are hidden).
-
-    Looks snapshots up in a dict: ``Capture.snapshot`` scans, which is too slow for 20,000 files.
-    """
-
-    def __init__(self, capture: Capture, snapshot: SnapshotRecord):
-        self.capture = capture
-        self.snapshot = snapshot
-        self._by_id = {s.snapshot_id: s for s in capture.snapshots}
-
-    def born_files(self) -> list[FileRecord]:
-        """Every file added at or before the snapshot (live or already removed), in order of birth."""
-        return [f for f in self.capture.files if self._by_id[f.added_snapshot_id].ordinal <= self.snapshot.ordinal]
-
-    def born(self, f: FileRecord) -> int:
-        """Sequence number of the commit that added ``f``."""
-        return self._by_id[f.added_snapshot_id].sequence_number
-
-    def removed(self, f: FileRecord) -> int | None:
-        """Sequence number of the commit that removed ``f``, if that happened at or before the snapshot."""
-        if f.removed_snapshot_id is None:
-            return None
-        snap = self._by_id[f.removed_snapshot_id]
-        return None if snap.ordinal > self.snapshot.ordinal else snap.sequence_number
 
 
 class _Polylines:

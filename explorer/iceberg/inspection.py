@@ -19,8 +19,8 @@ from explorer.iceberg.model import Capture, FileContent, FileRecord, TableState
 from explorer.iceberg.planner import can_contain_eq_deletes
 from explorer.iceberg.resolution import Outcome
 from explorer.iceberg.resolver import DeleteFileIndex, _RowMatcher, file_order_key
-from explorer.iceberg.result import IcebergResult, SnapshotView, plain_row
-from explorer.scenario.values import to_plain
+from explorer.iceberg.result import IcebergResult, SnapshotView
+from explorer.scenario.values import plain_row, to_plain
 
 # Above this many (live data file x live delete file) pairs a snapshot is "big": the summary comes from the
 # indexed planner (:func:`planned_attachments`) and the text form aggregates instead of listing every pair.

@@ -12,16 +12,12 @@ from functools import cached_property
 from typing import Any
 
 from explorer.engine import Point
-from explorer.iceberg.model import Capture, FileRecord, JobOutcome, SnapshotRecord, StepOutcome, TableState
+from explorer.iceberg.model import Capture, JobOutcome, Lifespans, SnapshotRecord, StepOutcome, TableState
 from explorer.scenario.rows import RowComparison, compare_rows
 from explorer.iceberg.planner import Plan, PlanComparison, compare_plans, plan
 from explorer.iceberg.resolution import Decision, RowFate
 from explorer.iceberg.resolver import DeleteFileIndex, decide_all, id_order_key, predicted_rows, row_fates
-from explorer.scenario.values import to_plain
-
-
-def plain_row(row: Mapping[str, Any]) -> dict:
-    return {k: to_plain(v) for k, v in row.items()}
+from explorer.scenario.values import plain_row
 
 
 @dataclass(frozen=True)
@@ -138,16 +134,6 @@ class IcebergResult:
 
     # ---------------------------------------------------------------------------------------- plain form
 
-    def _files_until(self, snap: SnapshotRecord) -> list[FileRecord]:
-        cap = self.capture
-        return [f for f in cap.files if cap.snapshot(f.added_snapshot_id).ordinal <= snap.ordinal]
-
-    def _removed_in(self, f: FileRecord, snap: SnapshotRecord) -> int | None:
-        """Sequence number of the removal, if it happened at or before ``snap`` (time travel hides later ones)."""
-        if f.removed_snapshot_id is None or self.capture.snapshot(f.removed_snapshot_id).ordinal > snap.ordinal:
-            return None
-        return self.capture.removed_in(f)
-
     # ------------------------------------------------------------------------- the time axis (Result protocol)
 
     def points(self) -> tuple[Point, ...]:
@@ -179,17 +165,18 @@ class IcebergResult:
         snap = view.snapshot
         cap = self.capture
         live_ids = {f.id for f in view.state.data_files + view.state.delete_files}
+        life = Lifespans(cap, snap)
         files = [{
             "id": f.id, "content": f.content.value, "sequence_number": f.sequence_number,
-            "file_sequence_number": f.file_sequence_number, "added_in": cap.added_in(f),
-            "removed_in": self._removed_in(f, snap), "record_count": f.record_count,
+            "file_sequence_number": f.file_sequence_number, "added_in": life.born(f),
+            "removed_in": life.removed(f), "record_count": f.record_count,
             "partition": plain_row(f.partition), "equality_columns": list(f.equality_columns),
             # As Iceberg's ContentFileUtil.referencedDataFile reads it: the manifest field, else equal
             # file_path bounds; "referenced_by" says which.
             "referenced_data_file": (f.scoped_to() or (None, None))[0],
             "referenced_by": (f.scoped_to() or (None, None))[1], "path": f.path, "live": f.id in live_ids,
             "spec_id": f.spec_id,
-        } for f in self._files_until(snap)]
+        } for f in life.born_files()]
         return {
             "scenario": self.scenario.name,
             "engine": self.engine,

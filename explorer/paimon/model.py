@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from explorer.paimon.options import (RETRACT_KINDS, aggregate_function, descending, flag, merge_engine,
                              sequence_fields, sequence_groups, snapshot_ordering)
 from explorer.scenario.values import to_plain
+from explorer.scenario.rows import nulls_first
 
 if TYPE_CHECKING:
     from explorer.scenario.model import Scenario, TableSpec
@@ -163,17 +164,22 @@ def _with(record: PaimonRecord, **changes) -> PaimonRecord:
     return replace(record, **changes)
 
 
+def writer_survivor(records: list[PaimonRecord], table: "TableSpec") -> PaimonRecord:
+    """The record of one key that one commit's writer buffer writes to its file (its sequence number is the
+    stored one): first-row keeps the first in merge order, every other engine the last (partial-update and
+    aggregation store their fold at the last record's sequence number)."""
+    ordered = sorted(records, key=functools.cmp_to_key(lambda a, b: compare(a, b, table)))
+    return ordered[0] if merge_engine(table.options) == "first-row" else ordered[-1]
+
+
 def _survivor_sequences(batch: list[PaimonRecord], table: "TableSpec") -> dict[tuple, int]:
     """Max sequence number per partition written to files by one commit (after the buffer's merge)."""
     out: dict[tuple, int] = {}
     by_key: dict[tuple, list[PaimonRecord]] = {}
     for r in batch:
         by_key.setdefault((r.partition, r.key), []).append(r)
-    first = merge_engine(table.options) == "first-row"
     for (partition, _), recs in by_key.items():
-        ordered = sorted(recs, key=functools.cmp_to_key(lambda a, b: compare(a, b, table)))
-        seq = (ordered[0] if first else ordered[-1]).sequence_number
-        out[partition] = max(out.get(partition, -1), seq)
+        out[partition] = max(out.get(partition, -1), writer_survivor(recs, table).sequence_number)
     return out
 
 
@@ -298,16 +304,12 @@ def merge(records: Iterable[PaimonRecord], table: "TableSpec", *, as_of_snapshot
         if r.ignored is None and r.snapshot_id is None:
             continue
         groups.setdefault(r.key, []).append(r)
-    return tuple(_decide(groups[k], table) for k in sorted(groups, key=_sort_key))
+    return tuple(_decide(groups[k], table) for k in sorted(groups, key=nulls_first))
 
 
 def _last_step(records: Iterable[PaimonRecord], snapshot: int) -> int:
     steps = [r.step for r in records if r.snapshot_id is not None and r.snapshot_id <= snapshot]
     return max(steps, default=0)
-
-
-def _sort_key(key: tuple) -> tuple:
-    return tuple((v is not None, v) for v in key)
 
 
 def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
@@ -371,7 +373,7 @@ def writer_merge(live: list[PaimonRecord], table: "TableSpec"
     out = []
     for members in by_commit.values():
         if len(members) == 1 or engine not in _PREMERGING:
-            stored = members[0] if engine == "first-row" else members[-1]
+            stored = writer_survivor(members, table)
         else:
             values = (_fold_partial(members, table)[0] if engine == "partial-update"
                       else _fold_aggregate(members, table))

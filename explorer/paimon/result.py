@@ -10,9 +10,7 @@ counted as ``unverifiable`` (modelled, not verified).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -20,7 +18,8 @@ from explorer.engine import Point, StepOutcome
 from explorer.paimon.model import KeyDecision, PaimonRecord, merge, ordering_text, sequence_values, visible_rows
 from explorer.paimon.options import executable_options, merge_engine, modelled_options
 from explorer.scenario.model import Scenario, TableSpec
-from explorer.scenario.values import to_plain
+from explorer.scenario.values import plain_row, to_plain
+from explorer.scenario.rows import normalize_values, nulls_first
 
 
 FIRST_ROW_NOTE = ("first-row on pypaimon 2.1: a batch read skips level-0 files (CoreOptions.batchScanSkipLevel0), "
@@ -84,31 +83,8 @@ class PaimonCapture:
 # ------------------------------------------------------------------------------------------ comparison
 
 
-def normalise_row(row: Mapping[str, Any], columns: tuple[str, ...]) -> tuple:
-    """A comparable form of a row: NaN/NaT become None, pandas/numpy scalars become Python values."""
-    out = []
-    for c in columns:
-        v = row.get(c)
-        if hasattr(v, "to_pydatetime"):
-            v = v.to_pydatetime()
-        elif hasattr(v, "item") and not isinstance(v, (str, bytes)):
-            v = v.item()
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            v = None
-        if isinstance(v, datetime) and v.tzinfo is not None:
-            v = v.replace(tzinfo=None)
-        if type(v).__name__ == "NaTType":
-            v = None
-        out.append(v)
-    return tuple(out)
-
-
 def _plain_row(row: Mapping[str, Any], columns: tuple[str, ...]) -> dict:
-    return {c: to_plain(v) for c, v in zip(columns, normalise_row(row, columns))}
-
-
-def _key_sort(row: tuple) -> tuple:
-    return tuple((v is not None, v) for v in row)
+    return {c: to_plain(v) for c, v in zip(columns, normalize_values(row, columns))}
 
 
 @dataclass(frozen=True)
@@ -177,7 +153,7 @@ class PaimonResult:
     def merged_rows(self, as_of_snapshot: int | None = None, *, executed: bool = False) -> tuple[tuple, ...]:
         """What the model merges from every record: the rows a full compaction would write."""
         rows = visible_rows(self.decisions(as_of_snapshot, executed=executed))
-        return tuple(sorted((normalise_row(r, self.columns) for r in rows), key=self._row_key))
+        return tuple(sorted((normalize_values(r, self.columns) for r in rows), key=self._row_key))
 
     def read_decisions(self, as_of_snapshot: int | None = None, *, executed: bool = False
                        ) -> tuple[KeyDecision, ...]:
@@ -193,7 +169,7 @@ class PaimonResult:
         """What the model says a batch read returns; keys whose order is undefined are left out (see
         :meth:`undefined_keys`)."""
         rows = visible_rows(self.read_decisions(as_of_snapshot, executed=executed))
-        return tuple(sorted((normalise_row(r, self.columns) for r in rows), key=self._row_key))
+        return tuple(sorted((normalize_values(r, self.columns) for r in rows), key=self._row_key))
 
     def undefined_keys(self, as_of_snapshot: int | None = None, *, executed: bool = False
                        ) -> tuple[tuple[tuple, tuple[tuple | None, ...]], ...]:
@@ -201,8 +177,8 @@ class PaimonResult:
         out = []
         for d in self.read_decisions(as_of_snapshot, executed=executed):
             if d.order_undefined:
-                out.append((normalise_row(d.key, self.table.primary_key),
-                            tuple(None if a is None else normalise_row(a, self.columns) for a in d.alternatives)))
+                out.append((normalize_values(d.key, self.table.primary_key),
+                            tuple(None if a is None else normalize_values(a, self.columns) for a in d.alternatives)))
         return tuple(out)
 
     def engine_rows(self, as_of_snapshot: int | None = None) -> tuple[tuple, ...] | None:
@@ -210,11 +186,11 @@ class PaimonResult:
         rows = self.capture.rows_after.get(snap) if snap is not None else ()
         if rows is None:
             return None
-        return tuple(sorted((normalise_row(r, self.columns) for r in rows), key=self._row_key))
+        return tuple(sorted((normalize_values(r, self.columns) for r in rows), key=self._row_key))
 
     def _row_key(self, row: tuple) -> tuple:
         idx = [self.columns.index(k) for k in self.table.primary_key]
-        return _key_sort(tuple(row[i] for i in idx))
+        return nulls_first(tuple(row[i] for i in idx))
 
     def _check(self, snapshot_id: int) -> SnapshotCheck:
         return SnapshotCheck(snapshot_id, self.predicted_rows(snapshot_id, executed=True),
@@ -384,13 +360,13 @@ def _rows_text(rows: list[dict]) -> str:
 
 def _decision_plain(d: KeyDecision, table: TableSpec) -> dict:
     return {
-        "key": {k: to_plain(v) for k, v in d.key.items()},
+        "key": plain_row(d.key),
         "key_text": d.key_text,
         "summary": d.summary,
         "retracted": d.retracted,
-        "winner": None if d.winner is None else {k: to_plain(v) for k, v in d.winner.items()},
+        "winner": None if d.winner is None else plain_row(d.winner),
         "order_undefined": d.order_undefined,
-        "possible_rows": [None if a is None else {k: to_plain(v) for k, v in a.items()} for a in d.alternatives],
+        "possible_rows": [None if a is None else plain_row(a) for a in d.alternatives],
         "tie": d.tie,
         "candidates": [{
             "input_order": c.record.input_order,
@@ -402,7 +378,7 @@ def _decision_plain(d: KeyDecision, table: TableSpec) -> dict:
             "row_kind": c.record.row_kind,
             "outcome": c.outcome.value,
             "reason": c.reason,
-            "values": {k: to_plain(v) for k, v in c.record.values.items()},
+            "values": plain_row(c.record.values),
         } for c in d.candidates],
     }
 

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from explorer.engine import StepOutcome
 from explorer.scenario.errors import EngineError, ScenarioError
-from explorer.paimon.model import DEFAULT_WRITER, PaimonRecord, compare, records_from_scenario
+from explorer.paimon.model import DEFAULT_WRITER, PaimonRecord, records_from_scenario, writer_survivor
 from explorer.paimon.options import (
     DEFAULT_BUCKETS,
     RETRACT_KINDS,
@@ -233,11 +233,9 @@ def _merge_splits_holding_retractions(splits, pq) -> bool:
 def _attach_engine_sequences(records: tuple[PaimonRecord, ...], files: list[PaimonFile], scenario: Scenario
                              ) -> tuple[PaimonRecord, ...]:
     """Give each record that survived its writer's buffer the sequence number pypaimon stored for it."""
-    import functools
     from dataclasses import replace
 
     table = scenario.table
-    first = merge_engine(table.options) == "first-row"
     by_snapshot_key: dict[tuple, list[PaimonRecord]] = {}
     for r in records:
         if r.ignored is None and r.snapshot_id is not None:
@@ -249,8 +247,7 @@ def _attach_engine_sequences(records: tuple[PaimonRecord, ...], files: list[Paim
             group = by_snapshot_key.get((f.added_snapshot_id, key))
             if not group:
                 continue
-            ordered = sorted(group, key=functools.cmp_to_key(lambda a, b: compare(a, b, table)))
-            chosen = ordered[0] if first else ordered[-1]
+            chosen = writer_survivor(group, table)
             survivors[chosen.input_order] = (row.sequence_number, f.name)
     return tuple(replace(r, engine_sequence_number=survivors[r.input_order][0], file=survivors[r.input_order][1])
                  if r.input_order in survivors else r for r in records)

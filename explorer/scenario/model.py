@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
 from explorer.scenario.errors import ScenarioError
-from explorer.scenario.values import COLUMN_TYPES, FrozenDict, ValueProblem, coerce_value, freeze, to_plain
+from explorer.scenario.values import COLUMN_TYPES, FrozenDict, ValueProblem, coerce_value, freeze, plain_row, to_plain
 
 ENGINES = ("iceberg", "paimon")
 WRITE_MODES = ("merge-on-read", "copy-on-write")
@@ -91,7 +91,7 @@ class Predicate(_Frozen):
     def to_plain(self) -> Any:
         if self.sql is not None:
             return self.sql
-        return {k: to_plain(v) for k, v in (self.equals or {}).items()}
+        return plain_row((self.equals or {}))
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ class Step(_Frozen):
 
 
 def _rows_plain(rows: tuple[Row, ...]) -> list[dict]:
-    return [{k: to_plain(v) for k, v in r.items()} for r in rows]
+    return [plain_row(r) for r in rows]
 
 
 def _rows_brief(rows: tuple[Row, ...], limit: int = 3) -> str:
@@ -196,7 +196,7 @@ class UpdateStep(Step):
         return f"UPDATE SET {sets} WHERE {self.where.describe()}"
 
     def body(self):
-        return {"set": {k: to_plain(v) for k, v in self.set.items()}, "where": self.where.to_plain()}
+        return {"set": plain_row(self.set), "where": self.where.to_plain()}
 
 
 @dataclass(frozen=True)
@@ -381,7 +381,8 @@ ICEBERG_STEPS: dict[str, type[Step]] = {
      ConcurrentStep, PartitionStep)}
 PAIMON_STEPS: dict[str, type[Step]] = {cls.kind: cls for cls in (WriteStep, CompactStep)}
 STEP_KINDS = {"iceberg": ICEBERG_STEPS, "paimon": PAIMON_STEPS}
-_MODIFIERS = {"label", "files", "key", "on", "writer"}
+MODIFIERS = ("files", "key", "on", "writer")  # keys that sit beside the kind key in a step's YAML
+_MODIFIERS = {"label", *MODIFIERS}
 
 
 @dataclass(frozen=True)
@@ -464,18 +465,23 @@ def load_scenario(source: str | Any) -> Scenario:
     return scenario_from_yaml(str(source))
 
 
-def scenario_from_yaml(text: str) -> Scenario:
+def read_yaml(text: str, *, what: str = "the file", step: int | None = None, field: str | None = None) -> Any:
+    """``text`` parsed as YAML; a syntax error is a ScenarioError saying where (line, column) and what."""
     import yaml
 
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ScenarioError(f"the file is not valid YAML{where}: {problem}") from None
+        raise ScenarioError(f"{what} is not valid YAML{where}: {problem}", step=step, field=field) from None
     except RecursionError:  # found by YAML fuzzing: a few hundred nested [ or { exhaust the parser's stack
-        raise ScenarioError("the YAML nests too deeply to be a scenario") from None
+        raise ScenarioError(f"{what} nests too deeply to be a scenario", step=step, field=field) from None
+
+
+def scenario_from_yaml(text: str) -> Scenario:
+    data = read_yaml(text)
     try:
         return parse_scenario(data)
     except RecursionError:

@@ -29,9 +29,14 @@ class RowComparison:
 
 
 def normalize_value(value: Any) -> Any:
-    """A comparable, JSON-safe form of one engine or scenario value."""
+    """A comparable, JSON-safe form of one engine or scenario value (numpy/pandas scalars become Python
+    values, NaN and NaT become None, timestamps naive UTC text, dates ISO text)."""
     if value is None:
         return None
+    if hasattr(value, "item") and not isinstance(value, (str, bytes, datetime)):  # numpy scalars
+        value = value.item()
+        if value is None:
+            return None
     if isinstance(value, bool):
         return value
     if isinstance(value, datetime):
@@ -56,6 +61,16 @@ def normalize_row(row: Mapping[str, Any]) -> dict:
     return {str(k): normalize_value(v) for k, v in row.items()}
 
 
+def normalize_values(row: Mapping[str, Any], columns: Iterable[str]) -> tuple:
+    """``row``'s values in ``columns`` order, each normalized (a missing column is None)."""
+    return tuple(normalize_value(row.get(c)) for c in columns)
+
+
+def nulls_first(values: Iterable[Any]) -> tuple:
+    """A sort key for a tuple of values that may hold None: None sorts before any value, per position."""
+    return tuple((v is not None, v) for v in values)
+
+
 def _key(row: dict) -> tuple:
     return tuple(sorted(((k, repr(v)) for k, v in row.items())))
 
@@ -66,16 +81,19 @@ def compare_rows(predicted: Iterable[Mapping[str, Any]], actual: Iterable[Mappin
     act = [normalize_row(r) for r in actual]
     pred_count = Counter(_key(r) for r in pred)
     act_count = Counter(_key(r) for r in act)
-    missing = _surplus(act, act_count - pred_count)
-    unexpected = _surplus(pred, pred_count - act_count)
+    missing = take_surplus(act, act_count - pred_count, key=_key)
+    unexpected = take_surplus(pred, pred_count - act_count, key=_key)
     return RowComparison(agrees=not missing and not unexpected, missing=missing, unexpected=unexpected)
 
 
-def _surplus(rows: list[dict], extra: Counter) -> tuple[dict, ...]:
+def take_surplus(items: Iterable, extra: Counter, key=None) -> tuple:
+    """The first ``extra[k]`` items of each key ``k`` (in the order given): the surplus one multiset holds over
+    another, as items. ``extra`` is not changed."""
+    left = Counter(extra)
     out = []
-    for r in rows:
-        k = _key(r)
-        if extra.get(k, 0) > 0:
-            extra[k] -= 1
-            out.append(r)
+    for item in items:
+        k = key(item) if key is not None else item
+        if left.get(k, 0) > 0:
+            left[k] -= 1
+            out.append(item)
     return tuple(out)

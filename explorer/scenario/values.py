@@ -138,6 +138,11 @@ def to_plain(value: Any) -> Any:
     return value
 
 
+def plain_row(row: Mapping[str, Any]) -> dict:
+    """A row (column -> value) as JSON-safe plain data: :func:`to_plain` on every value."""
+    return {k: to_plain(v) for k, v in row.items()}
+
+
 def _to_naive_utc(value: datetime) -> datetime:
     from datetime import timezone
 

@@ -23,14 +23,13 @@ import yaml
 
 from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
 from explorer.api import parse_scenario, scenario_from_yaml
-from explorer.scenario.model import STEP_KINDS, Scenario
-from explorer.scenario.values import to_plain
+from explorer.scenario.model import MODIFIERS, STEP_KINDS, Scenario, read_yaml
+from explorer.scenario.values import plain_row
 from explorer.ui.common import error_html, escape
 from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow, quiet_steps, step_of, trailing_quiet_steps
 from explorer.ui.open_table import OpenTableView
 from explorer.ui.timetravel import SnapshotView, TimeTravel
 
-MODIFIERS = ("files", "key", "on", "writer")  # keys beside the kind key in a step's YAML (besides label)
 SINGLE_VALUE_BODY = {"insert": "rows", "equality_delete": "rows", "upsert": "rows", "write": "rows",
                      "delete": "where", "sql": "sql"}
 DEFAULT_PRESET = "seed-delete-insert-delete"
@@ -74,13 +73,7 @@ class StepDraft:
 
 
 def _load_text(text: str, index: int, field: str) -> Any:
-    try:
-        return yaml.safe_load(text) if text.strip() else None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "cannot be read"
-        raise ScenarioError(f"this text is not valid YAML{where}: {problem}", step=index, field=field) from None
+    return read_yaml(text, what="this text", step=index, field=field) if text.strip() else None
 
 
 def step_plain_from_fields(kind: str, fields: Mapping[str, Any]) -> dict:
@@ -796,11 +789,11 @@ class App(traitlets.HasTraits):
         keys, values = set(), []
         for item in rows_expected_visible:
             if isinstance(item, Mapping):
-                values.append({k: to_plain(v) for k, v in item.items()})
+                values.append(plain_row(item))
             else:
                 keys.add(tuple(item))
         for box, r in zip(self._checkboxes, self._predict_rows):
-            plain = {k: to_plain(v) for k, v in r.row.items()}
+            plain = plain_row(r.row)
             box.value = r.key in keys or any(all(plain.get(k) == v for k, v in want.items()) for want in values)
 
     def reveal(self) -> Score | None:

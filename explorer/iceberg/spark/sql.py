@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from explorer.scenario.model import Predicate, TableSpec, partition_field
-from explorer.scenario.values import to_plain
+from explorer.scenario.values import plain_row, to_plain
 
 SPARK_TYPES = {"int": "INT", "long": "BIGINT", "double": "DOUBLE", "string": "STRING", "boolean": "BOOLEAN",
                "date": "DATE", "timestamp": "TIMESTAMP_NTZ"}
@@ -20,7 +20,7 @@ SPARK_TYPES = {"int": "INT", "long": "BIGINT", "double": "DOUBLE", "string": "ST
 
 def rows_json(rows: Iterable[Mapping[str, Any]]) -> str:
     """Rows as JSON text, the one parameter ``from_json`` turns back into typed rows inside Spark."""
-    return json.dumps([{k: to_plain(v) for k, v in r.items()} for r in rows], allow_nan=True)
+    return json.dumps([plain_row(r) for r in rows], allow_nan=True)
 
 
 def struct_ddl(table: TableSpec, columns: Iterable[str] | None = None) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 from explorer.iceberg.model import Capture, FileContent, FileRecord, TableState
 from explorer.iceberg.planner import can_contain_eq_deletes
 from explorer.iceberg.resolution import Outcome
-from explorer.iceberg.resolver import DeleteFileIndex, _RowMatcher, file_order_key
+from explorer.iceberg.resolver import DeleteFileIndex, RowMatcher, file_order_key
 from explorer.iceberg.result import IcebergResult, SnapshotView
 from explorer.scenario.values import plain_row, to_plain
 
@@ -479,7 +479,7 @@ def explain_row(view: SnapshotView, where: Mapping[str, Any],
     candidates = [f for f in state.data_files if may_hold(f, where)]
     index = DeleteFileIndex(state.delete_files)
     deletes = sorted(state.delete_files, key=lambda x: (x.sequence_number, x.id))
-    matchers = {x.id: _RowMatcher(x) for x in deletes}
+    matchers = {x.id: RowMatcher(x) for x in deletes}
     fates = {(f.file, f.position): f for f in view.fates}
     copies = []
     for data_file in candidates:

@@ -321,7 +321,7 @@ def decide_all(state: TableState, index: DeleteFileIndex | None = None) -> tuple
                  for d in index.decisions_for(data_file))
 
 
-class _RowMatcher:
+class RowMatcher:
     """Which rows of a data file one applicable delete file removes (built once per delete file)."""
 
     def __init__(self, delete_file: FileRecord):
@@ -358,12 +358,12 @@ def _show(value: Any) -> str:
 def row_fates(state: TableState, index: DeleteFileIndex | None = None) -> tuple[RowFate, ...]:
     """The fate of every row of every live data file (position = index in ``FileRecord.rows``)."""
     index = index if index is not None else DeleteFileIndex(state.delete_files)
-    matchers: dict[str, _RowMatcher] = {}
+    matchers: dict[str, RowMatcher] = {}
 
-    def matcher(f: FileRecord) -> _RowMatcher:
+    def matcher(f: FileRecord) -> RowMatcher:
         m = matchers.get(f.id)
         if m is None:
-            m = matchers[f.id] = _RowMatcher(f)
+            m = matchers[f.id] = RowMatcher(f)
         return m
 
     fates: list[RowFate] = []
@@ -387,7 +387,7 @@ def row_fates(state: TableState, index: DeleteFileIndex | None = None) -> tuple[
 
 
 def _visible_reason(data_file: FileRecord, position: int, row: Mapping[str, Any],
-                    applicable: list[_RowMatcher], ignored: list[_RowMatcher]) -> str:
+                    applicable: list[RowMatcher], ignored: list[RowMatcher]) -> str:
     if applicable:
         text = (f"visible: {', '.join(m.file.id for m in applicable)} appl"
                 f"{'ies' if len(applicable) == 1 else 'y'} to {data_file.id} but none lists this row")

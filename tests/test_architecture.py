@@ -3,6 +3,7 @@ across modules."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,15 @@ def test_no_import_cycle_between_modules():
         edges[m] = {n for n in edges[m] if not m.startswith(n + ".")}
     cycles = [sorted(c) for c in _strongly_connected(edges) if len(c) > 1]
     assert cycles == []
+
+
+def test_no_private_name_is_imported_from_another_module():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("explorer"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        offenders.append(f"{path.relative_to(ROOT)}: from {node.module} import {alias.name}")
+    assert offenders == []

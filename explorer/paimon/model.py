@@ -21,8 +21,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from explorer.paimon.options import (RETRACT_KINDS, aggregate_function, descending, flag, merge_engine,
-                             sequence_fields, sequence_groups, snapshot_ordering)
+from explorer.paimon.options import (RETRACT_KINDS, aggregate_function, descending, flag, merge_engine, options_of,
+                                     sequence_fields, sequence_groups, snapshot_ordering)
 from explorer.scenario.values import to_plain
 from explorer.scenario.rows import nulls_first
 
@@ -198,14 +198,14 @@ def _cmp_values(a: Any, b: Any) -> int:
 
 def compare(a: PaimonRecord, b: PaimonRecord, table: "TableSpec") -> int:
     """Negative when ``a`` merges before ``b`` (so ``b`` is the newer one)."""
-    opts = table.options
-    if snapshot_ordering(opts):
+    opts = options_of(table.options)
+    if opts.snapshot_ordering:
         # Paimon replaces each record's sequence number with its commit snapshot id at read time, so records of
         # one snapshot compare equal: their order is not defined (CoreOptions, FileStoreCommitImpl).
         return (a.snapshot_id or 0) - (b.snapshot_id or 0)
     else:
-        sign = -1 if descending(opts) else 1
-        for f in sequence_fields(opts):
+        sign = -1 if opts.descending else 1
+        for f in opts.sequence_fields:
             va, vb = a.values.get(f), b.values.get(f)
             c = _cmp_values(va, vb)
             if c:

@@ -10,6 +10,8 @@ itself, listed by :func:`modelled_options` so every view can label the result "m
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Mapping
 
 
@@ -34,10 +36,43 @@ GROUP_SEQUENCE_TYPES = ("int", "long", "date", "timestamp")
 DEFAULT_BUCKETS = 1
 
 
+@dataclass(frozen=True)
+class PaimonOptions:
+    """A Paimon table's options, parsed once: what the merge model asks of them on every comparison."""
+
+    merge_engine: str = "deduplicate"
+    sequence_fields: tuple[str, ...] = ()  # ``sequence.field``: comma-separated, compared left to right
+    descending: bool = False  # ``sequence.field.sort-order``
+    snapshot_ordering: bool = False  # ``sequence.snapshot-ordering``
+    flags: frozenset[str] = frozenset()  # the boolean options set to true
+
+    @classmethod
+    def parse(cls, options: Mapping[str, str]) -> "PaimonOptions":
+        raw = options.get("sequence.field")
+        flags = frozenset(name for name, value in options.items()
+                          if str(value).strip().lower() == "true")
+        return cls(merge_engine=options.get("merge-engine", "deduplicate"),
+                   sequence_fields=tuple(f.strip() for f in raw.split(",") if f.strip()) if raw else (),
+                   descending=options.get("sequence.field.sort-order", "ascending").lower() == "descending",
+                   snapshot_ordering="sequence.snapshot-ordering" in flags, flags=flags)
+
+
+@lru_cache(maxsize=256)
+def _parsed(options: Mapping[str, str]) -> PaimonOptions:
+    return PaimonOptions.parse(options)
+
+
+def options_of(options: Mapping[str, str]) -> PaimonOptions:
+    """``options`` parsed (cached for a scenario's read-only options, which are hashable)."""
+    try:
+        return _parsed(options)
+    except TypeError:  # a plain, unhashable dict
+        return PaimonOptions.parse(options)
+
+
 def sequence_fields(options: Mapping[str, str]) -> tuple[str, ...]:
     """``sequence.field`` split like Paimon does: comma-separated, trimmed, compared left to right."""
-    raw = options.get("sequence.field")
-    return tuple(f.strip() for f in raw.split(",") if f.strip()) if raw else ()
+    return options_of(options).sequence_fields
 
 
 def sequence_groups(options: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
@@ -51,19 +86,19 @@ def sequence_groups(options: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
 
 
 def flag(options: Mapping[str, str], name: str) -> bool:
-    return str(options.get(name, "false")).strip().lower() == "true"
+    return name in options_of(options).flags
 
 
 def merge_engine(options: Mapping[str, str]) -> str:
-    return options.get("merge-engine", "deduplicate")
+    return options_of(options).merge_engine
 
 
 def descending(options: Mapping[str, str]) -> bool:
-    return options.get("sequence.field.sort-order", "ascending").lower() == "descending"
+    return options_of(options).descending
 
 
 def snapshot_ordering(options: Mapping[str, str]) -> bool:
-    return flag(options, "sequence.snapshot-ordering")
+    return options_of(options).snapshot_ordering
 
 
 def aggregate_function(options: Mapping[str, str], column: str, table: "TableSpec") -> str:

@@ -89,3 +89,16 @@ def test_modelled_options_are_listed_and_switched_off_for_pypaimon():
     plain = parse_scenario(paimon({"sequence.field": "ts"}))
     assert modelled_options(plain.table) == ()
     assert executable_options(plain.table) == {"sequence.field": "ts"}
+
+
+def test_options_are_parsed_once_per_table_and_read_as_paimon_does():
+    from explorer.api import load_preset
+    from explorer.paimon.options import PaimonOptions, options_of
+
+    table = load_preset("paimon-multi-field-sequence").table
+    assert options_of(table.options) is options_of(table.options)  # the scenario's options are hashable
+    parsed = PaimonOptions.parse({"sequence.field": " ts , n ,", "sequence.field.sort-order": "DESCENDING",
+                                  "ignore-delete": "True", "merge-engine": "partial-update"})
+    assert (parsed.sequence_fields, parsed.descending, parsed.merge_engine) == (("ts", "n"), True,
+                                                                                 "partial-update")
+    assert "ignore-delete" in parsed.flags and not parsed.snapshot_ordering

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields, replace
-from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
 from explorer.scenario.errors import ScenarioError

@@ -781,6 +781,11 @@ class App(traitlets.HasTraits):
         """The rows offered for prediction (their answers are hidden from the UI until reveal)."""
         return list(self._predict_rows)
 
+    @property
+    def ticked_rows(self) -> list[tuple]:
+        """The (file, position) keys of the rows ticked "survives" right now (the checkboxes' twin)."""
+        return [r.key for box, r in zip(self._checkboxes, self._predict_rows) if box.value]
+
     def predict(self, rows_expected_visible: Iterable[Any]) -> None:
         """Tick exactly these rows as "survives": (file, position) keys, or row mappings (every row equal to one)."""
         if not self._predict_rows:

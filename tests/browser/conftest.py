@@ -26,8 +26,7 @@ DOCS_IMG = ROOT / "docs" / "img"
 
 def require_notebook(name: str) -> Path:
     path = NOTEBOOKS / name
-    if not path.is_file():
-        pytest.skip(f"{path} does not exist yet (the notebooks are written separately)")
+    assert path.is_file(), f"{path} is missing: the browser tests drive the committed notebooks"
     return path
 
 

@@ -162,8 +162,7 @@ def test_predict_then_reveal_scores_each_guess_with_its_rule(seed_capture):
     assert len(app.prediction_rows) == 6
     # The learner thinks the delete at 4 kills both 500 rows and the one at 6 is redundant.
     app.predict([{"user_id": 100}, {"user_id": 200}, {"user_id": 300}, {"user_id": 400}])
-    ticked = [b.value for b in app._checkboxes]
-    assert ticked.count(True) == 4
+    assert len(app.ticked_rows) == 4 and ("D4", 0) not in app.ticked_rows
     score = app.reveal()
     assert (score.correct, score.total) == (6, 6)
     # Now a wrong guess: the learner expects the re-inserted row to survive.
@@ -291,10 +290,15 @@ def test_real_paimon_run_uses_the_paimon_views():
 
 def test_moving_the_slider_does_not_leave_widgets_behind(seed_capture):
     """Each view change replaces the tab figures; the replaced widgets must be closed, not kept alive."""
-    from ipywidgets.widgets import widget as widget_module
+    import weakref
 
-    def open_widgets() -> int:  # ipywidgets 8's registry of live (not closed) widgets
-        return len(widget_module._instances)
+    import ipywidgets
+
+    made: list = []
+    ipywidgets.Widget.on_widget_constructed(lambda w: made.append(weakref.ref(w)))
+
+    def open_widgets() -> int:  # widgets made since the hook was set and not closed (a closed one has no comm)
+        return sum(1 for ref in made if ref() is not None and ref().comm is not None)
 
     app = explore(SEED)
     app.show_result(IcebergResult(seed_capture))

@@ -18,7 +18,7 @@ README = Path(__file__).resolve().parents[3] / "README.md"
 
 def readme_examples() -> dict[str, dict]:
     text = README.read_text(encoding="utf-8")
-    section = text.split("### The `sql` step", 1)[1].split("\n## ", 1)[0].split("\nOn a partitioned table", 1)[0]
+    section = text.split("### The `sql` step", 1)[1].split("\n## ", 1)[0].split("\nA Paimon scenario", 1)[0]
     blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", section, flags=re.S)]
     return {b["name"]: b for b in blocks}
 

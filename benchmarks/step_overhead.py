@@ -24,7 +24,6 @@ read-backs) plus the resolve time measured here and the rest (namespace, CREATE 
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import time
 from collections.abc import Mapping
@@ -161,38 +160,17 @@ class ExplorerRun:
     final_engine_rows: list[dict] = field(default_factory=list)
 
 
-@contextlib.contextmanager
-def runner_timings():
-    """Collect the ``timings`` of every runner ``explorer.api.run`` creates (read-only observation)."""
-    from explorer.iceberg.spark import runner as iceberg_runner
-
-    original = iceberg_runner._Runner
-    seen: list[dict[str, float]] = []
-
-    class Observed(original):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            seen.append(self.timings)
-
-    iceberg_runner._Runner = Observed
-    try:
-        yield seen
-    finally:
-        iceberg_runner._Runner = original
-
-
 def explorer_run(spark, scenario) -> ExplorerRun:
     """``explorer.api.run`` plus every snapshot's view (resolve + cross-check), timed end to end."""
     from explorer import api
 
-    with runner_timings() as seen:
-        started = time.perf_counter()
-        result = api.run(scenario, spark=spark)
-        ran = time.perf_counter()
-        views = result.views
-        agrees = result.agrees
-        done = time.perf_counter()
-    timings = dict(seen[-1]) if seen else {}
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    result = api.run(scenario, spark=spark, timings=timings)
+    ran = time.perf_counter()
+    views = result.views
+    agrees = result.agrees
+    done = time.perf_counter()
     phases = {"statement": timings.get("statement", 0.0), "capture": timings.get("capture", 0.0),
               "read_back_wait": timings.get("engine_rows_wait", 0.0), "resolve": done - ran}
     phases["other"] = max(0.0, (done - started) - sum(phases.values()))

@@ -79,7 +79,7 @@ def to_scenario(source: Scenario | Mapping[str, Any] | str | Path, *, safe: bool
 
 def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalog: str | None = None,
         keep_warehouse: bool = False, warehouse: str | Path | None = None, progress: Progress | None = None,
-        safe: bool | None = None):
+        safe: bool | None = None, timings: dict[str, float] | None = None):
     """Run a scenario on its real engine and return the explained result.
 
     Iceberg → :class:`explorer.iceberg.result.IcebergResult`; Paimon → :class:`explorer.paimon.result.PaimonResult`.
@@ -89,11 +89,14 @@ def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalo
     last good snapshot when there is one) if the engine refuses a step.
     ``safe`` (default: ``EXPLORER_SAFE``, or on in a voila kernel): safe mode's limits, and every SQL text checked
     with Spark's parser before any step runs (see README, "Running a workshop safely").
+    ``timings``: a dict the engine adds its seconds per phase to (Iceberg: statement, capture,
+    engine_rows_wait), for benchmarks.
     """
     safe = resolve_safe(safe)
     scenario = to_scenario(source, safe=safe)
     return engine_for(scenario).run(scenario, progress=progress, spark=spark, catalog=catalog,
-                                    keep_warehouse=keep_warehouse, warehouse=warehouse, safe=safe)
+                                    keep_warehouse=keep_warehouse, warehouse=warehouse, safe=safe,
+                                    timings=timings)
 
 
 def warm_up(engine: str = "iceberg", *, spark=None) -> None:

@@ -22,7 +22,8 @@ class IcebergEngine:
         validate_iceberg(scenario, safe=safe)
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, spark=None, catalog: str | None = None,
-            keep_warehouse: bool = False, warehouse: str | Path | None = None, safe: bool = False, **_: Any):
+            keep_warehouse: bool = False, warehouse: str | Path | None = None, safe: bool = False, workspace=None,
+            timings: dict[str, float] | None = None, **_: Any):
         from explorer.iceberg.result import IcebergResult
         from explorer.iceberg.spark.runner import run_iceberg
 
@@ -34,7 +35,7 @@ class IcebergEngine:
 
             spark, catalog = use_warehouse(warehouse, spark)
         capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep, progress=progress,
-                              safe=safe)
+                              safe=safe, workspace=workspace, timings=timings)
         kept = None
         if keep:
             from explorer.iceberg.spark.session import get_spark

@@ -48,14 +48,13 @@ from explorer.iceberg.spark.planning import java_plan
 from explorer.scenario.errors import engine_reason
 from explorer.iceberg.spark.session import (
     CATALOG,
+    DEFAULT,
     EngineStopped,
-    driver_memory,
     RunTable,
+    Workspace,
+    driver_memory,
     drop_run_table,
     engine_stopped,
-    forget_dead_session,
-    get_spark,
-    new_run_table,
     one_shuffle_partition,
 )
 
@@ -66,7 +65,8 @@ _view_counter = itertools.count(1)
 
 
 def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, keep_warehouse: bool = False,
-                progress: Progress | None = None, safe: bool = False) -> Capture:
+                progress: Progress | None = None, safe: bool = False, workspace: Workspace | None = None,
+                timings: dict[str, float] | None = None) -> Capture:
     """Run ``scenario`` and return what every snapshot held and what Spark read at each one.
 
     ``spark``/``catalog``: use your own session and Iceberg catalog (default: the explorer's local session and
@@ -74,14 +74,18 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
     Raises EngineError naming the step when the engine refuses one; ``error.capture`` then holds everything
     up to the last good snapshot. ``safe``: safe mode's limits, every SQL text checked with Spark's parser before
     any step runs (:mod:`explorer.iceberg.spark.safety`), and no server path in an error message.
+    ``workspace``: where the session and the run's fresh table come from (default: the process's workspace).
+    ``timings``: a dict the run adds its seconds to, per phase (``statement``: Spark executing the steps,
+    ``capture``: reading the metadata, ``engine_rows_wait``: waiting for the read-backs); for benchmarks.
     """
     if scenario.engine != "iceberg":
         raise ScenarioError(f"this is a {scenario.engine} scenario; run it with the {scenario.engine} engine",
                             field="engine")
     validate_iceberg(scenario, safe=safe)
-    spark = spark or get_spark()
+    workspace = workspace or DEFAULT
+    spark = spark or workspace.get_spark()
     try:
-        table = new_run_table(spark, scenario.name, catalog or CATALOG)
+        table = workspace.new_run_table(spark, scenario.name, catalog or CATALOG)
     except Exception as exc:
         raise EngineError(f"cannot create a namespace in the Spark catalog {catalog or CATALOG!r}; is it an "
                           "Iceberg catalog configured on this session?", field="catalog",
@@ -92,12 +96,12 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
             from explorer.iceberg.spark.safety import check_scenario_sql
 
             check_scenario_sql(spark, scenario, table)
-        runner = _Runner(spark, table, scenario, progress)
+        runner = _Runner(spark, table, scenario, progress, timings)
         with one_shuffle_partition(spark), _session_conf_kept(spark):
             return runner.run()
     except Exception as exc:
-        if engine_stopped(spark):  # the JVM died under this run: say so, and leave nothing of it behind
-            forget_dead_session()
+        if workspace.engine_stopped(spark):  # the JVM died under this run: say so, leave nothing of it behind
+            workspace.forget_dead_session()
             raise EngineStopped(step=getattr(exc, "step", None) or (runner.step_index if runner else None)) \
                 from None
         if safe and isinstance(exc, EngineError):
@@ -106,7 +110,7 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
             raise without_paths(exc) from None
         raise
     finally:
-        if not keep_warehouse and not engine_stopped(spark):
+        if not keep_warehouse and not workspace.engine_stopped(spark):
             drop_run_table(spark, table, runner.recorder.location if runner else None)
 
 
@@ -137,7 +141,8 @@ def _session_conf_kept(spark):
 class _Runner:
     """Executes the steps of one scenario against one fresh table."""
 
-    def __init__(self, spark, table: RunTable, scenario: Scenario, progress: Progress | None):
+    def __init__(self, spark, table: RunTable, scenario: Scenario, progress: Progress | None,
+                 timings: dict[str, float] | None = None):
         self.spark = spark
         self.table = table
         self.name = table.full_name
@@ -146,7 +151,9 @@ class _Runner:
         self.progress = progress
         self.step_index: int | None = None  # the step running now (for an error that happens between steps)
         self.recorder = IcebergRecorder(spark, self.name, scenario)
-        self.timings: dict[str, float] = {"statement": 0.0, "capture": 0.0, "engine_rows_wait": 0.0}
+        self.timings: dict[str, float] = {} if timings is None else timings
+        for phase in ("statement", "capture", "engine_rows_wait"):
+            self.timings.setdefault(phase, 0.0)
         self._reads: dict[int, Future] = {}
         self._plans: dict[int, Future] = {}
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explorer-read")

@@ -1,5 +1,8 @@
-"""One SparkSession with Apache Iceberg, shared by every run in this process.
+"""One SparkSession with Apache Iceberg, shared by every run in this process, held by a :class:`Workspace`.
 
+A workspace is the session, its ``explorer`` catalog's warehouse, the run counter and the settings the session
+is built with, under one lock. The process has one, :data:`DEFAULT`, which the module functions below use; a
+benchmark or a test can make its own and pass it to ``run_iceberg(workspace=...)``.
 Starting a JVM costs seconds, so the session is created once and reused. It is the session you hand over with
 :func:`use_spark`, or one the explorer builds: ``local[2]`` by default, or any master and settings from
 :func:`configure` / ``EXPLORER_SPARK_MASTER`` / ``EXPLORER_SPARK_CONF`` (a standalone cluster works when the
@@ -31,15 +34,6 @@ ICEBERG_RUNTIME_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 _JAVA_HINT = ("Java 17 is needed to run Spark. On Debian/Ubuntu: apt-get install openjdk-17-jre-headless; "
               "elsewhere install any Java 17 runtime and put 'java' on PATH (or set JAVA_HOME)")
 
-_lock = threading.RLock()
-_session = None
-_warehouse: Path | None = None
-_owned_warehouse = False
-_run_counter = itertools.count(1)
-# How the session is built when the explorer builds it: a master URL and extra Spark settings (``configure``,
-# the CLI's --master/--conf, or EXPLORER_SPARK_MASTER / EXPLORER_SPARK_CONF). None = local[2].
-_master: str | None = None
-_extra_conf: dict[str, str] = {}
 DEFAULT_MASTER = "local[2]"
 
 _LOG4J2 = """\
@@ -119,51 +113,6 @@ class EngineStopped(EngineError):
         super().__init__(ENGINE_STOPPED, step=step, detail=detail)
 
 
-def engine_stopped(session=None) -> bool:
-    """True when the explorer's own session (or ``session``) has lost its JVM."""
-    session = session if session is not None else _session
-    return session is not None and not _alive(session)
-
-
-def forget_dead_session() -> None:
-    """After the JVM died: reap the java process (no zombie), drop PySpark's cached context and gateway so the
-    next :func:`get_spark` launches a fresh JVM, and remove the dead session's temporary warehouse."""
-    global _session, _warehouse, _owned_warehouse
-    with _lock:
-        session = _session
-        if session is None or _alive(session):
-            return
-        from pyspark import SparkContext
-        from pyspark.sql import SparkSession
-
-        gateway = SparkContext._gateway
-        try:
-            session.sparkContext.stop()  # only Python-side state once the JVM is gone
-        except Exception:
-            pass
-        with SparkContext._lock:
-            SparkContext._active_spark_context = None
-            SparkContext._gateway = None
-            SparkContext._jvm = None
-        SparkSession._instantiatedSession = None
-        SparkSession._activeSession = None
-        if gateway is not None:
-            try:
-                gateway.shutdown()
-            except Exception:
-                pass
-            proc = getattr(gateway, "proc", None)
-            if proc is not None:
-                try:
-                    proc.kill()
-                    proc.wait(timeout=30)
-                except Exception:
-                    pass
-        if _owned_warehouse and _warehouse is not None:
-            shutil.rmtree(_warehouse, ignore_errors=True)
-        _session, _warehouse, _owned_warehouse = None, None, False
-
-
 # A temporary warehouse's name carries its owner's pid, so a later start can tell a dead kernel's leftovers.
 _WAREHOUSE_PREFIX = "explorer-warehouse-"
 _OWNED = re.compile(re.escape(_WAREHOUSE_PREFIX) + r"(\d+)-")
@@ -219,94 +168,195 @@ def driver_memory() -> str:
     return os.environ.get("EXPLORER_DRIVER_MEMORY", DEFAULT_DRIVER_MEMORY)
 
 
-def spark_master() -> str:
-    """The master URL the explorer builds its session with: ``configure(master=)``, else
-    ``EXPLORER_SPARK_MASTER``, else ``local[2]``."""
-    return _master or os.environ.get("EXPLORER_SPARK_MASTER") or DEFAULT_MASTER
+class Workspace:
+    """A SparkSession with the ``explorer`` Iceberg catalog, its warehouse, a run counter and the settings the
+    session is built with, under one lock. Most code uses the process's :data:`DEFAULT` through the module
+    functions; each run takes its session and its fresh table from a workspace."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._session = None
+        self._warehouse: Path | None = None
+        self._owned_warehouse = False
+        self._runs = itertools.count(1)
+        self._tag = "" if not _workspaces else f"w{len(_workspaces)}_"  # namespaces of two workspaces differ
+        # How the session is built when the explorer builds it (``configure``, the CLI's --master/--conf, or
+        # EXPLORER_SPARK_MASTER / EXPLORER_SPARK_CONF). None = local[2].
+        self._master: str | None = None
+        self._extra_conf: dict[str, str] = {}
+        _workspaces.append(self)
+
+    # -------------------------------------------------------------------------------------------- settings
+
+    def spark_master(self) -> str:
+        """The master URL the session is built with: ``configure(master=)``, else ``EXPLORER_SPARK_MASTER``,
+        else ``local[2]``."""
+        return self._master or os.environ.get("EXPLORER_SPARK_MASTER") or DEFAULT_MASTER
+
+    def spark_settings(self) -> dict[str, str]:
+        """Extra Spark settings applied on top of the explorer's own: EXPLORER_SPARK_CONF, then
+        ``configure(conf=)``. A catalog is defined this way too: ``spark.sql.catalog.prod=
+        org.apache.iceberg.spark.SparkCatalog``, ``spark.sql.catalog.prod.type=rest``, ``...uri=...``."""
+        return {**parse_conf(os.environ.get("EXPLORER_SPARK_CONF", "")), **self._extra_conf}
+
+    def configure(self, *, master: str | None = None, conf=None) -> None:
+        """Choose how the session is built (a master URL such as ``spark://host:7077``, extra ``k=v``
+        settings). Only before it starts: changing a running session's master is an error."""
+        wanted_conf = {**self._extra_conf, **(conf if isinstance(conf, dict) else parse_conf(conf or ()))}
+        with self._lock:
+            if self._session is not None and _alive(self._session):
+                if master is not None and master != self.spark_master() or wanted_conf != self._extra_conf:
+                    raise EngineError("the Spark session has already started; give --master/--conf (or "
+                                      "explorer.configure_spark) before anything runs", field="master")
+                return
+            if master is not None:
+                self._master = master
+            self._extra_conf = wanted_conf
+
+    # -------------------------------------------------------------------------------------------- the session
+
+    def use_spark(self, session) -> None:
+        """Make ``session`` (a SparkSession you built, on any cluster) the one this workspace's runs use.
+
+        Scenario runs need an Iceberg catalog on it (pass ``catalog=`` to ``explorer.run``, or define one
+        named ``explorer``); inspect only needs the table's catalog. The explorer never stops a session it did
+        not build.
+        """
+        with self._lock:
+            if self._session is not None and self._session is not session and _alive(self._session):
+                raise EngineError("this process already has an explorer Spark session; a process has one "
+                                  "session, so give yours before the explorer starts its own", field="spark")
+            self._session = session
+            self._owned_warehouse = False
+            try:
+                location = session.conf.get(f"spark.sql.catalog.{CATALOG}.warehouse", None)
+                parsed = urlparse(location) if location else None
+                self._warehouse = Path(parsed.path) if parsed and parsed.scheme in ("", "file") else None
+            except Exception:
+                self._warehouse = None
+
+    def get_spark(self, *, warehouse: str | os.PathLike | None = None):
+        """The SparkSession with the ``explorer`` Iceberg catalog, started on first use.
+
+        ``warehouse`` chooses the catalog's directory (default: a temporary directory removed at exit). It can
+        only be chosen when the session starts; asking for another one later is an error rather than a silent
+        surprise.
+        """
+        with self._lock:
+            wanted = Path(warehouse).resolve() if warehouse is not None else None
+            if self._session is not None and _alive(self._session):
+                if wanted is not None and wanted != self._warehouse:
+                    raise EngineError(f"the Spark session already uses the warehouse {self._warehouse}; a "
+                                      f"process has one catalog warehouse, so {wanted} cannot be used now")
+                return self._session
+            if self._session is not None:  # its JVM died: start afresh, leaving nothing of it behind
+                self.forget_dead_session()
+            require_java()
+            jar = iceberg_runtime_jar()
+            if wanted is None:
+                remove_stale_warehouses()
+                wanted = Path(tempfile.mkdtemp(prefix=f"{_WAREHOUSE_PREFIX}{os.getpid()}-"))
+                owned = True
+            else:
+                wanted.mkdir(parents=True, exist_ok=True)
+                owned = False
+            log_conf = wanted / ".log4j2.properties"
+            # A failed task logs a Java stack trace; learners get the one-line reason from the EngineError
+            # instead (EXPLORER_DEBUG=1 keeps the traces, and Spark's start-up lines).
+            log_conf.write_text(_LOG4J2 + _LOG4J2_QUIET_GATEWAY if not os.environ.get("EXPLORER_DEBUG") else
+                                _LOG4J2.replace("%m%n\n", "%m%n%ex\n").replace(
+                                    "alwaysWriteExceptions = false", "alwaysWriteExceptions = true"),
+                                encoding="utf-8")
+            try:
+                self._session = _build_session(jar, wanted, log_conf, self.spark_master(), self.spark_settings())
+            except BaseException:
+                if owned:
+                    shutil.rmtree(wanted, ignore_errors=True)
+                raise
+            self._warehouse, self._owned_warehouse = wanted, owned
+            return self._session
+
+    def engine_stopped(self, session=None) -> bool:
+        """True when this workspace's session (or ``session``) has lost its JVM."""
+        session = session if session is not None else self._session
+        return session is not None and not _alive(session)
+
+    def forget_dead_session(self) -> None:
+        """After the JVM died: reap the java process (no zombie), drop PySpark's cached context and gateway so
+        the next :meth:`get_spark` launches a fresh JVM, and remove the dead session's temporary warehouse."""
+        with self._lock:
+            session = self._session
+            if session is None or _alive(session):
+                return
+            _reap(session)
+            self.remove_owned_warehouse()
+            self._session, self._warehouse, self._owned_warehouse = None, None, False
+
+    # -------------------------------------------------------------------------------------------- the warehouse
+
+    def warehouse_dir(self) -> Path | None:
+        """The ``explorer`` catalog's warehouse directory, once the session has started."""
+        return self._warehouse
+
+    def keep_warehouse(self) -> Path | None:
+        """Keep the warehouse when the process exits (a temporary one is otherwise removed)."""
+        self._owned_warehouse = False
+        return self._warehouse
+
+    def remove_owned_warehouse(self) -> None:
+        if self._owned_warehouse and self._warehouse is not None:
+            shutil.rmtree(self._warehouse, ignore_errors=True)
+
+    def new_run_table(self, spark, scenario_name: str, catalog: str = CATALOG) -> RunTable:
+        """A fresh, empty namespace for one run; the table name is the scenario's slug in SQL form."""
+        slug = re.sub(r"[^a-z0-9_]", "_", scenario_name.lower()) or "t"
+        namespace = f"run_{os.getpid()}_{self._tag}{next(self._runs)}"
+        spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.{namespace}")
+        return RunTable(catalog=catalog, namespace=namespace, name=slug)
 
 
-def spark_settings() -> dict[str, str]:
-    """Extra Spark settings applied on top of the explorer's own: EXPLORER_SPARK_CONF, then ``configure(conf=)``.
-    A catalog is defined this way too: ``spark.sql.catalog.prod=org.apache.iceberg.spark.SparkCatalog``,
-    ``spark.sql.catalog.prod.type=rest``, ``spark.sql.catalog.prod.uri=...``."""
-    return {**parse_conf(os.environ.get("EXPLORER_SPARK_CONF", "")), **_extra_conf}
+def _reap(session) -> None:
+    """Forget a session whose JVM is gone: kill and wait for the java process, clear PySpark's cached context."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
 
-
-def configure(*, master: str | None = None, conf=None) -> None:
-    """Choose how the explorer builds its SparkSession (a master URL such as ``spark://host:7077``, extra
-    ``k=v`` settings). Only before the session starts: changing a running session's master is an error."""
-    global _master, _extra_conf
-    wanted_conf = {**_extra_conf, **(conf if isinstance(conf, dict) else parse_conf(conf or ()))}
-    with _lock:
-        if _session is not None and _alive(_session):
-            if master is not None and master != spark_master() or wanted_conf != _extra_conf:
-                raise EngineError("the Spark session has already started; give --master/--conf (or "
-                                  "explorer.configure_spark) before anything runs", field="master")
-            return
-        if master is not None:
-            _master = master
-        _extra_conf = wanted_conf
-
-
-def use_spark(session) -> None:
-    """Make ``session`` (a SparkSession you built, on any cluster) the one every run and inspect uses.
-
-    Scenario runs need an Iceberg catalog on it (pass ``catalog=`` to ``explorer.run``, or define one named
-    ``explorer``); inspect only needs the table's catalog. The explorer never stops a session it did not build.
-    """
-    global _session, _warehouse, _owned_warehouse
-    with _lock:
-        if _session is not None and _session is not session and _alive(_session):
-            raise EngineError("this process already has an explorer Spark session; a process has one session, "
-                              "so give yours before the explorer starts its own", field="spark")
-        _session = session
-        _owned_warehouse = False
+    gateway = SparkContext._gateway
+    try:
+        session.sparkContext.stop()  # only Python-side state once the JVM is gone
+    except Exception:
+        pass
+    with SparkContext._lock:
+        SparkContext._active_spark_context = None
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+    SparkSession._instantiatedSession = None
+    SparkSession._activeSession = None
+    if gateway is not None:
         try:
-            location = session.conf.get(f"spark.sql.catalog.{CATALOG}.warehouse", None)
-            parsed = urlparse(location) if location else None
-            _warehouse = Path(parsed.path) if parsed and parsed.scheme in ("", "file") else None
+            gateway.shutdown()
         except Exception:
-            _warehouse = None
+            pass
+        proc = getattr(gateway, "proc", None)
+        if proc is not None:
+            try:
+                proc.kill()
+                proc.wait(timeout=30)
+            except Exception:
+                pass
 
 
-def get_spark(*, warehouse: str | os.PathLike | None = None):
-    """The process's SparkSession with the ``explorer`` Iceberg catalog, started on first use.
-
-    ``warehouse`` chooses the catalog's directory (default: a temporary directory removed at exit). It can only
-    be chosen when the session starts; asking for another one later is an error rather than a silent surprise.
-    """
-    global _session, _warehouse, _owned_warehouse
-    with _lock:
-        wanted = Path(warehouse).resolve() if warehouse is not None else None
-        if _session is not None and _alive(_session):
-            if wanted is not None and wanted != _warehouse:
-                raise EngineError(f"the Spark session already uses the warehouse {_warehouse}; a process has one "
-                                  f"catalog warehouse, so {wanted} cannot be used now")
-            return _session
-        if _session is not None:  # its JVM died: start afresh, leaving nothing of it behind
-            forget_dead_session()
-        require_java()
-        jar = iceberg_runtime_jar()
-        if wanted is None:
-            remove_stale_warehouses()
-            wanted = Path(tempfile.mkdtemp(prefix=f"{_WAREHOUSE_PREFIX}{os.getpid()}-"))
-            _owned_warehouse = True
-        else:
-            wanted.mkdir(parents=True, exist_ok=True)
-            _owned_warehouse = False
-        log_conf = wanted / ".log4j2.properties"
-        # A failed task logs a Java stack trace; learners get the one-line reason from the EngineError instead
-        # (EXPLORER_DEBUG=1 keeps the traces, and Spark's start-up lines).
-        log_conf.write_text(_LOG4J2 + _LOG4J2_QUIET_GATEWAY if not os.environ.get("EXPLORER_DEBUG") else
-                            _LOG4J2.replace("%m%n\n", "%m%n%ex\n").replace("alwaysWriteExceptions = false",
-                                                                          "alwaysWriteExceptions = true"),
-                            encoding="utf-8")
-        _session = _build_session(jar, wanted, log_conf)
-        _warehouse = wanted
-        return _session
+_workspaces: list[Workspace] = []
+DEFAULT = Workspace()
+"""The process's workspace: what :func:`get_spark`, :func:`new_run_table` and the other module functions use."""
 
 
-def _build_session(jar: Path, warehouse: Path, log_conf: Path):
+@atexit.register
+def _remove_owned_warehouses() -> None:
+    for workspace in _workspaces:
+        workspace.remove_owned_warehouse()
+
+
+def _build_session(jar: Path, warehouse: Path, log_conf: Path, master: str, settings: dict[str, str]):
     from pyspark.sql import SparkSession
 
     # Serial GC with low free-heap ratios gives memory back to the OS after a collection, so a long workshop
@@ -314,7 +364,7 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path):
     java_opts = (f"-Dlog4j2.configurationFile={log_conf} -XX:+UseSerialGC "
                  "-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30")
     builder = (
-        SparkSession.builder.master(spark_master()).appName("sequence-explorer")
+        SparkSession.builder.master(master).appName("sequence-explorer")
         .config("spark.jars", str(jar))
         .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
         .config(f"spark.sql.catalog.{CATALOG}", "org.apache.iceberg.spark.SparkCatalog")
@@ -335,34 +385,29 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path):
         .config("spark.sql.adaptive.enabled", "false")
         .config("spark.sql.warehouse.dir", (warehouse / "_spark").as_uri())
     )
-    for key, value in spark_settings().items():  # the user's settings win over the explorer's defaults
+    for key, value in settings.items():  # the user's settings win over the explorer's defaults
         builder = builder.config(key, value)
     try:
         session = builder.getOrCreate()
     except Exception as exc:  # py4j / launcher failures: show one line, not the trace
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        hint = _JAVA_HINT if spark_master().startswith("local") else f"is the master {spark_master()} reachable?"
+        hint = _JAVA_HINT if master.startswith("local") else f"is the master {master} reachable?"
         raise EngineError(f"Spark did not start: {first}. {hint}") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
 
 
-def warehouse_dir() -> Path | None:
-    """The ``explorer`` catalog's warehouse directory, once the session has started."""
-    return _warehouse
-
-
-def keep_warehouse() -> Path | None:
-    """Keep the session's warehouse when the process exits (a temporary one is otherwise removed)."""
-    global _owned_warehouse
-    _owned_warehouse = False
-    return _warehouse
-
-
-@atexit.register
-def _remove_owned_warehouse() -> None:
-    if _owned_warehouse and _warehouse is not None:
-        shutil.rmtree(_warehouse, ignore_errors=True)
+# The process's workspace, as module functions (what most callers use).
+spark_master = DEFAULT.spark_master
+spark_settings = DEFAULT.spark_settings
+configure = DEFAULT.configure
+use_spark = DEFAULT.use_spark
+get_spark = DEFAULT.get_spark
+engine_stopped = DEFAULT.engine_stopped
+forget_dead_session = DEFAULT.forget_dead_session
+warehouse_dir = DEFAULT.warehouse_dir
+keep_warehouse = DEFAULT.keep_warehouse
+new_run_table = DEFAULT.new_run_table
 
 
 # ------------------------------------------------------------------------------------------------ run tables
@@ -384,14 +429,6 @@ class RunTable:
     def identifier(self) -> str:
         """The name without the catalog (what Iceberg procedures take as ``table =>``)."""
         return f"{self.namespace}.{self.name}"
-
-
-def new_run_table(spark, scenario_name: str, catalog: str = CATALOG) -> RunTable:
-    """A fresh, empty namespace for one run; the table name is the scenario's slug in SQL form."""
-    slug = re.sub(r"[^a-z0-9_]", "_", scenario_name.lower()) or "t"
-    namespace = f"run_{os.getpid()}_{next(_run_counter)}"
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.{namespace}")
-    return RunTable(catalog=catalog, namespace=namespace, name=slug)
 
 
 def drop_run_table(spark, table: RunTable, location: str | None) -> None:

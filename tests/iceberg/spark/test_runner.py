@@ -304,6 +304,24 @@ def test_a_capture_that_fails_on_the_failure_path_never_hides_the_steps_refusal(
     assert err.value.step == 2 and "no_such_column" in err.value.detail and err.value.capture is None
 
 
+def test_a_run_adds_its_phases_to_a_timings_dict_and_takes_its_table_from_the_given_workspace(spark):
+    import os
+
+    from explorer.iceberg.spark.session import Workspace
+
+    workspace = Workspace()
+    workspace.use_spark(spark)  # the suite's one session, in a workspace of its own (its own run counter)
+    timings: dict[str, float] = {}
+    first = run_iceberg(scenario([{"insert": [{"user_id": 1, "name": "a"}]}]), workspace=workspace,
+                        timings=timings)
+    second = run_iceberg(scenario([{"insert": [{"user_id": 2, "name": "b"}]}]), spark=spark)  # the default
+    namespace = first.table_name.split(".")[1]
+    assert namespace.startswith(f"run_{os.getpid()}_w") and namespace.endswith("_1")
+    assert namespace != second.table_name.split(".")[1]  # two workspaces on one catalog never collide
+    assert set(timings) == {"statement", "capture", "engine_rows_wait"} and timings["statement"] > 0
+    assert all(seconds >= 0 for seconds in timings.values())
+
+
 def test_invalid_merge_and_v1_row_deletes_are_refused_before_running(spark):
     merge = scenario([{"insert": [{"user_id": 1}]},
                       {"merge": {"rows": [{"user_id": 1}], "on": ["user_id"], "matched": "none",

@@ -18,18 +18,17 @@ def test_conf_text_and_lists_parse_and_a_malformed_item_is_named():
 
 
 def test_master_and_settings_come_from_configure_over_the_environment(monkeypatch):
-    monkeypatch.setattr(session, "_master", None)
-    monkeypatch.setattr(session, "_extra_conf", {})
-    monkeypatch.setattr(session, "_session", None)
+    workspace = session.Workspace()  # a workspace of its own: the process's default is left alone
     monkeypatch.delenv("EXPLORER_SPARK_MASTER", raising=False)
     monkeypatch.delenv("EXPLORER_SPARK_CONF", raising=False)
-    assert session.spark_master() == "local[2]" and session.spark_settings() == {}
+    assert workspace.spark_master() == "local[2]" and workspace.spark_settings() == {}
     monkeypatch.setenv("EXPLORER_SPARK_MASTER", "spark://127.0.0.1:7077")
     monkeypatch.setenv("EXPLORER_SPARK_CONF", "spark.executor.memory=512m;spark.cores.max=1")
-    assert session.spark_master() == "spark://127.0.0.1:7077"
-    session.configure(master="local[1]", conf=["spark.cores.max=2"])
-    assert session.spark_master() == "local[1]"
-    assert session.spark_settings() == {"spark.executor.memory": "512m", "spark.cores.max": "2"}
+    assert workspace.spark_master() == "spark://127.0.0.1:7077"
+    workspace.configure(master="local[1]", conf=["spark.cores.max=2"])
+    assert workspace.spark_master() == "local[1]"
+    assert workspace.spark_settings() == {"spark.executor.memory": "512m", "spark.cores.max": "2"}
+    assert session.spark_master() == "spark://127.0.0.1:7077"  # the default workspace only sees the environment
 
 
 def test_cli_takes_master_and_repeated_conf():

@@ -200,7 +200,11 @@ class UpdateStep(Step):
 
 @dataclass(frozen=True)
 class UpsertStep(Step):
-    """Equality delete on ``key`` plus the new rows, in one commit (how streaming writers upsert)."""
+    """Equality delete on ``key`` plus the new rows, in one commit (how streaming writers upsert).
+
+    Written as Flink's upsert writer writes one checkpoint: a key the batch already wrote is deleted by position
+    (the earlier row of this batch's own data file), any other key by an equality delete.
+    """
 
     rows: tuple[Row, ...] = ()
     key: tuple[str, ...] = ()
@@ -790,14 +794,8 @@ def _parse_upsert(index, label, body, raw, table):
     key = _name_list(raw["key"], list(table.column_names), "key", index)
     if not key:
         raise ScenarioError("needs at least one column", step=index, field="key")
+    # A key may come twice, as in one Flink checkpoint: the later row replaces the earlier by a position delete.
     rows = _rows(index, "upsert", body, table, required=key + table.partitioned_by)
-    seen: dict[tuple, int] = {}
-    for r, row in enumerate(rows, start=1):
-        k = tuple(row[c] for c in key)
-        if k in seen:
-            raise ScenarioError(f"rows {seen[k]} and {r} have the same key {dict(zip(key, map(to_plain, k)))}; "
-                                "one upsert writes each key once", step=index, field=f"upsert[{r}]")
-        seen[k] = r
     return UpsertStep(index=index, label=label, rows=rows, key=key)
 
 

@@ -27,6 +27,7 @@ NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-re
              "06-concurrent-writers.ipynb",
              # chapters (#14)
              "07-branches-rollback-tags.ipynb", "08-readers-view.ipynb", "09-delete-file-maintenance.ipynb",
+             "10-streaming-upserts-flink.ipynb",
              # inspect (#16): the SQL-first path
              "inspect-your-table.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -385,6 +386,33 @@ def test_08_readers_view_executes(kernel_env, tmp_path):
     # Spark's position_deletes table: each (data file, delete file) it lists is what Java attached.
     listed = re.findall(r"^  data_file_id=(D\d+), id=(P\d+), pos=\d+$", text, flags=re.MULTILINE)
     assert listed and all(p in java[3][d] for d, p in listed), (listed, java[3])
+
+
+@pytest.mark.notebook
+@pytest.mark.spark
+def test_10_streaming_upserts_flink_executes(kernel_env, tmp_path):
+    nb = execute("10-streaming-upserts-flink.ipynb", tmp_path)
+    text = text_of(nb)
+    # One checkpoint, one commit: a data file, an equality delete and a position delete at sequence number 2.
+    assert "sequence number 2 (Checkpoint 1: alice twice, carol once): D2 data, E1 equality_deletes, " \
+           "P1 position_deletes" in text, text
+    at2 = text.split("Spark reads at sequence number 2")[0]
+    decisions = set(re.findall(r"^(\w+) x (\w+) \[(\w+)\]: (.+) -> (\S+)$", at2, flags=re.MULTILINE))
+    assert {("E1", "D1", "equality", "1 < 2", "applies"), ("E1", "D2", "equality", "2 < 2", "ignored-by-sequence"),
+            ("P1", "D2", "position", "2 <= 2", "applies")} <= decisions, decisions
+    # Spark read one alice, the checkpoint's later row: the position delete reached its own commit's file.
+    assert "Spark reads at sequence number 2: [(1, 'alice', 'team'), (2, 'bob', 'free'), (3, 'carol', 'free')]" \
+        in text
+    assert "Spark reads at sequence number 3: [(1, 'alice', 'team'), (2, 'bob', 'pro'), (3, 'carol', 'free')]" \
+        in text
+    # Spark's metadata tables: P1 names position 0 of D2; every equality delete compares field 1 (user_id).
+    assert re.findall(r"^position_deletes: (.*)$", text, flags=re.MULTILINE) == ["P1 deletes position 0 of D2"]
+    eq = re.findall(r"^delete_files: (E\d) content=2 equality_ids=(\[.*?\])", text, flags=re.MULTILINE)
+    assert sorted(eq) == [("E1", "[1]"), ("E2", "[1]")], text
+    assert "identifier-fields: ['[user_id]']" in text
+    assert "columns, in field-id order: ['user_id', 'name', 'plan']" in text
+    assert "resolver and engine agree at every snapshot: True" in text
+    assert_figures_offline(nb, at_least=1)
 
 
 # ------------------------------------------------------------------------------------------ inspect (#16)

@@ -53,7 +53,7 @@ from explorer.scenario.model import (
 from explorer.scenario.values import to_plain
 
 from explorer.iceberg.spark.metadata import IcebergRecorder, local_path
-from explorer.iceberg.spark.rowdelta import commit_row_delta
+from explorer.iceberg.spark.rowdelta import commit_row_delta, commit_upsert
 from explorer.iceberg.spark.sql import chunks, predicate_sql, quote_name
 from explorer.scenario.errors import engine_reason
 
@@ -200,11 +200,11 @@ def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: 
         for chunk in chunks(step.rows, step.files):
             commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=chunk, into=files)
         return _Plan(job, "append", files)
-    if isinstance(step, (EqualityDeleteStep, UpsertStep)):
-        equality = step.columns if isinstance(step, EqualityDeleteStep) else step.key
-        data_rows = step.rows if isinstance(step, UpsertStep) else ()
-        commit_row_delta(spark, jtable, spec, delete_rows=step.rows, equality=equality, data_rows=data_rows,
-                         into=files)
+    if isinstance(step, EqualityDeleteStep):
+        commit_row_delta(spark, jtable, spec, delete_rows=step.rows, equality=step.columns, into=files)
+        return _Plan(job, "row_delta", files)
+    if isinstance(step, UpsertStep):
+        commit_upsert(spark, jtable, spec, rows=step.rows, key=step.key, into=files)
         return _Plan(job, "row_delta", files)
 
     # Row-level commands, as Spark's merge-on-read writer does them: delete the matched rows by position.

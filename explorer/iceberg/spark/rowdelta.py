@@ -2,7 +2,9 @@
 
 Rows become Iceberg ``GenericRecord``s over py4j, are written with ``GenericAppenderFactory`` (one equality
 delete file, and for an upsert one data file, per partition touched) and committed together in one
-``RowDelta``, so the deletes and the new rows share one snapshot and one sequence number.
+``RowDelta``, so the deletes and the new rows share one snapshot and one sequence number. An upsert batch that
+names a key twice is written as Flink's upsert writer writes a checkpoint: the later row replaces the earlier
+one by a position delete into the batch's own data file (``commit_upsert``).
 """
 
 from __future__ import annotations
@@ -65,6 +67,91 @@ class _Records:
         return value
 
 
+class _RowDeltaWriter:
+    """Writes rows, equality deletes and position deletes for one ``RowDelta`` with Iceberg's generic writers."""
+
+    def __init__(self, spark, jtable, table: TableSpec, equality: Iterable[str]):
+        jvm = spark._jvm
+        self.iceberg = iceberg = jvm.org.apache.iceberg
+        self.jtable = jtable
+        self.schema, self.spec = jtable.schema(), jtable.spec()
+        self.equality = list(equality)
+        names = jvm.java.util.ArrayList()
+        for name in self.equality:
+            names.add(name)
+        self.delete_schema = self.schema.select(names)
+        ids = spark.sparkContext._gateway.new_array(jvm.int, len(self.equality))
+        for i, name in enumerate(self.equality):
+            ids[i] = self.schema.findField(name).fieldId()
+        self.factory = iceberg.data.GenericAppenderFactory(self.schema, self.spec, ids, self.delete_schema, None)
+        self.factory.setAll(jtable.properties())
+        # With the table, a position delete writer keeps the file_path bounds (MetricsConfig.forPositionDelete), as
+        # Flink's and Spark's do: the delete file then names exactly the data file its positions point into.
+        self.pos_factory = iceberg.data.GenericAppenderFactory(jtable, self.schema, self.spec, jtable.properties(),
+                                                               None, None, None)
+        self.records = _Records(spark)
+        self.types = {c.name: c.type for c in table.columns}
+        self.parquet = iceberg.FileFormat.PARQUET
+        self.wrapper = iceberg.data.InternalRecordWrapper(self.schema.asStruct())
+
+    def groups(self, rows) -> dict[str, tuple[Any, list]]:
+        """Rows grouped by partition of the table's current spec (which a partition step may have evolved), in
+        order of first appearance: {partition path: (key, [rows])}."""
+        out: dict[str, tuple[Any, list]] = {}
+        for row in rows:
+            key, path = None, ""
+            if not self.spec.isUnpartitioned():
+                key = self.iceberg.PartitionKey(self.spec, self.schema)
+                key.partition(self.wrapper.wrap(self.records.record(self.schema, row, self.types)))
+                path = str(self.spec.partitionToPath(key))
+            if path not in out:
+                out[path] = (key, [])
+            out[path][1].append(row)
+        return out
+
+    def output(self, key, suffix: str):
+        file_name = f"{uuid.uuid4().hex}-{suffix}.parquet"
+        provider = self.jtable.locationProvider()
+        path = provider.newDataLocation(file_name) if key is None else provider.newDataLocation(self.spec, key,
+                                                                                                 file_name)
+        return self.iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(self.jtable.io().newOutputFile(path))
+
+    def write(self, key, rows, new_writer, jschema, finish, add):
+        writer = new_writer(key)
+        try:
+            for row in rows:
+                writer.write(self.records.record(jschema, row, self.types))
+        finally:
+            writer.close()
+        written = finish(writer)
+        add(written)
+        return written
+
+    def equality_deletes(self, key, rows, add) -> None:
+        self.write(key, rows, lambda k: self.factory.newEqDeleteWriter(self.output(k, "eq-deletes"),
+                                                                       self.parquet, k),
+                   self.delete_schema, lambda w: w.toDeleteFile(), add)
+
+    def data(self, key, rows, add) -> str:
+        """One data file of ``rows``, in order (row i at position i); returns its location as the table records
+        it (the output file's own, normalised, location: what a position delete must name)."""
+        written = self.write(key, rows, lambda k: self.factory.newDataWriter(self.output(k, "data"),
+                                                                             self.parquet, k),
+                             self.schema, lambda w: w.toDataFile(), add)
+        return str(written.location())
+
+    def position_deletes(self, key, path: str, positions: list[int], add) -> None:
+        """One position delete file for the data file at ``path`` (Flink's DeleteGranularity.FILE)."""
+        writer = self.pos_factory.newPosDeleteWriter(self.output(key, "pos-deletes"), self.parquet, key)
+        record = self.iceberg.deletes.PositionDelete.create()
+        try:
+            for pos in sorted(positions):
+                writer.write(record.set(path, pos))
+        finally:
+            writer.close()
+        add(writer.toDeleteFile())
+
+
 def commit_row_delta(spark, jtable, table: TableSpec, *, delete_rows: Iterable[Mapping[str, Any]],
                      equality: Iterable[str], data_rows: Iterable[Mapping[str, Any]] = (), into=None) -> None:
     """Write equality deletes on ``equality`` (and ``data_rows``) per partition; commit them as one RowDelta.
@@ -73,60 +160,42 @@ def commit_row_delta(spark, jtable, table: TableSpec, *, delete_rows: Iterable[M
     which partition each delete belongs to). ``into``: hand the written files to this object's
     ``addDeletes``/``addRows`` instead, and commit nothing (concurrent jobs commit later, validated).
     """
-    jvm = spark._jvm
-    iceberg = jvm.org.apache.iceberg
-    schema, spec = jtable.schema(), jtable.spec()
-    equality = list(equality)
-    names = jvm.java.util.ArrayList()
-    for name in equality:
-        names.add(name)
-    delete_schema = schema.select(names)
-    ids = spark.sparkContext._gateway.new_array(jvm.int, len(equality))
-    for i, name in enumerate(equality):
-        ids[i] = schema.findField(name).fieldId()
-    factory = iceberg.data.GenericAppenderFactory(schema, spec, ids, delete_schema, None)
-    factory.setAll(jtable.properties())
-    records = _Records(spark)
-    types = {c.name: c.type for c in table.columns}
-    parquet = iceberg.FileFormat.PARQUET
-    wrapper = iceberg.data.InternalRecordWrapper(schema.asStruct())
-
-    def groups(rows):
-        """Rows grouped by partition of the table's current spec (which a partition step may have evolved), in
-        order of first appearance: {partition path: (key, [rows])}."""
-        out: dict[str, tuple[Any, list]] = {}
-        for row in rows:
-            key, path = None, ""
-            if not spec.isUnpartitioned():
-                key = iceberg.PartitionKey(spec, schema)
-                key.partition(wrapper.wrap(records.record(schema, row, types)))
-                path = str(spec.partitionToPath(key))
-            if path not in out:
-                out[path] = (key, [])
-            out[path][1].append(row)
-        return out
-
-    def output(key, suffix: str):
-        file_name = f"{uuid.uuid4().hex}-{suffix}.parquet"
-        provider = jtable.locationProvider()
-        path = provider.newDataLocation(file_name) if key is None else provider.newDataLocation(spec, key,
-                                                                                                 file_name)
-        return iceberg.encryption.EncryptedFiles.plainAsEncryptedOutput(jtable.io().newOutputFile(path))
-
-    def write(rows, new_writer, jschema, finish, add) -> None:
-        for key, group in groups(rows).values():
-            writer = new_writer(key)
-            try:
-                for row in group:
-                    writer.write(records.record(jschema, row, types))
-            finally:
-                writer.close()
-            add(finish(writer))
-
+    writer = _RowDeltaWriter(spark, jtable, table, equality)
     delta = jtable.newRowDelta() if into is None else into
-    write(delete_rows, lambda key: factory.newEqDeleteWriter(output(key, "eq-deletes"), parquet, key),
-          delete_schema, lambda w: w.toDeleteFile(), delta.addDeletes)
-    write(data_rows, lambda key: factory.newDataWriter(output(key, "data"), parquet, key),
-          schema, lambda w: w.toDataFile(), delta.addRows)
+    for key, group in writer.groups(delete_rows).values():
+        writer.equality_deletes(key, group, delta.addDeletes)
+    for key, group in writer.groups(data_rows).values():
+        writer.data(key, group, delta.addRows)
+    if into is None:
+        delta.commit()
+
+
+def commit_upsert(spark, jtable, table: TableSpec, *, rows: Iterable[Mapping[str, Any]], key: Iterable[str],
+                  into=None) -> None:
+    """An upsert batch written the way Flink's upsert writer writes one checkpoint, committed as one RowDelta.
+
+    Flink (``BaseDeltaTaskWriter.write`` in upsert mode, ``BaseTaskWriter.BaseEqualityDeltaWriter``, one writer
+    per partition) first deletes each row's key, then writes the row. The delete is a *position* delete of the
+    earlier row when this checkpoint already wrote the key (its ``insertedRowMap``), else an *equality* delete of
+    the key, which reaches rows of earlier commits only. So per partition: one equality delete per key, every
+    row in one data file, and one position delete file naming the positions a later row of the batch replaced.
+    """
+    writer = _RowDeltaWriter(spark, jtable, table, key)
+    key = list(key)
+    delta = jtable.newRowDelta() if into is None else into
+    for partition, group in writer.groups(rows).values():
+        inserted: dict[tuple, int] = {}  # Flink's insertedRowMap: key -> position in this batch's data file
+        first_rows, replaced = [], []
+        for pos, row in enumerate(group):
+            k = tuple(row.get(c) for c in key)
+            if k in inserted:
+                replaced.append(inserted[k])
+            else:
+                first_rows.append(row)
+            inserted[k] = pos
+        writer.equality_deletes(partition, first_rows, delta.addDeletes)
+        path = writer.data(partition, group, delta.addRows)
+        if replaced:
+            writer.position_deletes(partition, path, replaced, delta.addDeletes)
     if into is None:
         delta.commit()

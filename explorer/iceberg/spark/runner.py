@@ -293,14 +293,13 @@ class _Runner:
         if isinstance(step, MergeStep):
             return self._merge(step)
         if isinstance(step, (EqualityDeleteStep, UpsertStep)):
-            from explorer.iceberg.spark.rowdelta import commit_row_delta
+            from explorer.iceberg.spark.rowdelta import commit_row_delta, commit_upsert
 
             jtable = self.recorder.jtable
             if isinstance(step, EqualityDeleteStep):
                 commit_row_delta(self.spark, jtable, self.spec, delete_rows=step.rows, equality=step.columns)
             else:
-                commit_row_delta(self.spark, jtable, self.spec, delete_rows=step.rows, equality=step.key,
-                                 data_rows=step.rows)
+                commit_upsert(self.spark, jtable, self.spec, rows=step.rows, key=step.key)
             self.spark.sql(f"REFRESH TABLE {self.name}")
             return None
         if isinstance(step, CompactStep):

@@ -152,6 +152,23 @@ def test_same_commit_upsert_keeps_the_new_row(preset_runs):
     assert [(r["name"], r["plan"]) for r in rows_of(capture, 1)] == [("alice", "pro"), ("bob", "free")]
 
 
+def test_flink_checkpoint_upsert_deletes_its_own_row_by_position(preset_runs):
+    """A key written twice in one upsert batch: as Flink's writer does, one equality delete for the key and a
+    position delete of the batch's earlier row, in the batch's own commit; Spark reads only the later row."""
+    capture = preset_runs["flink-checkpoint-upsert"]
+    checkpoint = capture.snapshots[1]
+    added = {f.content: f for f in capture.files if f.added_snapshot_id == checkpoint.snapshot_id}
+    assert set(added) == {FileContent.DATA, FileContent.EQUALITY_DELETES, FileContent.POSITION_DELETES}
+    assert {f.sequence_number for f in added.values()} == {checkpoint.sequence_number}
+    data, position = added[FileContent.DATA], added[FileContent.POSITION_DELETES]
+    assert [(p.path, p.position) for p in position.positions] == [(data.path, 0)]
+    decisions = {(d.data_file, d.delete_file): d.outcome for d in IcebergResult(capture).at(2).decisions}
+    assert decisions[(data.id, position.id)] is Outcome.APPLIES
+    assert decisions[(data.id, added[FileContent.EQUALITY_DELETES].id)] is Outcome.IGNORED_BY_SEQUENCE
+    assert [(r["name"], r["plan"]) for r in rows_of(capture, 1)] == [("alice", "team"), ("bob", "free"),
+                                                                     ("carol", "free")]
+
+
 def test_capture_matches_spark_metadata_tables(spark):
     """Sequence numbers and file kinds read from the manifests equal Spark's own ``all_entries`` table."""
     capture = run_iceberg(load_preset("compaction-starting-sequence"), spark=spark, keep_warehouse=True)

@@ -12,7 +12,7 @@ field, and the app stays usable.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,7 @@ from explorer.scenario.values import plain_row
 from explorer.ui.common import error_html, escape
 from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow, quiet_steps, step_of, trailing_quiet_steps
 from explorer.ui.open_table import OpenTableView
-from explorer.ui.timetravel import SnapshotView, TimeTravel
+from explorer.ui.timetravel import PANELS, SnapshotView, TimeTravel
 
 SINGLE_VALUE_BODY = {"insert": "rows", "equality_delete": "rows", "upsert": "rows", "write": "rows",
                      "delete": "where", "sql": "sql"}
@@ -182,6 +182,7 @@ class App(traitlets.HasTraits):
         self._predict_rows: list[PredictableRow] = []
         self._predict_key: int | None = None
         self._warm = None  # the background engine start (a thread), once the app is shown
+        self._first_view_at = 0.0  # when the last run's first view went to the page (perf_counter)
         self._build_widgets()
         if scenario is not None:
             self.load_scenario(scenario)
@@ -571,12 +572,14 @@ class App(traitlets.HasTraits):
             return None
         finally:
             self.running = False
-        t1 = time.perf_counter()
+        t1 = self._first_view_at = time.perf_counter()
         self.w_progress.value = self.w_progress.max
         self._set_result(result)
-        self.timings = {"engine_s": engine_s, "views_s": time.perf_counter() - t1}
+        self.timings = {"engine_s": engine_s, "first_view_s": self._first_view_at - t1,
+                        "views_s": time.perf_counter() - t1}
         self._set_progress(f"done: {_plural(len(getattr(result.capture, 'snapshots', ())), 'snapshot')} "
-                           f"(engine {engine_s:.1f} s, views {self.timings['views_s']:.1f} s)")
+                           f"(engine {engine_s:.1f} s, first view {self.timings['first_view_s']:.2f} s, "
+                           f"all views {self.timings['views_s']:.1f} s)")
         return result
 
     def _show_partial(self, exc: ExplorerError, engine: str) -> None:
@@ -632,32 +635,33 @@ class App(traitlets.HasTraits):
         self.w_predict_box.children = ()  # an old score names rows of the old result: never leave it up
         views = ENGINE_VIEWS[result.engine]
         self.snapshot_options = views.snapshot_options(result)
-        self._checks = {key: views.check(result, key) for _, key in self.snapshot_options}
-
         last_key = self.snapshot_options[-1][1]
+        self._checks = {last_key: views.check(result, last_key)}
 
-        def view_of(label: str, key: int) -> SnapshotView:
+        def view_of(label: str, key: int, only: Collection[str] | None = None) -> SnapshotView:
+            if key not in self._checks:
+                self._checks[key] = views.check(result, key)
             check = self._checks[key]
             # A step that made no snapshot is said beside the snapshot that follows it (or the last one).
             notes = " ".join(filter(None, (quiet_steps(result, key),
                                            trailing_quiet_steps(result) if key == last_key else "")))
             return SnapshotView(key=key, label=label, caption=" ".join(filter(None, (views.caption(result, key),
                                                                                      notes))),
-                                check_text=check.text, agrees=check.agrees, figures=views.figures(result, key),
-                                step=step_of(result, key))
+                                check_text=check.text, agrees=check.agrees,
+                                figures=views.figures(result, key, only), step=step_of(result, key))
 
         self.w_editor.selected_index = None  # the editor folds away: the result is what the learner reads now
         if self.predict_mode:
             self._snapshots = [view_of(*o) for o in self.snapshot_options]
             self._start_prediction()
             return
-        # The last snapshot goes to the page first (what a learner looks at after Run); the others follow, so
-        # the first figure appears one snapshot's work after the engine finishes, not all of them.
-        last = view_of(*self.snapshot_options[-1])
-        self._snapshots = [last]
-        if len(self.snapshot_options) > 1:
-            self._reveal_views(complete=False)
-            self._snapshots = [view_of(*o) for o in self.snapshot_options[:-1]] + [last]
+        # What a learner looks at after Run goes to the page first: the last snapshot's views in the open tab.
+        # The other views and snapshots follow, so the first figure waits for one or two figures, not all.
+        open_tab = PANELS[max(0, min(len(PANELS) - 1, self.w_time.panel))][1]
+        self._snapshots = [view_of(*self.snapshot_options[-1], only=open_tab)]
+        self._reveal_views(complete=False)
+        self._first_view_at = time.perf_counter()
+        self._snapshots = [view_of(*o) for o in self.snapshot_options]
         self._reveal_views()
 
     def _reveal_views(self, *, complete: bool = True) -> None:

@@ -6,7 +6,7 @@ rows a learner can predict. The app picks the views by ``result.engine`` from :d
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -42,7 +42,8 @@ class EngineViews(Protocol):
 
     def key_for_sequence(self, result: Any, sequence_number: int | None) -> int: ...
 
-    def figures(self, result: Any, key: int) -> dict[str, go.Figure]: ...
+    def figures(self, result: Any, key: int, only: Collection[str] | None = None) -> dict[str, go.Figure]:
+        """The views of one snapshot by name; ``only``: just these (the app sends the open tab first)."""
 
     def check(self, result: Any, key: int) -> Check: ...
 
@@ -89,6 +90,13 @@ def step_of(result, key: int) -> int | None:
     return next((s.step for s in getattr(result.capture, "steps", ()) if key in s.snapshot_ids), None)
 
 
+def _built(build: Mapping[str, Callable[[], go.Figure | None]],
+           only: Collection[str] | None) -> dict[str, go.Figure]:
+    """Call the builders asked for (all when ``only`` is None); a builder returning None has no view here."""
+    made = {name: make() for name, make in build.items() if only is None or name in only}
+    return {name: fig for name, fig in made.items() if fig is not None}
+
+
 def _row_text(row: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={'null' if v is None else to_plain(v)}" for k, v in row.items())
 
@@ -117,26 +125,23 @@ class IcebergViews:
     def key_for_sequence(self, result, sequence_number: int | None) -> int:
         return key_for(result, sequence_number)
 
-    def figures(self, result, key: int) -> dict[str, go.Figure]:
+    def figures(self, result, key: int, only: Collection[str] | None = None) -> dict[str, go.Figure]:
         ex = F.explain(result, snapshot_id=key)
         columns = [c.name for c in result.capture.columns]
         engine_rows = result.at(snapshot_id=key).engine_rows
-        out = {
-            "timeline": F.timeline_figure(ex),
-            "decisions": F.decision_matrix_figure(ex),
-            "rows": F.row_fate_figure(ex),
-            "snapshots": F.snapshots_figure(ex),
-            "files": F.files_figure(ex),
-        }
-        if engine_rows is not None:
-            out["engine_rows"] = F.rows_table_figure(
+        build: dict[str, Callable[[], go.Figure | None]] = {
+            "timeline": lambda: F.timeline_figure(ex),
+            "decisions": lambda: F.decision_matrix_figure(ex),
+            "rows": lambda: F.row_fate_figure(ex),
+            "snapshots": lambda: F.snapshots_figure(ex),
+            "files": lambda: F.files_figure(ex),
+            "engine_rows": lambda: None if engine_rows is None else F.rows_table_figure(
                 engine_rows, columns, f"What Spark read at sequence {ex.snapshot.sequence_number} "
-                                      f"({len(engine_rows)} rows)", "engine-rows")
-        out["row_history"] = F.row_history_figure(self._history(result), at_snapshot_id=key)
-        race = F.race_figure(result.capture)  # a concurrent step: its jobs as swimlanes
-        if race is not None:
-            out["race"] = race
-        return out
+                                      f"({len(engine_rows)} rows)", "engine-rows"),
+            "row_history": lambda: F.row_history_figure(self._history(result), at_snapshot_id=key),
+            "race": lambda: F.race_figure(result.capture),  # a concurrent step: its jobs as swimlanes
+        }
+        return _built(build, only)
 
     def check(self, result, key: int) -> Check:
         view = result.at(snapshot_id=key)
@@ -206,31 +211,38 @@ class PaimonViews:
     def key_for_sequence(self, result, sequence_number: int | None) -> int:
         return key_for(result, sequence_number)
 
-    def figures(self, result, key: int) -> dict[str, go.Figure]:
+    def figures(self, result, key: int, only: Collection[str] | None = None) -> dict[str, go.Figure]:
         plain = result.to_plain(key)
         columns = list(result.columns)
         decisions = plain.get("decisions", [])
         dec_cols = list(dict.fromkeys(k for d in decisions for k in d)) or ["key"]
-        out = {
-            "decisions": F.rows_table_figure(decisions, dec_cols, f"Merge decisions per key at snapshot {key}",
-                                             "paimon-decisions"),
-            "rows": F.rows_table_figure([dict(zip(columns, r)) for r in result.predicted_rows(key)], columns,
-                                        f"Rows the model predicts at snapshot {key}", "predicted-rows"),
-            "snapshots": F.rows_table_figure(plain["snapshots"], ["snapshot_id", "commit_kind", "step", "writer",
-                                                                  "label"], "Snapshots", "snapshots"),
-            "files": F.rows_table_figure(plain["files"], ["name", "level", "added_snapshot_id",
-                                                          "min_sequence_number", "max_sequence_number",
-                                                          "row_count"], "Files", "files"),
-        }
-        if decisions:
+
+        def timeline() -> go.Figure | None:
             from explorer.paimon.figures import key_timeline_figure
 
-            out["timeline"] = key_timeline_figure(result, as_of_snapshot=key)
-        engine = result.engine_rows(key)
-        if engine is not None:
-            out["engine_rows"] = F.rows_table_figure([dict(zip(columns, r)) for r in engine], columns,
-                                                     f"What pypaimon read at snapshot {key}", "engine-rows")
-        return out
+            return key_timeline_figure(result, as_of_snapshot=key) if decisions else None
+
+        def engine() -> go.Figure | None:
+            rows = result.engine_rows(key)
+            return None if rows is None else F.rows_table_figure(
+                [dict(zip(columns, r)) for r in rows], columns, f"What pypaimon read at snapshot {key}", "engine-rows")
+
+        build: dict[str, Callable[[], go.Figure | None]] = {
+            "decisions": lambda: F.rows_table_figure(decisions, dec_cols, f"Merge decisions per key at snapshot "
+                                                                          f"{key}", "paimon-decisions"),
+            "rows": lambda: F.rows_table_figure([dict(zip(columns, r)) for r in result.predicted_rows(key)],
+                                                columns, f"Rows the model predicts at snapshot {key}",
+                                                "predicted-rows"),
+            "snapshots": lambda: F.rows_table_figure(plain["snapshots"], ["snapshot_id", "commit_kind", "step",
+                                                                          "writer", "label"], "Snapshots",
+                                                     "snapshots"),
+            "files": lambda: F.rows_table_figure(plain["files"], ["name", "level", "added_snapshot_id",
+                                                                  "min_sequence_number", "max_sequence_number",
+                                                                  "row_count"], "Files", "files"),
+            "timeline": timeline,
+            "engine_rows": engine,
+        }
+        return _built(build, only)
 
     def check(self, result, key: int) -> Check:
         bad = [c.snapshot_id for c in result.disagreements]

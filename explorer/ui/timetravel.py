@@ -2,9 +2,11 @@
 
 A run's result is turned into a :class:`Payload` — for each snapshot, its plotly figures as JSON, its tables as
 plain rows, a one-line caption and the resolver-vs-engine check — and handed to one :class:`TimeTravel` widget.
-The widget draws the slider, a ▶ Play button, the caption and the views in JavaScript; moving the slider only
-redraws in the page (``Plotly.react`` on figures that stay on screen) and sends the new index back to Python,
-so ``app.set_snapshot(...)`` and ``widget.index`` stay the programmatic twins of a drag.
+The widget draws the slider, a ▶ Play button, the caption and the views in JavaScript. It draws the snapshot on
+screen first, then, while the page is idle, every other snapshot's views one by one (kept out of sight), so a
+slider move only swaps views already drawn: no plotly redraw and no kernel round trip in its path. The new
+index goes back to Python after the page has moved, so ``app.set_snapshot(...)`` and ``widget.index`` stay the
+programmatic twins of a drag.
 
 plotly.js reaches the page once: the first widget on a page asks the kernel for the plotly package's own bundled
 ``plotly.min.js`` (a custom message, never a synced trait), evaluates it, and every later widget on that page
@@ -101,12 +103,13 @@ class SnapshotView:
                 "agrees": self.agrees, "figures": figures, "tables": tables}
 
 
-def payload_json(snapshots: Sequence[SnapshotView], complete: bool = True) -> str:
+def payload_json(snapshots: Sequence[SnapshotView], complete: bool = True, run: int = 0) -> str:
     """The widget's payload: one JSON text (parsed once by the page, not walked by the widget serializer).
-    ``complete`` is False while only the last snapshot has been sent (the rest follows)."""
+    ``complete`` is False while only the last snapshot has been sent (the rest follows, with the same ``run``:
+    the page keeps the views it has drawn for a run and drops them when another run arrives)."""
     panels = [{"title": title, "views": list(views)} for title, views in PANELS]
-    return json.dumps({"panels": panels, "complete": complete, "snapshots": [s.to_plain() for s in snapshots]},
-                      separators=(",", ":"), default=str)
+    return json.dumps({"panels": panels, "complete": complete, "run": run,
+                       "snapshots": [s.to_plain() for s in snapshots]}, separators=(",", ":"), default=str)
 
 
 _ESM = r"""
@@ -131,7 +134,10 @@ function loadPlotly(model) {
 
 const CSS = `
 .sx-tt { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 13px; width: 100%;
-  box-sizing: border-box; }
+  box-sizing: border-box; position: relative; }
+.sx-tt .sx-cache { display: none; }
+.sx-tt .sx-stage { position: absolute; left: 0; top: 0; height: 0; overflow: hidden; visibility: hidden;
+  pointer-events: none; }
 .sx-tt .sx-bar { display: flex; align-items: center; gap: 10px; margin: 4px 0; }
 .sx-tt .sx-bar input[type=range] { flex: 1; min-width: 200px; }
 .sx-tt .sx-play { min-width: 72px; }
@@ -200,15 +206,36 @@ export default {
     const tabs = el("div", "sx-tabs");
     const panelsBox = el("div", "sx-panels");
     const note = el("div", "sx-hidden-note");
-    wrap.append(bar, caption, check, tabs, panelsBox, note);
+    // Views drawn but not on screen wait in `cache` (display: none); views drawn ahead of time are laid out in
+    // `stage` (invisible, the panels' width) and then move to the cache. A slot holds only the view on screen.
+    const cacheBox = el("div", "sx-cache");
+    const stage = el("div", "sx-stage");
+    wrap.append(bar, caption, check, tabs, panelsBox, note, cacheBox, stage);
 
     let data = null;        // parsed payload
     let Plotly = null;
     let active = model.get("panel") || 0;
     let timer = null;
-    const slots = {};       // view name -> {box, kind, drawn}
+    const slots = {};       // view name -> {box, panel, shown}
+    const drawn = new Map(); // "snapshot key|view" -> {node, kind, ready} for the current run
+    let run = null;          // the payload's run: a new run drops every drawn view
+    let ahead = null;        // the pending draw-ahead callback
+
+    const PLOT_CONFIG = { responsive: true, displaylogo: false, displayModeBar: false };
+
+    function forget(entry, now) {  // a view of an old run: off the page now, its plot freed when idle
+      entry.node.remove();
+      if (entry.kind !== "figure" || !Plotly) return;
+      if (now) Plotly.purge(entry.node); else setTimeout(() => Plotly.purge(entry.node), 2000);
+    }
+
+    function park(node) {    // off screen, kept drawn
+      node.style.display = "none";
+      cacheBox.appendChild(node);
+    }
 
     function build() {
+      for (const slot of Object.values(slots)) if (slot.shown) park(slot.shown);
       tabs.replaceChildren(); panelsBox.replaceChildren();
       for (const k of Object.keys(slots)) delete slots[k];
       if (!data) return;
@@ -222,10 +249,48 @@ export default {
           const box = el("div", "sx-view");
           box.dataset.view = v;
           panel.appendChild(box);
-          slots[v] = { box, panel: i, drawn: false };
+          slots[v] = { box, panel: i, shown: null };
         }
         panelsBox.appendChild(panel);
       });
+    }
+
+    // One view of one snapshot, drawn into `parent` (a slot on screen, or the stage). Its entry is in `drawn`
+    // from the start, so a view is drawn once even when the slider asks for it while it is drawn ahead.
+    function drawView(key, name, snap, parent) {
+      const table = snap.tables[name];
+      const fig = snap.figures[name];
+      const node = el("div", table ? "sx-table-box" : "sx-fig");
+      parent.appendChild(node);
+      const entry = { node, kind: table ? "table" : "figure", ready: null };
+      drawn.set(key, entry);
+      if (table) { fillTable(node, table); entry.ready = Promise.resolve(); return entry; }
+      const layout = Object.assign({}, fig.layout, { autosize: true });
+      delete layout.width;
+      entry.ready = (async () => {
+        if (!Plotly) Plotly = await loadPlotly(model);
+        await Plotly.newPlot(node, fig.data, layout, PLOT_CONFIG);
+      })();
+      return entry;
+    }
+
+    async function show(slot, entry) {
+      await entry.ready;
+      if (slot.shown !== entry.node) {
+        if (slot.shown) park(slot.shown);
+        slot.box.appendChild(entry.node);
+        entry.node.style.display = "";
+        slot.shown = entry.node;
+      }
+      if (entry.kind === "figure") {  // drawn at another width (the window was resized meanwhile): fit it
+        const w = slot.box.clientWidth;
+        const fl = entry.node._fullLayout;
+        if (w && fl && Math.abs(fl.width - w) > 1) await Plotly.Plots.resize(entry.node);
+      }
+    }
+
+    function hideSlot(slot) {
+      if (slot.shown) { park(slot.shown); slot.shown = null; }
     }
 
     async function draw() {
@@ -255,26 +320,49 @@ export default {
       [...panelsBox.children].forEach((p, k) => { p.style.display = k === active ? "" : "none"; });
       const pending = [];
       for (const [name, slot] of Object.entries(slots)) {
-        if (slot.panel !== active) continue;
-        const fig = snap.figures[name];
-        const table = snap.tables[name];
-        if (table) { fillTable(slot.box, table); slot.kind = "table"; continue; }
-        if (!fig) { if (slot.kind === "figure" && Plotly) Plotly.purge(slot.box); slot.box.replaceChildren();
-                    slot.kind = null; continue; }
-        if (slot.kind === "table") slot.box.replaceChildren();
-        slot.kind = "figure";
-        if (!Plotly) Plotly = await loadPlotly(model);
-        const layout = Object.assign({}, fig.layout, { autosize: true });
-        delete layout.width;
-        slot.box.classList.add("sx-fig");
-        pending.push(Plotly.react(slot.box, fig.data, layout,
-                                  { responsive: true, displaylogo: false, displayModeBar: false }));
+        if (slot.panel !== active || !(snap.tables[name] || snap.figures[name])) { hideSlot(slot); continue; }
+        const key = snap.key + "|" + name;
+        pending.push(show(slot, drawn.get(key) || drawView(key, name, snap, slot.box)));
       }
       await Promise.all(pending);
+      if (wrap.dataset.drawnPayload !== wrap.dataset.payloadId) wrap.dataset.firstDrawnAt = String(performance.now());
       wrap.dataset.drawnPayload = wrap.dataset.payloadId;
       wrap.dataset.drawnIndex = String(i);
       wrap.dataset.drawnPanel = String(active);
       wrap.dataset.draws = String((+wrap.dataset.draws || 0) + 1);
+      drawAhead();
+    }
+
+    // After a draw, the page draws every other view of every snapshot while it is idle, one at a time (the
+    // open tab first, nearest snapshots first), so a later move only swaps views already drawn.
+    function nextAhead() {
+      if (!data || model.get("hidden_note")) return null;
+      const here = Math.max(0, Math.min(data.snapshots.length - 1, model.get("index")));
+      const order = data.snapshots.map((s, k) => k).sort((a, b) => Math.abs(a - here) - Math.abs(b - here));
+      const panels = data.panels.map((p, k) => k).sort((a, b) => (b === active) - (a === active));
+      for (const p of panels) for (const k of order) for (const name of data.panels[p].views) {
+        const snap = data.snapshots[k];
+        if ((snap.tables[name] || snap.figures[name]) && !drawn.has(snap.key + "|" + name))
+          return [snap.key + "|" + name, name, snap];
+      }
+      return null;
+    }
+
+    function drawAhead() {
+      if (ahead) return;
+      const later = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+      ahead = later(async () => {
+        const job = nextAhead();
+        const width = panelsBox.clientWidth;
+        if (!job || !width) { ahead = null; wrap.dataset.ahead = job ? "waiting" : "done"; return; }
+        wrap.dataset.ahead = "drawing";
+        stage.style.width = width + "px";
+        const entry = drawView(...job, stage);
+        try { await entry.ready; } catch (e) { console.error("time travel:", e); }
+        if (entry.node.parentNode === stage) park(entry.node);
+        ahead = null;
+        drawAhead();
+      }, { timeout: 500 });
     }
 
     let payloads = 0;
@@ -283,7 +371,16 @@ export default {
       data = text ? JSON.parse(text) : null;
       if (data) wrap.dataset.payloadId = String(++payloads) + ":" + text.length;
       wrap.dataset.complete = data && data.complete ? "1" : "0";
-      build();
+      const next = data ? data.run : null;
+      if (next !== run || next === null) {  // another result: what was drawn belongs to the old one
+        build();
+        for (const entry of drawn.values()) forget(entry);
+        drawn.clear();
+        run = next;
+      } else {
+        build();
+      }
+      wrap.dataset.ahead = "";
     }
 
     function stopPlay() {
@@ -310,13 +407,21 @@ export default {
 
     let queued = Promise.resolve();
     const redraw = () => { queued = queued.then(draw).catch((e) => console.error("time travel:", e)); };
-    model.on("change:payload", () => { parse(); redraw(); });
+    model.on("change:payload", () => {
+      // when the last payloads reached the page (performance.now(); the benchmark reads them)
+      wrap.dataset.arrivals = [...(wrap.dataset.arrivals || "").split(" ").slice(-3), performance.now()].join(" ");
+      queued = queued.then(parse); redraw();
+    });
     model.on("change:index", redraw);
     model.on("change:hidden_note", redraw);
     model.on("change:panel", () => { active = model.get("panel") || 0; redraw(); });
     parse();
     redraw();
-    return () => { stopPlay(); if (Plotly) for (const s of Object.values(slots)) if (s.kind === "figure") Plotly.purge(s.box); };
+    return () => {
+      stopPlay();
+      for (const entry of drawn.values()) forget(entry, true);
+      drawn.clear();
+    };
   },
 };
 """
@@ -338,6 +443,8 @@ class TimeTravel(anywidget.AnyWidget):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        self._run = 0  # counts the results shown; a partial payload and the rest of it share one
+        self._partial = False
         self.on_msg(self._on_custom)
 
     def _on_custom(self, _widget, content, _buffers) -> None:
@@ -345,12 +452,18 @@ class TimeTravel(anywidget.AnyWidget):
             self.send({"type": "plotly-js", "source": plotly_js_source()})
 
     def show(self, snapshots: Sequence[SnapshotView], index: int | None = None, *, complete: bool = True) -> None:
-        """Hand a result's snapshot views to the page (the only time figures travel to the browser)."""
+        """Hand a result's snapshot views to the page (the only time figures travel to the browser).
+
+        ``complete=False``: only some snapshots so far; the next ``show`` completes the same result."""
+        if not self._partial:
+            self._run += 1
+        self._partial = not complete
         with self.hold_sync():
-            self.payload = payload_json(snapshots, complete) if snapshots else ""
+            self.payload = payload_json(snapshots, complete, self._run) if snapshots else ""
             self.index = len(snapshots) - 1 if index is None else index
 
     def clear(self) -> None:
+        self._partial = False
         with self.hold_sync():
             self.payload = ""
             self.index = 0

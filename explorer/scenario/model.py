@@ -48,7 +48,7 @@ class Column:
 
 @dataclass(frozen=True)
 class TableSpec(_Frozen):
-    """The table a scenario runs on. ``primary_key`` and ``options`` are for Paimon tables."""
+    """The table a scenario runs on; :data:`TABLE_SETTINGS` says which engine each setting belongs to."""
 
     columns: tuple[Column, ...]
     partitioned_by: tuple[str, ...] = ()
@@ -531,14 +531,27 @@ def parse_scenario(data: Any) -> Scenario:
     return scenario
 
 
+# Which engine each table setting belongs to (None: both). One TableSpec carries them all; a scenario may only
+# set its own engine's.
+TABLE_SETTINGS: dict[str, str | None] = {
+    "columns": None, "partitioned_by": None,
+    "format_version": "iceberg", "write_mode": "iceberg", "properties": "iceberg", "identifier_fields": "iceberg",
+    "primary_key": "paimon", "options": "paimon",
+}
+
+
 def _parse_table(raw: Any, engine: str) -> TableSpec:
     if not isinstance(raw, Mapping):
         raise ScenarioError("required: a mapping with 'columns'", field="table")
-    allowed = {"columns", "partitioned_by", "format_version", "write_mode", "properties", "primary_key",
-               "options", "identifier_fields"}
     for key in raw:
-        if key not in allowed:
-            raise ScenarioError(f"unknown table setting; use {', '.join(sorted(allowed))}", field=f"table.{key}")
+        if key not in TABLE_SETTINGS:
+            raise ScenarioError(f"unknown table setting; use {', '.join(sorted(TABLE_SETTINGS))}",
+                                field=f"table.{key}")
+        owner = TABLE_SETTINGS[key]
+        if owner is not None and owner != engine:
+            own = sorted(k for k, e in TABLE_SETTINGS.items() if e == engine)
+            raise ScenarioError(f"only {owner.capitalize()} tables have this; a {engine.capitalize()} table's own "
+                                f"settings are {', '.join(own)}", field=f"table.{key}")
     cols_raw = raw.get("columns")
     if not isinstance(cols_raw, Mapping) or not cols_raw:
         raise ScenarioError("required: an ordered mapping of column name to type, e.g. {user_id: int}",
@@ -569,16 +582,10 @@ def _parse_table(raw: Any, engine: str) -> TableSpec:
     options = _str_mapping(raw.get("options", {}), "table.options")
     primary_key = _name_list(raw.get("primary_key", []), names, "table.primary_key", None)
     identifier_fields = _name_list(raw.get("identifier_fields", []), names, "table.identifier_fields", None)
-    if engine != "iceberg" and identifier_fields:
-        raise ScenarioError("identifier fields are an Iceberg table setting; a Paimon table has a primary_key",
-                            field="table.identifier_fields")
     for n in identifier_fields:
         if cols_raw[n] == "double":
             raise ScenarioError(f"{n!r} is a double; Iceberg identifier fields cannot be floating point",
                                 field="table.identifier_fields")
-    if engine == "iceberg" and (primary_key or options):
-        bad = "table.primary_key" if primary_key else "table.options"
-        raise ScenarioError("only Paimon tables have this; for Iceberg use table.properties", field=bad)
     if engine == "paimon" and not primary_key:
         raise ScenarioError("a Paimon primary-key table needs a primary key, e.g. [pk]", field="table.primary_key")
     return TableSpec(columns=tuple(columns), partitioned_by=partitioned_by, format_version=fv if engine ==

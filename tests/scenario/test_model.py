@@ -121,6 +121,16 @@ def test_bad_steps_name_the_step_and_the_field(data, step, field, words):
     (scenario({"insert": [{"user_id": 1}]}, table={**BASE_TABLE, "partitioned_by": ["region"]}),
      "table.partitioned_by", "unknown column"),
     (scenario({"insert": [{"user_id": 1}]}, engine="delta"), "engine", "iceberg, paimon"),
+    (scenario({"insert": [{"user_id": 1}]}, table={**BASE_TABLE, "primary_key": ["user_id"]}),
+     "table.primary_key", "only Paimon tables"),
+    (scenario({"insert": [{"user_id": 1}]}, table={**BASE_TABLE, "options": {}}), "table.options",
+     "only Paimon tables"),
+    # a Paimon table refuses every Iceberg-only setting, even one equal to Iceberg's default
+    *[(scenario({"write": [{"user_id": 1}]}, engine="paimon",
+                table={**BASE_TABLE, "primary_key": ["user_id"], key: value}), f"table.{key}",
+       "only Iceberg tables have this; a Paimon table's own settings are options, primary_key")
+      for key, value in [("write_mode", "merge-on-read"), ("format_version", 2), ("properties", {}),
+                         ("identifier_fields", ["user_id"])]],
     (scenario({"insert": [{"user_id": 1}]}, colour="red"), "colour", "unknown key"),
 ])
 def test_bad_tables_name_the_field(data, field, words):

@@ -365,6 +365,18 @@ def test_progress_reports_each_step_and_the_warehouse_is_cleaned(spark):
     assert not spark.catalog.tableExists(capture.table_name)
 
 
+def test_a_set_in_a_sql_step_lasts_for_its_run_only(spark):
+    key, new_key = "spark.sql.sources.partitionOverwriteMode", "spark.explorer.test.setInAStep"
+    before = spark.conf.get(key)
+    changed = "DYNAMIC" if before.upper() == "STATIC" else "STATIC"
+    seen = []
+    steps = [{"insert": [{"user_id": 1}]}, {"sql": f"SET {key}={changed}"}, {"sql": f"SET {new_key}=1"}]
+    run_iceberg(scenario(steps), spark=spark, progress=lambda i, n, outcome, msg: seen.append(
+        (i, outcome is not None, spark.conf.get(key), spark.conf.get(new_key, None))))
+    assert seen[-1] == (3, True, changed, "1")  # the steps did change the session while the run lasted
+    assert spark.conf.get(key) == before and spark.conf.get(new_key, None) is None
+
+
 def test_a_users_own_catalog_and_a_missing_one(spark, tmp_path):
     spark.conf.set("spark.sql.catalog.explorer_alt", "org.apache.iceberg.spark.SparkCatalog")
     spark.conf.set("spark.sql.catalog.explorer_alt.type", "hadoop")

@@ -27,7 +27,7 @@ NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-re
              "06-concurrent-writers.ipynb",
              # chapters (#14)
              "07-branches-rollback-tags.ipynb", "08-readers-view.ipynb", "09-delete-file-maintenance.ipynb",
-             "10-streaming-upserts-flink.ipynb",
+             "10-streaming-upserts-flink.ipynb", "11-v3-row-lineage.ipynb",
              # inspect (#16): the SQL-first path
              "inspect-your-table.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -412,6 +412,46 @@ def test_10_streaming_upserts_flink_executes(kernel_env, tmp_path):
     assert "identifier-fields: ['[user_id]']" in text
     assert "columns, in field-id order: ['user_id', 'name', 'plan']" in text
     assert "resolver and engine agree at every snapshot: True" in text
+    assert_figures_offline(nb, at_least=1)
+
+
+LINEAGE_LINE = re.compile(r"^  (\(.*\)) in (D\d+) \(data seq (\d+)\): _row_id (\d+), "
+                          r"_last_updated_sequence_number (\d+)$", flags=re.MULTILINE)
+
+
+def _lineage_by_sequence(text: str) -> dict[int, dict[str, tuple[int, int, int]]]:
+    """sequence number -> row -> (its file's data sequence number, _row_id, _last_updated_sequence_number)."""
+    out: dict[int, dict[str, tuple[int, int, int]]] = {}
+    for block in re.split(r"^sequence number ", text, flags=re.MULTILINE)[1:]:
+        seq = int(block.split(" ", 1)[0])
+        out[seq] = {row: (int(d), int(i), int(u)) for row, _, d, i, u in LINEAGE_LINE.findall(block)}
+    return out
+
+
+@pytest.mark.notebook
+@pytest.mark.spark
+def test_11_v3_row_lineage_executes(kernel_env, tmp_path):
+    nb = execute("11-v3-row-lineage.ipynb", tmp_path)
+    text = text_of(nb)
+    assert text.count("resolver and engine agree at every snapshot: True") == 2, text
+    cow_text, mor_text = text.split("Format v3 gives every row")
+    cow = _lineage_by_sequence(cow_text)
+    # The copy-on-write UPDATE: rows 1 and 3 copied (ids kept, last updated 1 < their file's 2); row 2 updated.
+    assert cow[2] == {"(1, 'a')": (2, 0, 1), "(2, 'b2')": (2, 1, 2), "(3, 'c')": (2, 2, 1)}, cow
+    # INSERT OVERWRITE with equal values: new ids for every row, last updated at 3.
+    ids = [i for _, i, _ in cow[3].values()]
+    assert len(cow[3]) == 3 and len(set(ids)) == 3 and not set(ids) & {0, 1, 2}, cow
+    assert {u for _, _, u in cow[3].values()} == {3}
+    # Spark's raw changelog shows the same DELETE + INSERT pair for a copied row and a rewritten one.
+    changes = dict(re.findall(r"^ordinal (\d): (\[.*\])$", cow_text, flags=re.MULTILINE))
+    for ordinal in ("1", "2"):
+        assert "'DELETE (1, a)', 'INSERT (1, a)'" in changes[ordinal], changes
+    # Merge-on-read: the UPDATE keeps the id, the equality-delete upsert makes a new one, compaction keeps both.
+    mor = _lineage_by_sequence(mor_text)
+    assert mor[2]["(2, 'grace-2')"][1:] == (1, 2), mor
+    upserted = mor[3]["(3, 'linus-2')"]
+    assert upserted[1] not in (0, 1, 2) and upserted[2] == 3, mor
+    assert {r: v[1:] for r, v in mor[4].items()} == {r: v[1:] for r, v in mor[3].items()}, mor
     assert_figures_offline(nb, at_least=1)
 
 

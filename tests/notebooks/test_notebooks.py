@@ -28,6 +28,7 @@ NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-re
              # chapters (#14)
              "07-branches-rollback-tags.ipynb", "08-readers-view.ipynb", "09-delete-file-maintenance.ipynb",
              "10-streaming-upserts-flink.ipynb", "11-v3-row-lineage.ipynb",
+             "12-paimon-beside-iceberg.ipynb",
              # inspect (#16): the SQL-first path
              "inspect-your-table.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -452,6 +453,33 @@ def test_11_v3_row_lineage_executes(kernel_env, tmp_path):
     upserted = mor[3]["(3, 'linus-2')"]
     assert upserted[1] not in (0, 1, 2) and upserted[2] == 3, mor
     assert {r: v[1:] for r, v in mor[4].items()} == {r: v[1:] for r, v in mor[3].items()}, mor
+    assert_figures_offline(nb, at_least=1)
+
+
+@pytest.mark.notebook
+@pytest.mark.spark
+@pytest.mark.paimon
+def test_12_paimon_beside_iceberg_executes(kernel_env, tmp_path):
+    nb = execute("12-paimon-beside-iceberg.ipynb", tmp_path)
+    text = text_of(nb)
+    # Iceberg: the update and the delete are equality delete files; Spark reads the one surviving row.
+    files = dict(re.findall(r"^Iceberg (\w+): (\w+), data sequence number \d+$", text, flags=re.MULTILINE))
+    assert files == {"D1": "data", "D2": "data", "E1": "equality_deletes", "E2": "equality_deletes"}, text
+    assert "Iceberg E1 x D2: 2 < 2 -> ignored-by-sequence" in text and "Iceberg E1 x D1: 1 < 2 -> applies" in text
+    assert "Spark reads: [(1, 'a2')]" in text
+    # Paimon: no delete file, every record on level 0 with its sequence number and row kind; the merge drops key 2.
+    paimon = re.findall(r"^Paimon file of snapshot (\d+): level (\d+): (.*)$", text, flags=re.MULTILINE)
+    assert paimon == [("1", "0", "(seq 0, +I, id 1), (seq 1, +I, id 2)"), ("2", "0", "(seq 2, +U, id 1)"),
+                      ("3", "0", "(seq 3, -D, id 2)")], text
+    assert "Paimon reads: [(1, 'a2')]" in text
+    assert re.search(r"^step 4 \(compact\): pypaimon 2\.1\.0 has no compaction API, so no snapshot was made",
+                     text, flags=re.MULTILINE)
+    # Iceberg 1.10's changelog scan refuses delete files; the explorer does not run changelog-producer.
+    assert "Spark refused:" in text and "Delete files are currently not supported in changelog scans" in text
+    assert "explorer: field 'table.options.changelog-producer'" in text
+    # Sequence groups: modelled (pypaimon refuses them), and the model differs from the run without them.
+    assert "modelled: True" in text
+    assert "modelled with groups: [('a-v2', 'b-v2')]" in text and "engine run without groups: [('a-v1', 'b-v1')]" in text
     assert_figures_offline(nb, at_least=1)
 
 

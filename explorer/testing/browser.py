@@ -247,21 +247,44 @@ def choose_preset(page, name: str) -> None:
         .some(e => e.value === name)""", arg=name, timeout=30_000)
 
 
+# Installed before Run is clicked: the click's own timestamp (event.timeStamp: when the browser took the click,
+# even if a busy page dispatched it late) and the moment the frame holding the new result's first view has been
+# painted (the first draw of a new payload, then two animation frames: the second begins after the first's paint).
+WATCH_RUN_JS = f"""before => {{
+  const w = document.querySelector('{TIME_TRAVEL}');
+  const watch = window.__sxRun = {{ clickAt: null, paintedAt: null }};
+  document.addEventListener('click', e => {{ watch.clickAt = e.timeStamp; }}, {{ capture: true, once: true }});
+  const seen = () => w.dataset.payloadId && w.dataset.payloadId !== before
+                     && w.dataset.drawnPayload === w.dataset.payloadId;
+  const observer = new MutationObserver(() => {{
+    if (!seen()) return;
+    observer.disconnect();
+    requestAnimationFrame(() => requestAnimationFrame(() => {{ watch.paintedAt = performance.now(); }}));
+  }});
+  observer.observe(w, {{ attributes: true, attributeFilter: ['data-drawn-payload'] }});
+}}"""
+
+
 def click_run(page) -> float:
-    """Press Run, wait until the page has drawn the new result's first view (returns those seconds), then until
-    every snapshot has arrived (the last one is sent first, the others follow)."""
+    """Press Run and return the seconds from the click until the page has painted the new result's first view
+    (measured in the page); then wait until every snapshot has arrived (the last one is sent first, the others
+    follow)."""
     before = page.evaluate(f"() => document.querySelector('{TIME_TRAVEL}')?.dataset.payloadId || ''")
-    t0 = time.perf_counter()
+    page.evaluate(WATCH_RUN_JS, before)
     run_button(page).first.click()
-    drawn = f"""w && w.dataset.payloadId && w.dataset.payloadId !== before
-                && w.dataset.drawnPayload === w.dataset.payloadId"""
-    page.wait_for_function(f"before => {{ const w = document.querySelector('{TIME_TRAVEL}'); return {drawn}; }}",
-                           arg=before, timeout=RUN_TIMEOUT_MS, polling=50)
-    first = time.perf_counter() - t0
+    page.wait_for_function("() => window.__sxRun.paintedAt !== null", timeout=RUN_TIMEOUT_MS, polling=50)
+    first = page.evaluate("() => (window.__sxRun.paintedAt - window.__sxRun.clickAt) / 1000")
     page.wait_for_function(f"""before => {{ const w = document.querySelector('{TIME_TRAVEL}');
-                               return {drawn} && w.dataset.complete === '1'; }}""",
+                               return w.dataset.payloadId !== before && w.dataset.complete === '1'
+                                      && w.dataset.drawnPayload === w.dataset.payloadId; }}""",
                            arg=before, timeout=RUN_TIMEOUT_MS, polling=50)
     return first
+
+
+def wait_drawn_ahead(page, timeout_ms: float = 300_000) -> None:
+    """Wait until the page has drawn every view of every snapshot (it does so while idle after a run)."""
+    page.wait_for_function(f"() => document.querySelector('{TIME_TRAVEL}').dataset.ahead === 'done'",
+                           timeout=timeout_ms, polling=50)
 
 
 def snapshot_count(page) -> int:
@@ -277,15 +300,17 @@ MOVE_JS = f"""async (i) => {{
   s.value = i; s.dispatchEvent(new Event('input'));
   while (!((+wrap.dataset.draws || 0) > before && wrap.dataset.drawnIndex === String(i))) {{
     if (performance.now() - t0 > 20000) throw new Error('slider move to ' + i + ' not drawn within 20 s');
-    await new Promise(r => setTimeout(r, 5));
+    await new Promise(r => setTimeout(r, 1));
   }}
-  await new Promise(r => requestAnimationFrame(r));
+  // painted: the frame holding the redrawn views has been rendered once the frame after it begins
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   return performance.now() - t0;
 }}"""
 
 
 def move_slider(page, index: int) -> float:
-    """Drag the snapshot slider to ``index`` as a learner would; ms until every visible view is redrawn."""
+    """Drag the snapshot slider to ``index`` as a learner would; ms from the input event until the page has
+    painted every visible view of that snapshot."""
     return page.evaluate(MOVE_JS, index)
 
 

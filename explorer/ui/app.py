@@ -650,9 +650,9 @@ class App(traitlets.HasTraits):
                                 check_text=check.text, agrees=check.agrees,
                                 figures=views.figures(result, key, only), step=step_of(result, key))
 
-        self.w_editor.selected_index = None  # the editor folds away: the result is what the learner reads now
         if self.predict_mode:
             self._snapshots = [view_of(*o) for o in self.snapshot_options]
+            self.w_editor.selected_index = None  # the editor folds away: the result is what is read now
             self._start_prediction()
             return
         # What a learner looks at after Run goes to the page first: the last snapshot's views in the open tab.
@@ -661,6 +661,7 @@ class App(traitlets.HasTraits):
         self._snapshots = [view_of(*self.snapshot_options[-1], only=open_tab)]
         self._reveal_views(complete=False)
         self._first_view_at = time.perf_counter()
+        self.w_editor.selected_index = None  # the editor folds away (after the first figure: it is below it)
         self._snapshots = [view_of(*o) for o in self.snapshot_options]
         self._reveal_views()
 

@@ -10,7 +10,9 @@ the cross-checks.
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
@@ -30,16 +32,31 @@ _TYPES = {"int": "int", "long": "long", "double": "double", "float": "double", "
 CONTENTS_LIMIT = 2000
 
 
-def fileio_reader(jtable):
-    """location -> bytes, read through the table's own FileIO."""
+def fileio_reader(spark, jtable):
+    """location -> bytes, read through the table's own FileIO.
+
+    The JVM copies the file's stream into a local temporary file that Python then reads: returning the bytes
+    over py4j would encode them as text and rebuild them a byte at a time in Python (about a second per MB;
+    a big table's manifests are megabytes). The py4j JVM is always this machine's driver, so the folder is
+    shared."""
     fileio = jtable.io()
+    jvm = spark._jvm
+    files, file_class = jvm.java.nio.file.Files, jvm.java.io.File  # looked up once: each lookup is a round trip
+    no_options = spark.sparkContext._gateway.new_array(jvm.java.nio.file.CopyOption, 0)
 
     def read(location: str) -> bytes:
+        fd, target = tempfile.mkstemp(prefix="explorer-fileio-")
+        os.close(fd)
+        os.unlink(target)  # Files.copy refuses to overwrite
         stream = fileio.newInputFile(location).newStream()
         try:
-            return bytes(stream.readAllBytes())
+            files.copy(stream, file_class(target).toPath(), no_options)
+            with open(target, "rb") as handle:
+                return handle.read()
         finally:
             stream.close()
+            if os.path.exists(target):
+                os.unlink(target)
 
     return read
 
@@ -147,7 +164,7 @@ def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: i
         raise ScenarioError("choose one of --at-snapshot, --at-seq and --ref", field="at")
     jtable = load_table(spark, name)
     recorder = IcebergRecorder(spark, name, Scenario(name="inspect", table=TableSpec(columns=()), steps=()),
-                               read_bytes=fileio_reader(jtable), contents=False)
+                               read_bytes=fileio_reader(spark, jtable), contents=False)
     try:
         recorder.jtable, recorder._ops = jtable, jtable.operations()
         metadata = recorder._read_metadata()

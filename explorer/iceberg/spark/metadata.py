@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -44,6 +45,11 @@ _FILE_PATH_ID = 2147483546  # the reserved field id of a position delete file's 
 ROW_LINEAGE_COLUMNS = frozenset(("_row_id", "_last_updated_sequence_number"))
 
 
+# Characters after which urlparse would read a path differently (query, fragment, params, escapes, whitespace and
+# control characters it strips): a location holding none of them is read without it.
+_URL_SPECIAL = re.compile(r"[?#;%\x00-\x20\x7f]")
+
+
 def _entry_key(data_file: dict) -> str:
     """How the recorder tells files apart: by path, except deletion vectors. One Puffin file can hold the DVs
     of several data files (one DELETE touching many files), each a blob at its own content offset."""
@@ -55,6 +61,13 @@ def _entry_key(data_file: dict) -> str:
 def local_path(location: str) -> str:
     """A filesystem path for a ``file:`` URI or a plain path; any other location (s3://, hdfs://, ...) as it is
     (such files are read through the table's FileIO, see ``IcebergRecorder.read_bytes``)."""
+    if not _URL_SPECIAL.search(location):  # the common case, without urlparse (a big table has 100k+ paths)
+        if location.startswith("/") and not location.startswith("//"):
+            return location
+        if location.startswith("file:///"):
+            return location[7:]
+        if location.startswith("file:/") and not location.startswith("file://"):
+            return location[5:]
     parsed = urlparse(location)
     if parsed.scheme in ("", "file"):
         return unquote(parsed.path)
@@ -78,16 +91,15 @@ def _plain_value(value: Any) -> Any:
     return value
 
 
+_UNPACK = {"int": struct.Struct("<i").unpack, "long": struct.Struct("<q").unpack,
+           "double": struct.Struct("<d").unpack, "float": struct.Struct("<f").unpack}
+
+
 def decode_bound(type_name: str, raw: bytes) -> Any:
     """Iceberg's single-value binary form (little-endian numbers, UTF-8 text) as a Python value."""
-    if type_name == "int":
-        return struct.unpack("<i", raw)[0]
-    if type_name == "long":
-        return struct.unpack("<q", raw)[0]
-    if type_name == "double":
-        return struct.unpack("<d", raw)[0]
-    if type_name == "float":
-        return struct.unpack("<f", raw)[0]
+    unpack = _UNPACK.get(type_name)
+    if unpack is not None:
+        return unpack(raw)[0]
     if type_name == "boolean":
         return raw != b"\x00"
     if type_name == "string":
@@ -140,6 +152,9 @@ class IcebergRecorder:
     _columns: dict[int, tuple[str, str]] = field(default_factory=dict)  # field id -> (name, type)
     _manifests: dict[str, list[tuple]] = field(default_factory=dict)  # manifest path -> its entries, keyed
     _by_path: dict[str, FileRecord] = field(default_factory=dict)  # file key -> its first record
+    _manifest_writers: dict[str, frozenset] = field(default_factory=dict)  # manifest path -> its entries' snapshots
+    # (manifest path, listing snapshot if it wrote entries there else None) -> file id -> status
+    _manifest_views: dict[tuple[str, int | None], dict[str, EntryStatus]] = field(default_factory=dict)
 
     def attach(self) -> None:
         self.jtable = load_iceberg_table(self.spark, self.full_name)
@@ -214,25 +229,47 @@ class IcebergRecorder:
         # new entry that inherits the new snapshot's sequence number, so on that branch it is another file.
         entries: dict[str, EntryStatus] = {}
         for manifest in _parse_avro(self.read_bytes(snap["manifest-list"])):
-            manifest_seq = manifest.get("sequence_number") or 0
-            for raw_status, entry_sid, key, file_seq, data_file in self._manifest_rows(manifest):
-                status = EntryStatus.from_manifest(raw_status)
-                if status == EntryStatus.DELETED and entry_sid != sid:
-                    continue  # deleted by an earlier commit: not part of this snapshot, not news either
-                if key not in self.files:
-                    if status == EntryStatus.DELETED:
-                        continue
-                    self._born(key, data_file, int(entry_sid if entry_sid is not None else sid),
-                               int(manifest.get("partition_spec_id") or 0), key[1],
-                               int(manifest_seq if file_seq is None else file_seq))
-                born = self.files[key]
-                if status == EntryStatus.DELETED and born.removed is None:
-                    born.removed = sid
-                # ADDED by this very commit, EXISTING when carried over from an ancestor's manifests (a reused
-                # manifest still says ADDED for the commit that first wrote it)
-                entries[born.record.id] = (EntryStatus.DELETED if status == EntryStatus.DELETED else
-                                           EntryStatus.ADDED if entry_sid == sid else EntryStatus.EXISTING)
+            entries.update(self._manifest_view(manifest, sid))
         self.snapshots[-1] = replace(self.snapshots[-1], entries=MappingProxyType(entries))
+
+    def _manifest_view(self, manifest: dict, sid: int) -> dict[str, EntryStatus]:
+        """File id -> status of one manifest's entries as snapshot ``sid`` lists them; files first seen are born.
+
+        A manifest's view depends on the listing snapshot only through ``entry's snapshot id == sid``, so it is
+        the same for every snapshot that wrote none of its entries (all carried-over entries EXISTING, earlier
+        deletions left out) and is kept: a big table's 20 snapshots would otherwise walk ~1M entries again."""
+        rows = self._manifest_rows(manifest)
+        path = manifest["manifest_path"]
+        writers = self._manifest_writers.get(path)
+        if writers is None:
+            writers = self._manifest_writers[path] = frozenset(row[1] for row in rows)
+        listed_by = sid if sid in writers else None
+        view = self._manifest_views.get((path, listed_by))
+        if view is not None:
+            return view
+        view = {}
+        manifest_seq = manifest.get("sequence_number") or 0
+        spec_id = int(manifest.get("partition_spec_id") or 0)
+        deleted = EntryStatus.DELETED
+        for raw_status, entry_sid, key, file_seq, data_file in rows:
+            status = EntryStatus.from_manifest(raw_status)
+            if status is deleted and entry_sid != sid:
+                continue  # deleted by an earlier commit: not part of this snapshot, not news either
+            born = self.files.get(key)
+            if born is None:
+                if status is deleted:
+                    continue
+                self._born(key, data_file, int(entry_sid if entry_sid is not None else sid), spec_id, key[1],
+                           int(manifest_seq if file_seq is None else file_seq))
+                born = self.files[key]
+            if status is deleted and born.removed is None:
+                born.removed = sid
+            # ADDED by this very commit, EXISTING when carried over from an ancestor's manifests (a reused
+            # manifest still says ADDED for the commit that first wrote it)
+            view[born.record.id] = (deleted if status is deleted else
+                                    EntryStatus.ADDED if entry_sid == sid else EntryStatus.EXISTING)
+        self._manifest_views[(path, listed_by)] = view
+        return view
 
     def _manifest_rows(self, manifest: dict) -> list[tuple]:
         """(status, snapshot id, file key, file sequence number or None, data_file) for every entry of a manifest.
@@ -282,24 +319,31 @@ class IcebergRecorder:
         else:
             puffin = str(data_file.get("file_format", "")).upper() == "PUFFIN"
             content = FileContent.DELETION_VECTOR if puffin else FileContent.POSITION_DELETES
-        self._counters[content.id_prefix] = number = self._counters.get(content.id_prefix, 0) + 1
+        prefix = content.id_prefix
+        self._counters[prefix] = number = self._counters.get(prefix, 0) + 1
         referenced = data_file.get("referenced_data_file")
         bounds: list[dict] = [{}, {}]
         path_bounds: list[str | None] = [None, None]
+        columns = self._columns
         for side, key in enumerate(("lower_bounds", "upper_bounds")):
             for item in data_file.get(key) or ():
-                if int(item["key"]) == _FILE_PATH_ID:
+                field_id = int(item["key"])
+                if field_id == _FILE_PATH_ID:
                     path_bounds[side] = self.relative(bytes(item["value"]).decode("utf-8", errors="replace"))
                     continue
-                name, type_name = self._columns.get(int(item["key"]), (None, None))
+                name, type_name = columns.get(field_id, (None, None))
                 value = decode_bound(type_name, item["value"]) if name else None
                 if value is not None and not (isinstance(value, float) and math.isnan(value)):
                     bounds[side][name] = value
-        counts = [{self._columns[int(i["key"])][0]: int(i["value"]) for i in data_file.get(key) or ()
-                   if int(i["key"]) in self._columns} for key in ("null_value_counts", "value_counts")]
+        counts: list[dict] = [{}, {}]
+        for side, key in enumerate(("null_value_counts", "value_counts")):
+            for item in data_file.get(key) or ():
+                column = columns.get(int(item["key"]))
+                if column is not None:
+                    counts[side][column[0]] = int(item["value"])
         location = str(data_file["file_path"])
         record = FileRecord(
-            id=f"{content.id_prefix}{number}",
+            id=f"{prefix}{number}",
             content=content,
             path=self.relative(location),
             sequence_number=int(data_seq),

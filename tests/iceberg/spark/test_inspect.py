@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from explorer.api import list_presets, load_preset
-from explorer.iceberg.spark.inspect import explain_table_row, inspect_table
+from explorer.iceberg.spark.inspect import explain_table_row, fileio_reader, inspect_table
 from explorer.iceberg.spark.metadata import local_path
 from explorer.iceberg.spark.runner import run_iceberg
 from explorer.iceberg.spark.session import CATALOG, RunTable, drop_run_table
@@ -80,6 +80,12 @@ def test_inspect_and_why_only_read_the_table(spark):
         after = (str(jtable.operations().refresh().metadataFileLocation()), _fingerprint(capture.table_location))
         assert after == before
         assert result.metadata_location == before[0]
+        # every byte inspect reads comes through the table's FileIO (copied by the JVM into a temporary file)
+        read = fileio_reader(spark, jtable)
+        for location in (before[0], capture.table_location + "/" + capture.files[0].path):
+            assert read(location) == Path(local_path(location)).read_bytes()
+        with pytest.raises(Exception):
+            read(capture.table_location + "/no-such-file.avro")
     finally:
         _drop(spark, capture)
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from explorer.api import load_preset, parse_scenario
+from explorer.api import parse_scenario
 from explorer.iceberg.spark.runner import run_iceberg
 
 pytestmark = pytest.mark.spark
@@ -32,9 +32,9 @@ def _scenario(steps, **table):
     return parse_scenario({"name": "claim", "table": spec, "steps": steps})
 
 
-def test_delete_drops_whole_files_only_when_bounds_prove_every_row_matches(spark):
+def test_delete_drops_whole_files_only_when_bounds_prove_every_row_matches(preset_capture):
     """Notebook 02: deleting every row of a file is not enough; the predicate must be proven to match them."""
-    cap = run_iceberg(load_preset("delete-whole-file-or-position-delete"), spark=spark)
+    cap = preset_capture("delete-whole-file-or-position-delete")
     d1, d2 = (next(f for f in cap.files if f.id == i) for i in ("D1", "D2"))
     third, fourth = cap.snapshots[2], cap.snapshots[3]
     assert cap.engine_rows[third.snapshot_id] == ({"user_id": 700, "name": "linus"},)
@@ -46,10 +46,10 @@ def test_delete_drops_whole_files_only_when_bounds_prove_every_row_matches(spark
     assert cap.engine_rows[fourth.snapshot_id] == ()
 
 
-def test_rewriting_position_delete_files_parts_data_and_file_sequence_numbers(spark):
+def test_rewriting_position_delete_files_parts_data_and_file_sequence_numbers(preset_capture):
     """Glossary, notebook 02: not only compaction; rewrite_position_delete_files keeps an older data sequence
     number (the largest of the delete files it replaces) on the delete file it writes."""
-    cap = run_iceberg(load_preset("rewrite-position-deletes-keeps-sequence"), spark=spark)
+    cap = preset_capture("rewrite-position-deletes-keeps-sequence")
     last = cap.snapshots[-1]
     assert (last.sequence_number, last.operation) == (4, "replace")
     new = [f for f in cap.files if f.added_snapshot_id == last.snapshot_id]

@@ -26,8 +26,8 @@ PRESETS = ("concurrent-delete-vs-update", "concurrent-delete-vs-update-delete-fi
 
 
 @pytest.fixture(scope="module")
-def runs(spark):
-    return {name: run_iceberg(load_preset(name), spark=spark) for name in PRESETS}
+def runs(preset_capture):
+    return {name: preset_capture(name) for name in PRESETS}
 
 
 def final_rows(capture) -> list[tuple]:

@@ -3,16 +3,14 @@ Iceberg preset), read-only, explain_row on the seed story checked against Spark,
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from explorer.api import list_presets, load_preset
+from explorer.api import list_presets
 from explorer.iceberg.spark.inspect import explain_table_row, fileio_reader, inspect_table
 from explorer.iceberg.spark.metadata import local_path
-from explorer.iceberg.spark.runner import run_iceberg
-from explorer.iceberg.spark.session import CATALOG, RunTable, drop_run_table
+from explorer.iceberg.spark.session import CATALOG
 from explorer.iceberg.result import IcebergResult
 from explorer.scenario.errors import EngineError
 from explorer.ui.cli import EXIT_ENGINE, EXIT_INVALID, EXIT_OK, main
@@ -21,16 +19,6 @@ pytestmark = pytest.mark.spark
 
 ICEBERG_PRESETS = [s.name for s in list_presets("iceberg")]
 LEAKS = ("Traceback", "org.apache", "py4j", "\tat ", "File \"")
-
-
-def _kept(spark, name):
-    """Run a preset, keep its table (only the table: the session's warehouse stays temporary)."""
-    return run_iceberg(load_preset(name), spark=spark, keep_warehouse=True)
-
-
-def _drop(spark, capture):
-    _, namespace, table = capture.table_name.split(".")
-    drop_run_table(spark, RunTable(CATALOG, namespace, table), capture.table_location)
 
 
 def _by_path(capture, view):
@@ -45,22 +33,19 @@ def _by_path(capture, view):
 
 
 @pytest.mark.parametrize("preset", ICEBERG_PRESETS)
-def test_inspect_gives_the_runs_decisions_at_every_snapshot(spark, preset):
-    capture = _kept(spark, preset)
-    try:
-        run = IcebergResult(capture)
-        inspected = inspect_table(spark, capture.table_name)
-        assert {s.snapshot_id for s in inspected.capture.snapshots} == {s.snapshot_id for s in capture.snapshots}
-        assert dict(inspected.capture.refs) == dict(capture.refs)
-        for snap in capture.snapshots:
-            assert _by_path(inspected.capture, inspected.at(snapshot_id=snap.snapshot_id)) == \
-                _by_path(capture, run.at(snapshot_id=snap.snapshot_id)), f"{preset} at snapshot {snap.sequence_number}"
-        focus = inspected.at()
-        assert focus.snapshot.snapshot_id == capture.refs.get("main", capture.snapshots[-1].snapshot_id)
-        assert focus.agrees is True  # Spark's read and Java's planFiles() at the current snapshot
-        assert focus.plan_comparison is not None and focus.plan_comparison.agrees
-    finally:
-        _drop(spark, capture)
+def test_inspect_gives_the_runs_decisions_at_every_snapshot(spark, preset_capture, preset):
+    capture = preset_capture(preset)
+    run = IcebergResult(capture)
+    inspected = inspect_table(spark, capture.table_name)
+    assert {s.snapshot_id for s in inspected.capture.snapshots} == {s.snapshot_id for s in capture.snapshots}
+    assert dict(inspected.capture.refs) == dict(capture.refs)
+    for snap in capture.snapshots:
+        assert _by_path(inspected.capture, inspected.at(snapshot_id=snap.snapshot_id)) == \
+            _by_path(capture, run.at(snapshot_id=snap.snapshot_id)), f"{preset} at snapshot {snap.sequence_number}"
+    focus = inspected.at()
+    assert focus.snapshot.snapshot_id == capture.refs.get("main", capture.snapshots[-1].snapshot_id)
+    assert focus.agrees is True  # Spark's read and Java's planFiles() at the current snapshot
+    assert focus.plan_comparison is not None and focus.plan_comparison.agrees
 
 
 def _fingerprint(location: str) -> dict:
@@ -69,74 +54,62 @@ def _fingerprint(location: str) -> dict:
             for p in root.rglob("*") if p.is_file()}
 
 
-def test_inspect_and_why_only_read_the_table(spark):
-    capture = _kept(spark, "seed-delete-insert-delete")
-    try:
-        jtable = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession,
-                                                                                capture.table_name)
-        before = (str(jtable.operations().refresh().metadataFileLocation()), _fingerprint(capture.table_location))
-        result = inspect_table(spark, capture.table_name, at_seq=5)
-        explain_table_row(spark, capture.table_name, {"user_id": 500})
-        after = (str(jtable.operations().refresh().metadataFileLocation()), _fingerprint(capture.table_location))
-        assert after == before
-        assert result.metadata_location == before[0]
-        # every byte inspect reads comes through the table's FileIO (copied by the JVM into a temporary file)
-        read = fileio_reader(spark, jtable)
-        for location in (before[0], capture.table_location + "/" + capture.files[0].path):
-            assert read(location) == Path(local_path(location)).read_bytes()
-        with pytest.raises(Exception):
-            read(capture.table_location + "/no-such-file.avro")
-    finally:
-        _drop(spark, capture)
+def test_inspect_and_why_only_read_the_table(spark, preset_capture):
+    capture = preset_capture("seed-delete-insert-delete")
+    jtable = spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession,
+                                                                            capture.table_name)
+    before = (str(jtable.operations().refresh().metadataFileLocation()), _fingerprint(capture.table_location))
+    result = inspect_table(spark, capture.table_name, at_seq=5)
+    explain_table_row(spark, capture.table_name, {"user_id": 500})
+    after = (str(jtable.operations().refresh().metadataFileLocation()), _fingerprint(capture.table_location))
+    assert after == before
+    assert result.metadata_location == before[0]
+    # every byte inspect reads comes through the table's FileIO (copied by the JVM into a temporary file)
+    read = fileio_reader(spark, jtable)
+    for location in (before[0], capture.table_location + "/" + capture.files[0].path):
+        assert read(location) == Path(local_path(location)).read_bytes()
+    with pytest.raises(Exception):
+        read(capture.table_location + "/no-such-file.avro")
 
 
-def test_why_user_500_on_the_seed_story(spark):
-    capture = _kept(spark, "seed-delete-insert-delete")
-    try:
-        old = next(f for f in capture.files if any(r.get("name") == "old-500" for r in f.rows))
-        new = next(f for f in capture.files if any(r.get("name") == "new-500" for r in f.rows))
-        assert (old.id, new.id) == ("D2", "D4")  # batch 2 holds old-500 (seq 2); the re-insert is seq 5
-        why = explain_table_row(spark, capture.table_name, {"user_id": "500"})
-        assert why.headline() == ("user_id=500: copy in D2 removed by E1 (2 < 4) (also listed by E2: 2 < 6); "
-                                  "copy in D4 ignored by E1 (5 < 4 false), removed by E2 (5 < 6)")
-        assert why.engine_rows == () and why.agrees is True
-        assert why.files_pruned == 2  # D1 (100, 200) and D3 (400): bounds exclude 500
-        at5 = explain_table_row(spark, capture.table_name, {"user_id": 500}, at_seq=5)
-        assert [c.visible for c in at5.copies] == [False, True]
-        assert [dict(r) for r in at5.engine_rows] == [{"user_id": 500, "name": "new-500"}] and at5.agrees
-        assert "copy in D4 ignored by E1 (5 < 4 false) → visible" in at5.headline()
-    finally:
-        _drop(spark, capture)
+def test_why_user_500_on_the_seed_story(spark, preset_capture):
+    capture = preset_capture("seed-delete-insert-delete")
+    old = next(f for f in capture.files if any(r.get("name") == "old-500" for r in f.rows))
+    new = next(f for f in capture.files if any(r.get("name") == "new-500" for r in f.rows))
+    assert (old.id, new.id) == ("D2", "D4")  # batch 2 holds old-500 (seq 2); the re-insert is seq 5
+    why = explain_table_row(spark, capture.table_name, {"user_id": "500"})
+    assert why.headline() == ("user_id=500: copy in D2 removed by E1 (2 < 4) (also listed by E2: 2 < 6); "
+                              "copy in D4 ignored by E1 (5 < 4 false), removed by E2 (5 < 6)")
+    assert why.engine_rows == () and why.agrees is True
+    assert why.files_pruned == 2  # D1 (100, 200) and D3 (400): bounds exclude 500
+    at5 = explain_table_row(spark, capture.table_name, {"user_id": 500}, at_seq=5)
+    assert [c.visible for c in at5.copies] == [False, True]
+    assert [dict(r) for r in at5.engine_rows] == [{"user_id": 500, "name": "new-500"}] and at5.agrees
+    assert "copy in D4 ignored by E1 (5 < 4 false) → visible" in at5.headline()
 
 
-def test_inspect_views_a_ref_a_snapshot_and_a_sequence_number(spark):
-    capture = _kept(spark, "rollback-then-append")
-    try:
-        for name, sid in capture.refs.items():
-            assert inspect_table(spark, capture.table_name, ref=name).at().snapshot.snapshot_id == sid
-        first = capture.snapshots[0]
-        assert inspect_table(spark, capture.table_name, at_snapshot=first.snapshot_id,
-                             check=False).at().snapshot == inspect_table(
-            spark, capture.table_name, at_seq=first.sequence_number, check=False).at().snapshot
-        with pytest.raises(EngineError, match="no branch or tag named 'nope'"):
-            inspect_table(spark, capture.table_name, ref="nope")
-        with pytest.raises(EngineError, match="no snapshot 42"):
-            inspect_table(spark, capture.table_name, at_snapshot=42)
-    finally:
-        _drop(spark, capture)
+def test_inspect_views_a_ref_a_snapshot_and_a_sequence_number(spark, preset_capture):
+    capture = preset_capture("rollback-then-append")
+    for name, sid in capture.refs.items():
+        assert inspect_table(spark, capture.table_name, ref=name).at().snapshot.snapshot_id == sid
+    first = capture.snapshots[0]
+    assert inspect_table(spark, capture.table_name, at_snapshot=first.snapshot_id,
+                         check=False).at().snapshot == inspect_table(
+        spark, capture.table_name, at_seq=first.sequence_number, check=False).at().snapshot
+    with pytest.raises(EngineError, match="no branch or tag named 'nope'"):
+        inspect_table(spark, capture.table_name, ref="nope")
+    with pytest.raises(EngineError, match="no snapshot 42"):
+        inspect_table(spark, capture.table_name, at_snapshot=42)
 
 
-def test_metadata_only_inspect_keeps_file_level_views(spark):
-    capture = _kept(spark, "partition-scoped-delete")
-    try:
-        full = inspect_table(spark, capture.table_name)
-        meta = inspect_table(spark, capture.table_name, contents=False, check=False)
-        assert not meta.contents and all(not f.rows and not f.positions for f in meta.capture.files)
-        assert [(d.data_file, d.delete_file, d.outcome) for d in meta.at().decisions] == \
-            [(d.data_file, d.delete_file, d.outcome) for d in full.at().decisions]
-        assert meta.summary() and "metadata only" in meta.to_text()
-    finally:
-        _drop(spark, capture)
+def test_metadata_only_inspect_keeps_file_level_views(spark, preset_capture):
+    capture = preset_capture("partition-scoped-delete")
+    full = inspect_table(spark, capture.table_name)
+    meta = inspect_table(spark, capture.table_name, contents=False, check=False)
+    assert not meta.contents and all(not f.rows and not f.positions for f in meta.capture.files)
+    assert [(d.data_file, d.delete_file, d.outcome) for d in meta.at().decisions] == \
+        [(d.data_file, d.delete_file, d.outcome) for d in full.at().decisions]
+    assert meta.summary() and "metadata only" in meta.to_text()
 
 
 def _cli(capsys, *argv):
@@ -148,28 +121,25 @@ def _cli(capsys, *argv):
     return code, out, err
 
 
-def test_cli_inspect_and_why(spark, capsys):
-    capture = _kept(spark, "seed-delete-insert-delete")
-    try:
-        code, out, _ = _cli(capsys, "inspect", capture.table_name)
-        assert code == EXIT_OK and "2 global equality deletes touch" in out and "D4    E1" in out
-        code, out, _ = _cli(capsys, "inspect", capture.table_name, "--at-seq", "5", "--json")
-        import json
+def test_cli_inspect_and_why(spark, preset_capture, capsys):
+    capture = preset_capture("seed-delete-insert-delete")
+    code, out, _ = _cli(capsys, "inspect", capture.table_name)
+    assert code == EXIT_OK and "2 global equality deletes touch" in out and "D4    E1" in out
+    code, out, _ = _cli(capsys, "inspect", capture.table_name, "--at-seq", "5", "--json")
+    import json
 
-        plain = json.loads(out)
-        assert code == EXIT_OK and plain["as_of_sequence_number"] == 5 and plain["snapshot_agrees"] is True
-        code, out, _ = _cli(capsys, "why", capture.table_name, "--where", "user_id=500")
-        assert code == EXIT_OK and out.startswith("user_id=500: copy in D2 removed by E1 (2 < 4)")
-        code, _, err = _cli(capsys, "why", capture.table_name, "--where", "user_id=abc")
-        assert code == EXIT_INVALID and len(err.strip().splitlines()) == 1
-        code, _, err = _cli(capsys, "why", capture.table_name, "--where", "nope=1")
-        assert code == EXIT_INVALID and "no column 'nope'" in err
-        code, _, err = _cli(capsys, "inspect", capture.table_name, "--ref", "nope")
-        assert code == EXIT_ENGINE and "no branch or tag named 'nope'" in err and len(err.strip().splitlines()) == 1
-        code, _, err = _cli(capsys, "inspect", capture.table_name, "--at-snapshot", "1")
-        assert code == EXIT_ENGINE and "no snapshot 1" in err
-    finally:
-        _drop(spark, capture)
+    plain = json.loads(out)
+    assert code == EXIT_OK and plain["as_of_sequence_number"] == 5 and plain["snapshot_agrees"] is True
+    code, out, _ = _cli(capsys, "why", capture.table_name, "--where", "user_id=500")
+    assert code == EXIT_OK and out.startswith("user_id=500: copy in D2 removed by E1 (2 < 4)")
+    code, _, err = _cli(capsys, "why", capture.table_name, "--where", "user_id=abc")
+    assert code == EXIT_INVALID and len(err.strip().splitlines()) == 1
+    code, _, err = _cli(capsys, "why", capture.table_name, "--where", "nope=1")
+    assert code == EXIT_INVALID and "no column 'nope'" in err
+    code, _, err = _cli(capsys, "inspect", capture.table_name, "--ref", "nope")
+    assert code == EXIT_ENGINE and "no branch or tag named 'nope'" in err and len(err.strip().splitlines()) == 1
+    code, _, err = _cli(capsys, "inspect", capture.table_name, "--at-snapshot", "1")
+    assert code == EXIT_ENGINE and "no snapshot 1" in err
 
 
 def test_cli_inspect_bad_tables(spark, capsys):
@@ -190,22 +160,19 @@ def test_cli_inspect_bad_tables(spark, capsys):
         spark.sql("DROP TABLE IF EXISTS spark_catalog.default.inspect_plain")
 
 
-def test_open_a_table_view_shows_the_run_views_and_one_line_problems(spark):
+def test_open_a_table_view_shows_the_run_views_and_one_line_problems(spark, preset_capture):
     from explorer.ui.open_table import OpenTableView
 
-    capture = _kept(spark, "seed-delete-insert-delete")
-    try:
-        view = OpenTableView(spark=spark, table=capture.table_name)
-        view.where.value = "user_id=500"
-        view.open_from_fields()
-        assert view.result is not None and {"timeline", "decisions", "rows", "engine_rows"} <= set(view.figures)
-        assert "Resolver and Spark agree" in view.message
-        assert "removed by E2 (5 &lt; 6)" in view.summary.value
-        view.ref.value, view.where.value = "nope", ""
-        view.open_from_fields()
-        assert view.result is None and "no branch or tag named 'nope'" in view.message
-        view.ref.value, view.snapshot.value = "", "abc"
-        view.open_from_fields()
-        assert "not a snapshot id" in view.message and "\n" not in view.message
-    finally:
-        _drop(spark, capture)
+    capture = preset_capture("seed-delete-insert-delete")
+    view = OpenTableView(spark=spark, table=capture.table_name)
+    view.where.value = "user_id=500"
+    view.open_from_fields()
+    assert view.result is not None and {"timeline", "decisions", "rows", "engine_rows"} <= set(view.figures)
+    assert "Resolver and Spark agree" in view.message
+    assert "removed by E2 (5 &lt; 6)" in view.summary.value
+    view.ref.value, view.where.value = "nope", ""
+    view.open_from_fields()
+    assert view.result is None and "no branch or tag named 'nope'" in view.message
+    view.ref.value, view.snapshot.value = "", "abc"
+    view.open_from_fields()
+    assert "not a snapshot id" in view.message and "\n" not in view.message

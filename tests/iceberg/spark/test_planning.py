@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.api import load_preset
 from explorer.iceberg.planner import Attachment, Pruning
 from explorer.iceberg.result import IcebergResult
-from explorer.iceberg.spark.runner import run_iceberg
 
 pytestmark = pytest.mark.spark
 
 
-def run(spark, name):
-    capture = run_iceberg(load_preset(name), spark=spark)
+def run(preset_capture, name):
+    capture = preset_capture(name)
     result = IcebergResult(capture)
     assert len(capture.engine_plans) == len(capture.snapshots)
     for view in result.views:
@@ -30,8 +28,8 @@ def names_at(view):
     return sorted(r["name"] for r in view.engine_rows)
 
 
-def test_rollback_then_append_holds_a_and_c(spark):
-    capture, result = run(spark, "rollback-then-append")
+def test_rollback_then_append_holds_a_and_c(spark, preset_capture):
+    capture, result = run(preset_capture, "rollback-then-append")
     a, b, c = capture.snapshots
     assert [s.sequence_number for s in capture.snapshots] == [1, 2, 3]
     assert c.parent_id == a.snapshot_id  # C's parent is the restored snapshot, not B's
@@ -49,8 +47,8 @@ def test_rollback_then_append_holds_a_and_c(spark):
     assert capture.refs["main"] == c.snapshot_id and capture.refs["first_load"] == a.snapshot_id
 
 
-def test_stats_pruned_equality_delete(spark):
-    capture, result = run(spark, "stats-pruned-equality-delete")
+def test_stats_pruned_equality_delete(spark, preset_capture):
+    capture, result = run(preset_capture, "stats-pruned-equality-delete")
     final = result.at()
     by_name = {f.rows[0]["name"]: f.id for f in capture.files if not f.is_delete}
     eq = next(f for f in capture.files if f.is_delete).id
@@ -69,8 +67,8 @@ def test_stats_pruned_equality_delete(spark):
     assert plain["plan_comparison"]["agrees"] is True
 
 
-def test_null_equality_delete_removes_is_null_rows(spark):
-    capture, result = run(spark, "null-equality-delete")
+def test_null_equality_delete_removes_is_null_rows(spark, preset_capture):
+    capture, result = run(preset_capture, "null-equality-delete")
     final = result.at()
     assert sorted(r["user_id"] for r in final.engine_rows) == [2, 3]
     only_emails = next(f for f in final.state.data_files if f.rows[0]["user_id"] == 3)
@@ -82,8 +80,8 @@ def test_null_equality_delete_removes_is_null_rows(spark):
     assert all(r["deleted_by"] == eq.id for r in rows if not r["visible"])
 
 
-def test_a_branch_commit_takes_a_sequence_number_main_skips(spark):
-    capture, result = run(spark, "branch-commit-skips-main-sequence")
+def test_a_branch_commit_takes_a_sequence_number_main_skips(spark, preset_capture):
+    capture, result = run(preset_capture, "branch-commit-skips-main-sequence")
     main = result.at(ref="main")
     audit = result.at(ref="audit")
     main_chain = [s.sequence_number for s in reversed(capture.ancestry(main.snapshot))]
@@ -94,8 +92,8 @@ def test_a_branch_commit_takes_a_sequence_number_main_skips(spark):
     assert plain["as_of_refs"] == ["audit"] and set(plain["refs"]) == {"main", "audit"}
 
 
-def test_write_audit_publish_fast_forwards_main(spark):
-    capture, result = run(spark, "branch-and-fast-forward")
+def test_write_audit_publish_fast_forwards_main(spark, preset_capture):
+    capture, result = run(preset_capture, "branch-and-fast-forward")
     assert capture.refs["main"] == capture.refs["audit"]
     publish = capture.steps[-1]
     assert publish.snapshot_ids == () and "current snapshot moved" in publish.note
@@ -104,8 +102,8 @@ def test_write_audit_publish_fast_forwards_main(spark):
     assert "bad" in names_at(result.at(snapshot_id=capture.snapshots[0].snapshot_id))
 
 
-def test_a_cherry_picked_file_takes_the_new_sequence_number(spark):
-    capture, result = run(spark, "cherry-pick")
+def test_a_cherry_picked_file_takes_the_new_sequence_number(spark, preset_capture):
+    capture, result = run(preset_capture, "cherry-pick")
     main, dev = result.at(ref="main"), result.at(ref="dev")
     assert names_at(main) == ["A", "C", "D"] and names_at(dev) == ["A", "B", "D"]
     d_main = next(f for f in main.state.data_files if f.rows[0]["name"] == "D")
@@ -116,8 +114,8 @@ def test_a_cherry_picked_file_takes_the_new_sequence_number(spark):
     assert eq.sequence_number == 5 and main.plan.pair(d_main.id, eq.id).pruned_by is Pruning.SEQUENCE
 
 
-def test_spec_evolution_makes_a_later_equality_delete_global(spark):
-    capture, result = run(spark, "spec-evolution-global-delete")
+def test_spec_evolution_makes_a_later_equality_delete_global(spark, preset_capture):
+    capture, result = run(preset_capture, "spec-evolution-global-delete")
     final = result.at()
     assert sorted(r["name"] for r in final.engine_rows) == ["grace-eu", "linus"]
     specs = {f.id: f.spec_id for f in capture.files}
@@ -130,11 +128,11 @@ def test_spec_evolution_makes_a_later_equality_delete_global(spark):
     assert "partition spec 2" in add.note
 
 
-def test_v3_row_lineage_through_update_upsert_and_compaction(spark):
+def test_v3_row_lineage_through_update_upsert_and_compaction(spark, preset_capture):
     """Spark 3.5 + Iceberg 1.10 read _row_id and _last_updated_sequence_number on a v3 table: a merge-on-read
     UPDATE keeps the row id, an equality-delete upsert gives a new one (the spec: treated as a removed row and a
     new row), and compaction keeps both values."""
-    capture, result = run(spark, "v3-row-lineage-through-compaction")
+    capture, result = run(preset_capture, "v3-row-lineage-through-compaction")
     lineage = {}
     for view in result.views:
         plain = result.to_plain(snapshot_id=view.snapshot.snapshot_id)

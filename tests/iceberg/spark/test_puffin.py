@@ -61,23 +61,16 @@ def test_footer_locates_the_blob(tmp_path):
 
 
 @pytest.mark.spark
-def test_decoded_deletion_vectors_equal_sparks_position_deletes_table(spark):
+def test_decoded_deletion_vectors_equal_sparks_position_deletes_table(spark, preset_capture):
     """The capture's DV positions (decoded here from Puffin) equal Spark's ``position_deletes`` table."""
-    from explorer.api import load_preset
     from explorer.iceberg.spark.metadata import local_path
-    from explorer.iceberg.spark.runner import run_iceberg
-    from explorer.iceberg.spark.session import RunTable, drop_run_table
 
-    capture = run_iceberg(load_preset("seed-deletion-vectors-v3"), spark=spark, keep_warehouse=True)
-    try:
-        rows = spark.sql(f"SELECT file_path, pos, delete_file_path FROM {capture.table_name}.position_deletes"
-                         ).collect()
-        root = local_path(capture.table_location).rstrip("/") + "/"
-        from_spark = sorted((local_path(r.file_path).removeprefix(root), r.pos,
-                             local_path(r.delete_file_path).removeprefix(root)) for r in rows)
-        state = capture.state()
-        decoded = sorted((p.path, p.position, f.path) for f in state.delete_files for p in f.positions)
-        assert decoded == from_spark and len(decoded) == 3
-        assert all(path.endswith(".puffin") for _, _, path in decoded)
-    finally:
-        drop_run_table(spark, RunTable(*capture.table_name.split(".")), capture.table_location)
+    capture = preset_capture("seed-deletion-vectors-v3")
+    rows = spark.sql(f"SELECT file_path, pos, delete_file_path FROM {capture.table_name}.position_deletes").collect()
+    root = local_path(capture.table_location).rstrip("/") + "/"
+    from_spark = sorted((local_path(r.file_path).removeprefix(root), r.pos,
+                         local_path(r.delete_file_path).removeprefix(root)) for r in rows)
+    state = capture.state()
+    decoded = sorted((p.path, p.position, f.path) for f in state.delete_files for p in f.positions)
+    assert decoded == from_spark and len(decoded) == 3
+    assert all(path.endswith(".puffin") for _, _, path in decoded)

@@ -49,9 +49,9 @@ def drop(spark, capture):
 
 
 @pytest.fixture(scope="module")
-def preset_runs(spark):
-    """Each Iceberg preset runs once per module; tests below read these captures."""
-    return {s.name: run_iceberg(s, spark=spark) for s in list_presets("iceberg")}
+def preset_runs(preset_capture):
+    """Every Iceberg preset's capture (each preset runs once per test session); tests below read them."""
+    return {s.name: preset_capture(s.name) for s in list_presets("iceberg")}
 
 
 # ------------------------------------------------------------------------------------------------ presets
@@ -169,26 +169,22 @@ def test_flink_checkpoint_upsert_deletes_its_own_row_by_position(preset_runs):
                                                                      ("carol", "free")]
 
 
-def test_capture_matches_spark_metadata_tables(spark):
+def test_capture_matches_spark_metadata_tables(spark, preset_capture):
     """Sequence numbers and file kinds read from the manifests equal Spark's own ``all_entries`` table."""
-    capture = run_iceberg(load_preset("compaction-starting-sequence"), spark=spark, keep_warehouse=True)
-    try:
-        entries = spark.sql(f"SELECT status, snapshot_id, sequence_number, file_sequence_number, "
-                            f"data_file.content AS content, data_file.file_path AS path "
-                            f"FROM {capture.table_name}.all_entries").collect()
-        root = local_path(capture.table_location).rstrip("/") + "/"
-        added = {local_path(e.path).removeprefix(root): e for e in entries if e.status == 1}
-        assert set(added) == {f.path for f in capture.files}
-        for f in capture.files:
-            e = added[f.path]
-            assert (e.sequence_number, e.file_sequence_number, e.snapshot_id) == (
-                f.sequence_number, f.file_sequence_number, f.added_snapshot_id)
-            assert e.content == {"data": 0, "position_deletes": 1, "equality_deletes": 2}[f.content.value]
-        removed = {local_path(e.path).removeprefix(root): e.snapshot_id for e in entries if e.status == 2}
-        assert removed == {f.path: f.removed_snapshot_id for f in capture.files if f.removed_snapshot_id}
-    finally:
-        drop(spark, capture)
-    assert not Path(local_path(capture.table_location)).exists()
+    capture = preset_capture("compaction-starting-sequence")
+    entries = spark.sql(f"SELECT status, snapshot_id, sequence_number, file_sequence_number, "
+                        f"data_file.content AS content, data_file.file_path AS path "
+                        f"FROM {capture.table_name}.all_entries").collect()
+    root = local_path(capture.table_location).rstrip("/") + "/"
+    added = {local_path(e.path).removeprefix(root): e for e in entries if e.status == 1}
+    assert set(added) == {f.path for f in capture.files}
+    for f in capture.files:
+        e = added[f.path]
+        assert (e.sequence_number, e.file_sequence_number, e.snapshot_id) == (
+            f.sequence_number, f.file_sequence_number, f.added_snapshot_id)
+        assert e.content == {"data": 0, "position_deletes": 1, "equality_deletes": 2}[f.content.value]
+    removed = {local_path(e.path).removeprefix(root): e.snapshot_id for e in entries if e.status == 2}
+    assert removed == {f.path: f.removed_snapshot_id for f in capture.files if f.removed_snapshot_id}
 
 
 # ------------------------------------------------------------------------------------------ step kinds

@@ -578,7 +578,7 @@ class App(traitlets.HasTraits):
         self.timings = {"engine_s": engine_s, "first_view_s": self._first_view_at - t1,
                         "views_s": time.perf_counter() - t1}
         self._set_progress(f"done: {_plural(len(getattr(result.capture, 'snapshots', ())), 'snapshot')} "
-                           f"(engine {engine_s:.1f} s, first view {self.timings['first_view_s']:.2f} s, "
+                           f"(engine {engine_s:.2f} s, first view {self.timings['first_view_s']:.2f} s, "
                            f"all views {self.timings['views_s']:.1f} s)")
         return result
 

@@ -218,6 +218,7 @@ export default {
     let timer = null;
     const slots = {};       // view name -> {box, panel, shown}
     const drawn = new Map(); // "snapshot key|view" -> {node, kind, ready} for the current run
+    const recycled = new Map(); // view -> the plot the previous run had on screen there, until redrawn
     let run = null;          // the payload's run: a new run drops every drawn view
     let ahead = null;        // the pending draw-ahead callback
 
@@ -260,8 +261,13 @@ export default {
     function drawView(key, name, snap, parent) {
       const table = snap.tables[name];
       const fig = snap.figures[name];
-      const node = el("div", table ? "sx-table-box" : "sx-fig");
+      // A figure on screen takes over the plot the previous run showed in its place: Plotly.react redraws only
+      // what differs (re-running a scenario changes little), where a new plot builds everything.
+      const old = !table && parent !== stage ? recycled.get(name) : undefined;
+      recycled.delete(name);
+      const node = old || el("div", table ? "sx-table-box" : "sx-fig");
       parent.appendChild(node);
+      node.style.display = "";
       const entry = { node, kind: table ? "table" : "figure", ready: null };
       drawn.set(key, entry);
       if (table) { fillTable(node, table); entry.ready = Promise.resolve(); return entry; }
@@ -269,7 +275,7 @@ export default {
       delete layout.width;
       entry.ready = (async () => {
         if (!Plotly) Plotly = await loadPlotly(model);
-        await Plotly.newPlot(node, fig.data, layout, PLOT_CONFIG);
+        await (old ? Plotly.react : Plotly.newPlot)(node, fig.data, layout, PLOT_CONFIG);
       })();
       return entry;
     }
@@ -325,6 +331,8 @@ export default {
         pending.push(show(slot, drawn.get(key) || drawView(key, name, snap, slot.box)));
       }
       await Promise.all(pending);
+      for (const node of recycled.values()) forget({ node, kind: "figure" });  // not taken over: freed
+      recycled.clear();
       if (wrap.dataset.drawnPayload !== wrap.dataset.payloadId) wrap.dataset.firstDrawnAt = String(performance.now());
       wrap.dataset.drawnPayload = wrap.dataset.payloadId;
       wrap.dataset.drawnIndex = String(i);
@@ -373,8 +381,14 @@ export default {
       wrap.dataset.complete = data && data.complete ? "1" : "0";
       const next = data ? data.run : null;
       if (next !== run || next === null) {  // another result: what was drawn belongs to the old one
+        const onScreen = new Map(Object.entries(slots).filter(([, s]) => s.shown).map(([v, s]) => [s.shown, v]));
         build();
-        for (const entry of drawn.values()) forget(entry);
+        for (const entry of recycled.values()) forget({ node: entry, kind: "figure" });
+        recycled.clear();
+        for (const entry of drawn.values()) {
+          if (entry.kind === "figure" && onScreen.has(entry.node)) recycled.set(onScreen.get(entry.node), entry.node);
+          else forget(entry);
+        }
         drawn.clear();
         run = next;
       } else {
@@ -420,7 +434,9 @@ export default {
     return () => {
       stopPlay();
       for (const entry of drawn.values()) forget(entry, true);
+      for (const node of recycled.values()) forget({ node, kind: "figure" }, true);
       drawn.clear();
+      recycled.clear();
     };
   },
 };

@@ -120,12 +120,13 @@ def check_document(text: str, app, cli_main, workdir: Path | None = None) -> Out
             run_code, run_said = _cli(cli_main, ["run", str(path)])
             assert run_code == 2, f"run exited {run_code} on a document validate refused: {run_said[-800:]}"
             assert "Traceback" not in run_said, run_said[-800:]
-            assert said.strip() and said.strip().splitlines()[-1] == run_said.strip().splitlines()[-1]
+            assert said.strip() and said.strip().splitlines()[-1] == run_said.strip().splitlines()[-1], (
+                f"validate and run refused differently:\n  validate: {said.strip()[-400:]}\n  run: {run_said.strip()[-400:]}")
     finally:
         path.unlink(missing_ok=True)
     accepted = app.import_yaml(text)
-    assert isinstance(accepted, bool)
+    assert isinstance(accepted, bool), f"the editor's import_yaml returned {accepted!r}, not True/False"
     if not accepted:
         assert app.error_text.strip(), "the editor refused the document without a message"
-    assert "Traceback" not in app.error_text
+    assert "Traceback" not in app.error_text, app.error_text[-800:]
     return Outcome(code, run_code, accepted, said.strip().splitlines()[-1] if said.strip() else "")

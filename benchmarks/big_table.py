@@ -139,9 +139,11 @@ def measure(sizes: dict, reps: int, log=print, spark=None) -> dict:
         _, result, _ = explorer_inspect_s(spark)
         del result
         java_times, ours_times = [], []
+        result = None
         for _ in range(reps):
             j, tasks, attached = java_plan_s(spark, helper)
             java_times.append(j)
+            result = None  # one inspect's memory at a time: the previous result must not live beside the next
             e, result, lines = explorer_inspect_s(spark)
             ours_times.append(e)
             log(f"  planFiles() {j:.2f} s ({tasks:,} tasks, {attached:,} attached deletes); inspect {e:.2f} s")

@@ -269,10 +269,15 @@ class IcebergRecorder:
             view[born.record.id] = (deleted if status is deleted else
                                     EntryStatus.ADDED if entry_sid == sid else EntryStatus.EXISTING)
         self._manifest_views[(path, listed_by)] = view
+        if rows and rows[0][4] is not None:
+            # Every live entry is born now and a deleted one never is, so no later view needs the decoded
+            # data_file again: drop it (on a big table the decoded entries are most of the memory).
+            self._manifests[path] = [row[:4] + (None,) for row in rows]
         return view
 
     def _manifest_rows(self, manifest: dict) -> list[tuple]:
-        """(status, snapshot id, file key, file sequence number or None, data_file) for every entry of a manifest.
+        """(status, snapshot id, file key, file sequence number or None, data_file) for every entry of a manifest
+        (data_file None once a view of the manifest has been made, see :meth:`_manifest_view`).
 
         Manifests never change (nor does the sequence number a manifest list gives one), so each is read and
         keyed once per table, however many snapshots list it: a big table's 20 snapshots list ~1M entries.

@@ -333,7 +333,6 @@ export default {
       await Promise.all(pending);
       for (const node of recycled.values()) forget({ node, kind: "figure" });  // not taken over: freed
       recycled.clear();
-      if (wrap.dataset.drawnPayload !== wrap.dataset.payloadId) wrap.dataset.firstDrawnAt = String(performance.now());
       wrap.dataset.drawnPayload = wrap.dataset.payloadId;
       wrap.dataset.drawnIndex = String(i);
       wrap.dataset.drawnPanel = String(active);
@@ -362,6 +361,7 @@ export default {
       ahead = later(async () => {
         const job = nextAhead();
         const width = panelsBox.clientWidth;
+        // data-ahead: "drawing", "done" (every view drawn: the benchmark waits for it) or "waiting" (no width)
         if (!job || !width) { ahead = null; wrap.dataset.ahead = job ? "waiting" : "done"; return; }
         wrap.dataset.ahead = "drawing";
         stage.style.width = width + "px";
@@ -421,11 +421,7 @@ export default {
 
     let queued = Promise.resolve();
     const redraw = () => { queued = queued.then(draw).catch((e) => console.error("time travel:", e)); };
-    model.on("change:payload", () => {
-      // when the last payloads reached the page (performance.now(); the benchmark reads them)
-      wrap.dataset.arrivals = [...(wrap.dataset.arrivals || "").split(" ").slice(-3), performance.now()].join(" ");
-      queued = queued.then(parse); redraw();
-    });
+    model.on("change:payload", () => { queued = queued.then(parse); redraw(); });
     model.on("change:index", redraw);
     model.on("change:hidden_note", redraw);
     model.on("change:panel", () => { active = model.get("panel") || 0; redraw(); });

@@ -355,23 +355,46 @@ export default {
       return null;
     }
 
+    // A plot kept out of sight at another width than the panels' (the window was resized since it was drawn).
+    function nextFit(width) {
+      for (const entry of drawn.values()) {
+        const fl = entry.node._fullLayout;
+        if (entry.kind === "figure" && entry.node.parentNode === cacheBox && fl && Math.abs(fl.width - width) > 1)
+          return entry;
+      }
+      return null;
+    }
+
     function drawAhead() {
       if (ahead) return;
       const later = window.requestIdleCallback || ((f) => setTimeout(f, 50));
       ahead = later(async () => {
-        const job = nextAhead();
         const width = panelsBox.clientWidth;
+        const job = nextAhead();
+        const fit = !job && width ? nextFit(width) : null;
         // data-ahead: "drawing", "done" (every view drawn: the benchmark waits for it) or "waiting" (no width)
-        if (!job || !width) { ahead = null; wrap.dataset.ahead = job ? "waiting" : "done"; return; }
+        if (!(job || fit) || !width) { ahead = null; wrap.dataset.ahead = job ? "waiting" : "done"; return; }
         wrap.dataset.ahead = "drawing";
         stage.style.width = width + "px";
-        const entry = drawView(...job, stage);
-        try { await entry.ready; } catch (e) { console.error("time travel:", e); }
+        const entry = fit || drawView(...job, stage);
+        try {
+          if (fit) {
+            stage.appendChild(fit.node);
+            fit.node.style.display = "";
+            await Plotly.Plots.resize(fit.node);
+          } else {
+            await entry.ready;
+          }
+        } catch (e) { console.error("time travel:", e); }
         if (entry.node.parentNode === stage) park(entry.node);
         ahead = null;
         drawAhead();
       }, { timeout: 500 });
     }
+
+    let resized = null;  // after the window changes size, the views out of sight are fitted to it while idle
+    const onResize = () => { clearTimeout(resized); resized = setTimeout(drawAhead, 300); };
+    window.addEventListener("resize", onResize);
 
     let payloads = 0;
     function parse() {
@@ -429,6 +452,8 @@ export default {
     redraw();
     return () => {
       stopPlay();
+      window.removeEventListener("resize", onResize);
+      clearTimeout(resized);
       for (const entry of drawn.values()) forget(entry, true);
       for (const node of recycled.values()) forget({ node, kind: "figure" }, true);
       drawn.clear();

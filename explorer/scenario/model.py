@@ -468,26 +468,57 @@ def load_scenario(source: str | Any) -> Scenario:
     return scenario_from_yaml(str(source))
 
 
-def read_yaml(text: str, *, what: str = "the file", step: int | None = None, field: str | None = None) -> Any:
-    """``text`` parsed as YAML; a syntax error is a ScenarioError saying where (line, column) and what."""
+# How deep a scenario's YAML may nest. A real scenario nests 5 or 6 levels; the parser is recursive, so without a
+# fixed limit a few hundred nested [ or { ended in a RecursionError whose place (the parser, or the scenario's
+# own checks) depended on how deep the caller's stack already was: validate and run could say different things.
+MAX_YAML_DEPTH = 64
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _depth_limited_loader():
     import yaml
 
+    class Loader(yaml.SafeLoader):
+        depth = 0
+
+        def compose_node(self, parent, index):
+            self.depth += 1
+            try:
+                if self.depth > MAX_YAML_DEPTH:
+                    raise _TooDeep
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    return Loader
+
+
+def read_yaml(text: str, *, what: str = "the file", step: int | None = None, field: str | None = None) -> Any:
+    """``text`` parsed as YAML; a syntax error is a ScenarioError saying where (line, column) and what, and more
+    than :data:`MAX_YAML_DEPTH` levels of nesting are refused the same way whatever the caller's stack."""
+    import yaml
+
+    too_deep = ScenarioError(f"{what} nests too deeply to be a scenario (more than {MAX_YAML_DEPTH} levels)",
+                             step=step, field=field)
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_depth_limited_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ScenarioError(f"{what} is not valid YAML{where}: {problem}", step=step, field=field) from None
-    except RecursionError:  # found by YAML fuzzing: a few hundred nested [ or { exhaust the parser's stack
-        raise ScenarioError(f"{what} nests too deeply to be a scenario", step=step, field=field) from None
+    except (_TooDeep, RecursionError):
+        raise too_deep from None
 
 
 def scenario_from_yaml(text: str) -> Scenario:
     data = read_yaml(text)
     try:
         return parse_scenario(data)
-    except RecursionError:
+    except RecursionError:  # not reached for YAML (read_yaml limits the depth); a deep mapping built in Python
         raise ScenarioError("the scenario nests too deeply") from None
 
 

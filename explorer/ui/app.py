@@ -461,8 +461,8 @@ class App(traitlets.HasTraits):
                 return
             if field == "columns":
                 try:
-                    parsed = yaml.safe_load("{" + value.strip().strip("{}") + "}")
-                except yaml.YAMLError:
+                    parsed = read_yaml("{" + value.strip().strip("{}") + "}")
+                except ScenarioError:
                     parsed = None
                 self._table["columns"] = dict(parsed) if isinstance(parsed, Mapping) else value  # named at run
                 self._edited()

@@ -23,7 +23,7 @@ from explorer.iceberg.model import Capture, SnapshotRecord
 from explorer.iceberg.spark.metadata import IcebergRecorder, engine_rows_at, load_iceberg_table
 from explorer.iceberg.spark.planning import java_plan
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
-from explorer.scenario.model import Column, Scenario, TableSpec
+from explorer.scenario.model import Column, Scenario, TableSpec, read_yaml
 
 # Iceberg primitive types the explorer's rows and figures model, by the name they take in a scenario.
 _TYPES = {"int": "int", "long": "long", "double": "double", "float": "double", "string": "string",
@@ -243,11 +243,9 @@ def _typed(value: Any, kind: str, column: str) -> Any:
     from explorer.scenario.values import coerce_value
 
     if isinstance(value, str) and kind != "string":
-        import yaml
-
         try:
-            value = yaml.safe_load(value)
-        except yaml.YAMLError:
+            value = read_yaml(value)
+        except ScenarioError:
             pass
     try:
         return coerce_value(kind, value)

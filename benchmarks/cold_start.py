@@ -11,6 +11,10 @@ Reference child: a fresh interpreter that imports pyspark and starts a bare ``Sp
 Iceberg runtime jar, extensions and a Hadoop catalog (``local[2]``, UI off, same driver memory), then runs
 ``SELECT 1``: the least any Spark + Iceberg tool pays. Children alternate; medians of the wall times.
 
+The explorer's driver JVM maps the class data sharing archive the install scripts prepare
+(:mod:`explorer.iceberg.spark.class_archive`); the child reports whether its JVM mapped it. A third child (full
+mode only) runs the explorer with ``EXPLORER_CLASS_ARCHIVE=off``, so the archive's share is shown beside it.
+
     python benchmarks/cold_start.py [--smoke] [--json PATH] [--reps N]
 """
 
@@ -51,6 +55,7 @@ def _child_explorer(launched: float) -> dict:
             seen["last_step_done"] = time.time()
 
     result = api.run(PRESET, spark=spark, progress=progress)
+    mapped = _archive_mapped(spark)
     marks["table_creation"] = seen["first_step"]
     marks["steps"] = seen["last_step_done"]
     marks["capture"] = time.time()
@@ -58,7 +63,18 @@ def _child_explorer(launched: float) -> dict:
     text = result.to_text()
     marks["resolve"] = time.time()
     return {"marks": marks, "decisions": len(view.decisions), "agrees": result.agrees,
-            "has_decision_table": "DECISIONS" in text}
+            "has_decision_table": "DECISIONS" in text, "class_archive_mapped": mapped}
+
+
+def _archive_mapped(spark) -> bool:
+    """Whether the driver JVM has the explorer's class archive mapped (Linux: the JVM's /proc maps)."""
+    from explorer.iceberg.spark.class_archive import archive_path
+
+    proc = getattr(spark.sparkContext._gateway, "proc", None)
+    try:
+        return proc is not None and str(archive_path()) in Path(f"/proc/{proc.pid}/maps").read_text()
+    except OSError:
+        return False
 
 
 def _child_bare(launched: float) -> dict:
@@ -98,17 +114,22 @@ def child_main(kind: str, launched: float) -> int:
 
 
 def run_child(kind: str, timeout: float = 600) -> dict:
-    """Launch one fresh process; returns its phase durations (seconds) and the total from launch."""
+    """Launch one fresh process; returns its phase durations (seconds) and the total from launch.
+    ``explorer_no_archive``: the explorer child with ``EXPLORER_CLASS_ARCHIVE=off``."""
+    import os
+
+    env = {**os.environ, "EXPLORER_CLASS_ARCHIVE": "off"} if kind == "explorer_no_archive" else None
     launched = time.time()
-    proc = subprocess.run([bc.python(), __file__, "--child", kind, "--launched", repr(launched)],
-                          capture_output=True, text=True, timeout=timeout, check=False, cwd=bc.ROOT)
+    proc = subprocess.run([bc.python(), __file__, "--child", kind.removesuffix("_no_archive"), "--launched",
+                           repr(launched)], capture_output=True, text=True, timeout=timeout, check=False,
+                          cwd=bc.ROOT, env=env)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("BENCH-RESULT ")]
     if proc.returncode != 0 or not lines:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise RuntimeError(f"the {kind} child failed (exit {proc.returncode}): {tail}")
     out = json.loads(lines[-1].removeprefix("BENCH-RESULT "))
     marks = out.pop("marks")
-    names = EXPLORER_PHASES if kind == "explorer" else BARE_PHASES
+    names = BARE_PHASES if kind == "bare" else EXPLORER_PHASES
     phases, previous = {}, marks["launched"]
     for name in names:
         phases[name] = marks[name] - previous
@@ -116,12 +137,15 @@ def run_child(kind: str, timeout: float = 600) -> dict:
     return {"total_s": previous - marks["launched"], "phases_s": phases, **out}
 
 
-def measure(reps: int, log=print) -> dict:
-    explorer, bare = [], []
+def measure(reps: int, log=print, *, without_archive: bool = True) -> dict:
+    explorer, bare, plain = [], [], []
     for i in range(reps):
         bare.append(run_child("bare"))
         explorer.append(run_child("explorer"))
-        log(f"  rep {i + 1}/{reps}: bare Spark {bare[-1]['total_s']:.2f} s, explorer {explorer[-1]['total_s']:.2f} s")
+        if without_archive:
+            plain.append(run_child("explorer_no_archive"))
+        log(f"  rep {i + 1}/{reps}: bare Spark {bare[-1]['total_s']:.2f} s, explorer {explorer[-1]['total_s']:.2f} s"
+            + (f", explorer without the class archive {plain[-1]['total_s']:.2f} s" if plain else ""))
     e_total = bc.median(r["total_s"] for r in explorer)
     b_total = bc.median(r["total_s"] for r in bare)
     return {
@@ -132,6 +156,11 @@ def measure(reps: int, log=print) -> dict:
         "explorer_runs_s": [r["total_s"] for r in explorer], "bare_runs_s": [r["total_s"] for r in bare],
         "decisions": explorer[-1]["decisions"], "agrees": all(r["agrees"] for r in explorer),
         "has_decision_table": all(r["has_decision_table"] for r in explorer),
+        "class_archive_mapped": all(r["class_archive_mapped"] for r in explorer),
+        "no_archive_total_s": bc.median(r["total_s"] for r in plain) if plain else None,
+        "no_archive_phases_s": {k: bc.median(r["phases_s"][k] for r in plain) for k in EXPLORER_PHASES}
+        if plain else None,
+        "no_archive_runs_s": [r["total_s"] for r in plain],
     }
 
 
@@ -141,6 +170,11 @@ def report_table(m: dict) -> str:
     rows += [[f"bare Spark: {k.replace('_', ' ')}", v] for k, v in m["bare_phases_s"].items()]
     rows.append(["bare Spark: total (launch -> SELECT 1 answered)", m["bare_total_s"]])
     rows.append(["ratio explorer / bare", bc.fmt_ratio(m["ratio"])])
+    if m.get("no_archive_total_s") is not None:
+        rows += [[f"explorer without class archive: {k.replace('_', ' ')}", v]
+                 for k, v in m["no_archive_phases_s"].items()]
+        rows.append(["explorer without class archive: total", m["no_archive_total_s"]])
+    rows.append(["class archive mapped by the explorer's JVM", "yes" if m.get("class_archive_mapped") else "no"])
     return bc.table(["phase (medians)", "seconds"], rows)
 
 
@@ -156,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     info = bc.machine()
     print(f"Cold start ({'smoke' if args.smoke else 'full'}), {reps} alternating pairs of fresh processes, medians")
     print(bc.machine_line(info))
-    m = measure(reps)
+    m = measure(reps, without_archive=not args.smoke)
     verdict = {"target_s": TARGET_S, "explorer_total_s": m["explorer_total_s"],
                "met": m["explorer_total_s"] <= TARGET_S}
     print()

@@ -27,6 +27,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from explorer.scenario.errors import EngineError
+from explorer.iceberg.spark.class_archive import jvm_options
 
 CATALOG = "explorer"
 DEFAULT_DRIVER_MEMORY = "768m"
@@ -361,8 +362,9 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path, master: str, sett
 
     # Serial GC with low free-heap ratios gives memory back to the OS after a collection, so a long workshop
     # session does not keep every page it ever touched (the repetition check measures this).
+    # The class archive (prepared at install, see class_archive) makes a cold start ~30% shorter.
     java_opts = (f"-Dlog4j2.configurationFile={log_conf} -XX:+UseSerialGC "
-                 "-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30")
+                 f"-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 {jvm_options()}").rstrip()
     builder = (
         SparkSession.builder.master(master).appName("sequence-explorer")
         .config("spark.jars", str(jar))

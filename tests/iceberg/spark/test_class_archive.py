@@ -1,0 +1,88 @@
+"""The driver JVM's class data sharing archive: which options a session gets, and that an archive is mapped
+only when a JVM can really use it (a damaged one would crash every session)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from explorer.iceberg.spark import class_archive as ca
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(ca.ENV_CACHE, str(tmp_path))
+    monkeypatch.delenv(ca.ENV_SWITCH, raising=False)
+    monkeypatch.delenv("_EXPLORER_CLASS_ARCHIVE_DUMP", raising=False)
+    return tmp_path
+
+
+def test_no_archive_no_options(cache):
+    assert ca.archive_path().parent == cache
+    assert ca.jvm_options() == ""
+
+
+def test_a_prepared_archive_is_mapped_quietly(cache):
+    ca.archive_path().write_bytes(b"x")
+    options = ca.jvm_options()
+    assert f"-XX:SharedArchiveFile={ca.archive_path()}" in options
+    assert "-Xshare:auto" in options and "-Xlog:cds=off" in options  # a stale archive never stops the JVM
+
+
+@pytest.mark.parametrize("switch", ["off", "0", "false", "OFF"])
+def test_switched_off(cache, monkeypatch, switch):
+    ca.archive_path().write_bytes(b"x")
+    monkeypatch.setenv(ca.ENV_SWITCH, switch)
+    assert ca.jvm_options() == ""
+    assert ca.prepare(log=lambda line: None) is None
+
+
+def test_the_dumping_child_writes_instead_of_mapping(cache, monkeypatch):
+    ca.archive_path().write_bytes(b"x")
+    monkeypatch.setenv("_EXPLORER_CLASS_ARCHIVE_DUMP", str(cache / "new.partial"))
+    options = ca.jvm_options()
+    assert f"-XX:ArchiveClassesAtExit={cache / 'new.partial'}" in options and "SharedArchiveFile" not in options
+
+
+def test_the_key_follows_the_iceberg_jar(cache, monkeypatch, tmp_path):
+    jar = tmp_path / "iceberg.jar"
+    jar.write_bytes(b"one")
+    monkeypatch.setattr("explorer.iceberg.spark.session.iceberg_runtime_jar", lambda: jar)
+    before = ca.archive_key()
+    jar.write_bytes(b"another")
+    assert ca.archive_key() != before
+
+
+def _class_path(spark) -> str:
+    return str(spark._jvm.System.getProperty("java.class.path"))
+
+
+@pytest.mark.spark
+def test_only_a_whole_archive_counts_as_usable(spark, tmp_path):
+    from explorer.iceberg.spark.session import require_java
+
+    java, class_path = require_java(), _class_path(spark)
+    junk = tmp_path / "junk.jsa"
+    junk.write_bytes(b"\0" * 4096)
+    assert not ca.usable(junk, java, class_path)
+    prepared = ca.archive_path()
+    if not prepared.is_file():
+        pytest.skip("no class archive prepared here (scripts/test prepares one before the suite)")
+    assert ca.usable(prepared, java, class_path)
+    truncated = tmp_path / "truncated.jsa"
+    with prepared.open("rb") as source, truncated.open("wb") as target:
+        target.write(source.read(1 << 20))
+    assert not ca.usable(truncated, java, class_path)  # such a file crashes a JVM that maps it
+
+
+@pytest.mark.spark
+def test_the_session_maps_the_prepared_archive(spark):
+    """The suite's own session: started after scripts/test prepared the archive, its JVM maps it."""
+    prepared = ca.archive_path()
+    if not ca.enabled() or not prepared.is_file():
+        pytest.skip("no class archive prepared here (scripts/test prepares one before the suite)")
+    proc = getattr(spark.sparkContext._gateway, "proc", None)
+    if proc is None:
+        pytest.skip("the session's JVM was not launched by PySpark here")
+    assert str(prepared) in Path(f"/proc/{proc.pid}/maps").read_text()

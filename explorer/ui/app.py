@@ -711,6 +711,7 @@ class App(traitlets.HasTraits):
         if key not in keys:
             self._show_error(ScenarioError(f"no snapshot with id {key}", field="snapshot"))
             return
+        self._clear_snapshot_error()  # also when the slider is there already (no index change)
         self.index = keys.index(key)
 
     @traitlets.observe("index")
@@ -719,11 +720,18 @@ class App(traitlets.HasTraits):
         if not self._snapshots:
             return
         snap = self._snapshots[max(0, min(len(self._snapshots) - 1, change["new"]))]
+        self._clear_snapshot_error()
         self.snapshot_key = snap.key
         self.check = self._checks[snap.key]
         self.banner_text = self.check.text if self.check.agrees is False else ""
         self.current_figures = dict(snap.figures) if self.revealed else {}
         self._highlight_step(snap.step if self.revealed else None)
+
+    def _clear_snapshot_error(self) -> None:
+        """A snapshot is on screen: a twin's complaint about a snapshot it could not show is stale now (a run's
+        or the editor's error stays: it is about something else)."""
+        if isinstance(self.error, ScenarioError) and self.error.field == "snapshot":
+            self._clear_error()
 
     def _highlight_step(self, step: int | None) -> None:
         """The editor marks the step that made the snapshot on screen."""

@@ -11,6 +11,7 @@ import pytest
 
 from explorer.iceberg.result import IcebergResult
 from explorer.api import load_preset, load_scenario
+from explorer.scenario.errors import EngineError
 from explorer.iceberg import figures as F
 from explorer.ui.app import App, explore
 
@@ -213,6 +214,37 @@ def test_widgets_and_their_twins_change_the_same_state(seed_capture):
     app.w_time.index = 1
     assert app.snapshot_key == seed_capture.snapshot_at(2).snapshot_id
     assert app.story_text.startswith(load_preset(SEED).title)
+
+
+def test_set_snapshot_twin_selects_like_the_slider_and_names_what_it_cannot_show(seed_capture):
+    """The slider's twin: a sequence number shows the latest snapshot at or before it, a snapshot id that one;
+    what it cannot show is one line naming the field, and the next good call takes that line away."""
+    app = explore(SEED)
+    app.set_snapshot(3)
+    assert app.error_text == "field 'snapshot': run the scenario first" and app.snapshot_key is None
+    app.show_result(IcebergResult(seed_capture))
+    keys = [s.snapshot_id for s in seed_capture.snapshots]
+    assert app.index == len(keys) - 1 and app.error_text == ""
+    app.set_snapshot(2)
+    assert (app.index, app.w_time.index, app.snapshot_key) == (1, 1, keys[1])
+    assert app.current_figures["timeline"].layout.meta["sequence_number"] == 2
+    app.set_snapshot(99)  # after the last sequence number: the last snapshot
+    assert app.index == len(keys) - 1 and app.error_text == ""
+    app.set_snapshot(snapshot_id=keys[0])
+    assert (app.index, app.snapshot_key) == (0, keys[0]) and app.caption.startswith("Sequence 1")
+    app.set_snapshot(0)  # before the first snapshot: said, and the page stays where it was
+    assert app.error_text.startswith("field 'snapshot': no snapshot at or before sequence number 0"), app.error_text
+    assert app.index == 0
+    app.set_snapshot(snapshot_id=12345)
+    assert app.error_text == "field 'snapshot': no snapshot with id 12345" and app.index == 0
+    app.set_snapshot(4)
+    assert app.index == 3 and app.error_text == "", f"a stale error stays up: {app.error_text}"
+    app.set_snapshot(snapshot_id=12345)
+    app.w_time.index = 4  # a drag in the page shows a snapshot: the twin's old complaint goes too
+    assert app.snapshot_key == keys[4] and app.error_text == "", f"a stale error stays up: {app.error_text}"
+    app.error = EngineError("the engine refused it", step=3)  # a run's error is about the run: it stays
+    app.set_snapshot(2)
+    assert app.index == 1 and app.error_text == "step 3: the engine refused it"
 
 
 # ----------------------------------------------------------------------------------- the real engine

@@ -64,7 +64,9 @@ def verdict_lines(results: dict) -> list[str]:
         v, m = cs["verdict"], cs["result"]
         lines.append(f"cold start to the first decision table: {v['explorer_total_s']:.1f} s (target <= "
                      f"{v['target_s']:g} s) -> {'met' if v['met'] else 'NOT met'}; {bc.fmt_ratio(m['ratio'])} a bare "
-                     f"Spark + Iceberg start ({m['bare_total_s']:.1f} s)")
+                     f"Spark + Iceberg start ({m['bare_total_s']:.1f} s); the JVM "
+                     + ("mapped" if m.get("class_archive_mapped") else "did NOT map") + " the class archive"
+                     + (f" (without it: {m['no_archive_total_s']:.1f} s)" if m.get("no_archive_total_s") else ""))
     rs = get("resolver_scale")
     if rs:
         v = rs["verdict"]

@@ -9,21 +9,21 @@ attaches where ("12 global equality deletes touch all 4,000 data files"). Pure: 
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from explorer.iceberg.model import Capture, FileContent, FileRecord, TableState
-from explorer.iceberg.planner import can_contain_eq_deletes
+from explorer.iceberg.planner import planned_attachments
 from explorer.iceberg.resolution import Outcome
 from explorer.iceberg.resolver import DeleteFileIndex, RowMatcher, file_order_key
 from explorer.iceberg.result import IcebergResult, SnapshotView
 from explorer.scenario.values import plain_row, to_plain
 
 # Above this many (live data file x live delete file) pairs a snapshot is "big": the summary comes from the
-# indexed planner (:func:`planned_attachments`) and the text form aggregates instead of listing every pair.
+# indexed planner (:func:`explorer.iceberg.planner.planned_attachments`) and the text form aggregates instead
+# of listing every pair.
 PAIR_LIMIT = 250_000
 
 _KIND_NAMES = {FileContent.EQUALITY_DELETES: ("equality delete", "equality deletes"),
@@ -164,24 +164,6 @@ def summary_lines(state: TableState, attached: Mapping[str, tuple[str, ...]]) ->
     return out
 
 
-def _simple_bounds(x: FileRecord) -> tuple | None:
-    """(column, lower, upper) for an equality delete on one column with known bounds and no null key, where
-    ``can_contain_eq_deletes`` reduces to "the data column is not all null, and the bounds overlap"; else None."""
-    if len(x.equality_columns) != 1:
-        return None
-    column = x.equality_columns[0]
-    low, high = x.lower_bounds.get(column), x.upper_bounds.get(column)
-    if low is None or high is None or x.null_counts.get(column) != 0 or x.value_counts.get(column) == 0:
-        return None
-    return column, low, high
-
-
-def _data_column(d: FileRecord, column: str) -> tuple:
-    nulls, values = d.null_counts.get(column), d.value_counts.get(column)
-    return (nulls is not None and values is not None and nulls == values,
-            d.lower_bounds.get(column), d.upper_bounds.get(column))
-
-
 @dataclass(frozen=True)
 class PartitionLoad:
     """What scan planning does in one partition: its live files by kind and the delete files it attaches.
@@ -239,82 +221,6 @@ def _text_table(headers: list[str], rows: list[list[Any]]) -> str:
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     return "\n".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()
                      for r in [headers, ["-" * w for w in widths]] + cells)
-
-
-def planned_attachments(state: TableState) -> dict[str, tuple[str, ...]]:
-    """Data file id -> the delete files Iceberg's scan planning attaches to it, for a state of any size.
-
-    The same answer as :func:`explorer.iceberg.planner.plan` (``attached_sets``), found the way Java's
-    ``DeleteFileIndex`` finds it: equality deletes by (spec, partition) or global and sorted by sequence number,
-    then pruned by ``can_contain_eq_deletes``; position delete files by the data file they are scoped to (or by
-    partition when they list several files); deletion vectors by the path they reference. Only candidate pairs
-    are looked at, never every pair, and no reason text is built.
-    """
-    eq = FileContent.EQUALITY_DELETES
-    dv_kind = FileContent.DELETION_VECTOR
-    global_eq: list[FileRecord] = []
-    part_eq: dict[tuple, list[FileRecord]] = defaultdict(list)
-    pos_scoped: dict[str, list[FileRecord]] = defaultdict(list)
-    pos_part: dict[tuple, list[FileRecord]] = defaultdict(list)
-    dvs: dict[str, list[FileRecord]] = defaultdict(list)
-    order = {x.id: i for i, x in enumerate(sorted(state.delete_files,
-                                                  key=lambda f: (f.file_sequence_number, file_order_key(f))))}
-    for x in state.delete_files:
-        if x.content is eq:
-            (global_eq if x.spec_unpartitioned else part_eq[x.partition_key()]).append(x)
-        elif x.content is dv_kind:
-            if x.referenced_data_file is not None:
-                dvs[x.referenced_data_file].append(x)
-        else:
-            scoped = x.scoped_to()
-            if scoped is not None:
-                pos_scoped[scoped[0]].append(x)
-            else:
-                pos_part[x.partition_key()].append(x)
-
-    def run(files: list[FileRecord]) -> tuple[list[int], list[tuple]]:
-        files = sorted(files, key=lambda f: f.sequence_number)
-        return [f.sequence_number for f in files], [(f, _simple_bounds(f)) for f in files]
-
-    global_run = run(global_eq)
-    part_runs = {k: run(v) for k, v in part_eq.items()}
-    # the planner's DV for a file is the first one indexed under its path, whatever its sequence number
-    first_dv = {path: min(group, key=lambda f: order[f.id]) for path, group in dvs.items()}
-    out: dict[str, tuple[str, ...]] = {}
-    for d in state.data_files:
-        seq = d.sequence_number
-        key = d.partition_key()
-        found: list[FileRecord] = []
-        columns: dict[str, tuple] = {}
-        for seqs, entries in (global_run, part_runs.get(key)) if key in part_runs else (global_run,):
-            for x, simple in entries[bisect_right(seqs, seq):]:
-                if simple is None:  # several columns, null keys, unknown bounds: the planner's own test
-                    if can_contain_eq_deletes(d, x)[0] is None:
-                        found.append(x)
-                    continue
-                column, x_low, x_high = simple
-                info = columns.get(column)
-                if info is None:
-                    info = columns[column] = _data_column(d, column)
-                all_null, d_low, d_high = info
-                if all_null:
-                    continue  # null in every row, and the delete deletes no null (null counts)
-                if d_low is not None and d_high is not None:
-                    try:
-                        if d_low > x_high or x_low > d_high:
-                            continue  # column bounds do not overlap
-                    except TypeError:
-                        pass
-                found.append(x)
-        if d.path in first_dv:
-            found += [x for x in dvs[d.path] if seq <= x.sequence_number]
-        else:
-            found += [x for x in pos_scoped.get(d.path, ()) if seq <= x.sequence_number]
-            found += [x for x in pos_part.get(key, ()) if x.spec_id == d.spec_id and seq <= x.sequence_number]
-        if len(found) > 1:
-            found.sort(key=lambda f: order[f.id])
-        out[d.id] = tuple(x.id for x in found)
-    return out
 
 
 def _kind_line(group: list[FileRecord], one: str, many: str, touched: Counter, data_count: int) -> str:

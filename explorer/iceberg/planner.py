@@ -23,18 +23,22 @@ The rules, as ``DeleteFileIndex.forDataFile`` applies them:
   delete's sequence number is *greater than or equal* to the data file's. A partition-scoped position delete
   file is attached to every data file of its partition, whatever paths it lists (the reader filters by path).
 
+:func:`plan` puts every pair through :func:`plan_pair` (the rules, with reasons); :func:`planned_attachments`
+asks the resolver's :class:`~explorer.iceberg.resolver.DeleteFileIndex` the planner's question instead, so a
+state of any size is planned from candidates alone, with the same buckets and scope rules as the resolver.
+
 Pure: no engine, no I/O. Comparing values follows Python's ordering of the captured (decoded) bounds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from explorer.iceberg.model import FileContent, FileRecord, TableState
-from explorer.iceberg.resolver import file_order_key
+from explorer.iceberg.resolver import DeleteFileIndex, file_order_key, id_order_key
 from explorer.scenario.values import to_plain
 
 _EQ = FileContent.EQUALITY_DELETES
@@ -169,18 +173,12 @@ class PlanComparison:
 
 def compare_plans(ours: Mapping[str, frozenset[str]], java: Mapping[str, frozenset[str]]) -> PlanComparison:
     diffs = []
-    for data_file in sorted(set(ours) | set(java), key=_id_key):
+    for data_file in sorted(set(ours) | set(java), key=id_order_key):
         mine, theirs = ours.get(data_file, frozenset()), java.get(data_file, frozenset())
         if mine != theirs:
-            diffs.append((data_file, tuple(sorted(mine - theirs, key=_id_key)),
-                          tuple(sorted(theirs - mine, key=_id_key))))
+            diffs.append((data_file, tuple(sorted(mine - theirs, key=id_order_key)),
+                          tuple(sorted(theirs - mine, key=id_order_key))))
     return PlanComparison(tuple(diffs))
-
-
-def _id_key(file_id: str) -> tuple:
-    prefix = file_id.rstrip("0123456789")
-    digits = file_id[len(prefix):]
-    return (prefix, int(digits) if digits else -1, file_id)
 
 
 # ----------------------------------------------------------------------------------------- the rules
@@ -245,17 +243,6 @@ def _v(value: Any) -> str:
 
 def _range(low: Any, high: Any) -> str:
     return _v(low) if low == high else f"{_v(low)}–{_v(high)}"
-
-
-class _Index:
-    """The live delete files of one state, arranged as ``DeleteFileIndex`` arranges them (by path for DVs)."""
-
-    def __init__(self, delete_files: Iterable[FileRecord]):
-        self.deletes = tuple(sorted(delete_files, key=lambda f: (f.file_sequence_number, file_order_key(f))))
-        self.dv_by_path: dict[str, FileRecord] = {}
-        for f in self.deletes:
-            if f.content is _DV and f.referenced_data_file is not None:
-                self.dv_by_path.setdefault(f.referenced_data_file, f)
 
 
 def removed_positions(data_file: FileRecord, delete_file: FileRecord) -> frozenset[int]:
@@ -338,17 +325,79 @@ def plan_pair(data_file: FileRecord, delete_file: FileRecord, dv_for_file: FileR
 
 def plan(state: TableState) -> Plan:
     """Every (live data file, live delete file) pair and every data file's work, as the planner sees them."""
-    index = _Index(state.delete_files)
+    index = DeleteFileIndex(state.delete_files)
+    deletes = index.delete_files  # in order of birth
     pairs: list[PairPlan] = []
     files: list[FilePlan] = []
     for data_file in sorted(state.data_files, key=file_order_key):
-        dv = index.dv_by_path.get(data_file.path)
-        mine = [plan_pair(data_file, x, dv) for x in index.deletes]
+        dv = index.planner_dv(data_file.path)
+        mine = [plan_pair(data_file, x, dv) for x in deletes]
         pairs += mine
-        attached = [x for x, p in zip(index.deletes, mine) if p.attached]
+        attached = [x for x, p in zip(deletes, mine) if p.attached]
         gone = frozenset().union(*(removed_positions(data_file, x) for x in attached))
         files.append(FilePlan(
             data_file=data_file.id, attached=tuple(x.id for x in attached),
             delete_rows_read=sum(x.record_count for x in attached),
             rows_checked=len(data_file.rows) if attached else 0, rows_removed=len(gone)))
     return Plan(tuple(pairs), tuple(files))
+
+
+# ------------------------------------------------------------------------------------- any size, indexed
+
+
+def _simple_bounds(x: FileRecord) -> tuple | None:
+    """(column, lower, upper) for an equality delete on one column with known bounds and no null key, where
+    :func:`can_contain_eq_deletes` reduces to "the data column is not all null, and the bounds overlap"; else
+    None."""
+    if len(x.equality_columns) != 1:
+        return None
+    column = x.equality_columns[0]
+    low, high = x.lower_bounds.get(column), x.upper_bounds.get(column)
+    if low is None or high is None or x.null_counts.get(column) != 0 or x.value_counts.get(column) == 0:
+        return None
+    return column, low, high
+
+
+def planned_attachments(state: TableState) -> dict[str, tuple[str, ...]]:
+    """Data file id -> the delete files Iceberg's scan planning attaches to it (in order of birth), for a state
+    of any size.
+
+    The same answer as :func:`plan` (``attached_sets``), asked of the resolver's ``DeleteFileIndex`` the way
+    Java asks its own: the equality deletes in scope and newer (:meth:`DeleteFileIndex.equality_candidates`)
+    that :func:`can_contain_eq_deletes` keeps, then the deletion vectors or position delete files
+    (:meth:`DeleteFileIndex.planned_position_deletes`). Only candidate pairs are looked at and no reason text is
+    built. An equality delete on one column with plain bounds takes a short cut through the same test.
+    """
+    index = DeleteFileIndex(state.delete_files)
+    rank = index.birth_rank()
+    simple = {x.id: _simple_bounds(x) for x in index.delete_files if x.content is _EQ}
+    out: dict[str, tuple[str, ...]] = {}
+    for d in state.data_files:
+        found: list[FileRecord] = []
+        columns: dict[str, tuple] = {}
+        for x in index.equality_candidates(d):
+            bounds = simple[x.id]
+            if bounds is None:  # several columns, null keys, unknown bounds: the planner's own test
+                if can_contain_eq_deletes(d, x)[0] is None:
+                    found.append(x)
+                continue
+            column, x_low, x_high = bounds
+            info = columns.get(column)
+            if info is None:
+                info = columns[column] = (_all_null(d.null_counts, d.value_counts, column),
+                                          d.lower_bounds.get(column), d.upper_bounds.get(column))
+            all_null, d_low, d_high = info
+            if all_null:
+                continue  # null in every row, and the delete deletes no null (null counts)
+            if d_low is not None and d_high is not None:
+                try:
+                    if d_low > x_high or x_low > d_high:
+                        continue  # column bounds do not overlap
+                except TypeError:
+                    pass
+            found.append(x)
+        found += index.planned_position_deletes(d)
+        if len(found) > 1:
+            found.sort(key=lambda f: rank[f.id])
+        out[d.id] = tuple(x.id for x in found)
+    return out

@@ -42,9 +42,13 @@ def file_order_key(f: FileRecord) -> tuple:
     return id_order_key(f.id)
 
 
+def _birth_key(f: FileRecord) -> tuple:
+    return f.file_sequence_number, file_order_key(f)
+
+
 def _by_birth(files: Iterable[FileRecord]) -> list[FileRecord]:
     """Delete files in order of birth: by the commit that wrote them, then by their short id."""
-    return sorted(files, key=lambda f: (f.file_sequence_number, file_order_key(f)))
+    return sorted(files, key=_birth_key)
 
 
 def _by_sequence(files: Iterable[FileRecord]) -> list[FileRecord]:
@@ -200,6 +204,13 @@ class DeleteFileIndex:
     - position delete files per (spec id, partition, referenced path) when they touch one data file, else per
       (spec id, partition) with their path sets (old multi-file position delete files);
     - deletion vectors keyed by the data file path they reference.
+
+    Two questions are asked of it. The spec's, "which deletes apply" (:meth:`for_data_file`, what the resolver
+    and the row fates use), and the planner's, "which deletes does Java's ``forDataFile`` hand a reader"
+    (:meth:`equality_candidates` and :meth:`planned_position_deletes`, which :mod:`explorer.iceberg.planner`
+    prunes and orders). Both share the equality and deletion-vector buckets; position delete files are bucketed
+    twice because the two scope rules differ (see :meth:`planned_position_deletes`), the planner's buckets only
+    on its first question.
     """
 
     def __init__(self, delete_files: Iterable[FileRecord]):
@@ -230,6 +241,8 @@ class DeleteFileIndex:
         self._pos_by_path = {k: _sorted_run(v) for k, v in pos_by_path.items()}
         self._pos_multi = {k: _sorted_run(v) for k, v in pos_multi.items()}
         self._dvs = {k: _sorted_run(v) for k, v in dvs.items()}
+        self._planner_pos: tuple[dict, dict] | None = None
+        self._birth_rank: dict[str, int] | None = None
 
     def __len__(self) -> int:
         return len(self._deletes)
@@ -242,15 +255,21 @@ class DeleteFileIndex:
         run = self._dvs.get(data_file.path)
         return bool(run) and bisect_left(run[0], data_file.sequence_number) < len(run[0])
 
-    def for_data_file(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
-        """The delete files that apply to ``data_file`` (equality first, then position deletes or DVs)."""
-        seq = data_file.sequence_number
-        key = data_file.partition_key()
+    def _equality_after(self, seq: int, key: tuple) -> tuple[FileRecord, ...]:
+        """Equality deletes in scope for a data file of partition ``key`` (global ones, then those of its spec
+        and partition) whose sequence number is strictly greater than ``seq``."""
         seqs, files = self._global_eq
         out = files[bisect_right(seqs, seq):]
         run = self._part_eq.get(key)
         if run is not None:
             out += run[1][bisect_right(run[0], seq):]
+        return out
+
+    def for_data_file(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
+        """The delete files that apply to ``data_file`` (equality first, then position deletes or DVs)."""
+        seq = data_file.sequence_number
+        key = data_file.partition_key()
+        out = self._equality_after(seq, key)
         run = self._dvs.get(data_file.path)
         if run is not None:
             dvs = run[1][bisect_left(run[0], seq):]
@@ -264,6 +283,68 @@ class DeleteFileIndex:
             path = data_file.path
             out += tuple(f for f in run[1][bisect_left(run[0], seq):] if path in self._refs[f.id])
         return out
+
+    # ------------------------------------------------------------------ the planner's question (forDataFile)
+
+    def equality_candidates(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
+        """The equality deletes ``forDataFile`` looks at for ``data_file``: the same scope and sequence rule as
+        the spec's (global, or its spec and partition; strictly newer). The planner then prunes them by column
+        stats (``canContainEqDeletesForFile``, :func:`explorer.iceberg.planner.can_contain_eq_deletes`)."""
+        return self._equality_after(data_file.sequence_number, data_file.partition_key())
+
+    def planned_position_deletes(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
+        """The deletion vectors or position delete files ``forDataFile`` attaches to ``data_file``.
+
+        When a DV is indexed under its path: the DVs not older than it, and no position delete file (unlike
+        :meth:`for_data_file`, a DV older than the data file still sets them aside: Java refuses to plan such
+        metadata). Else the position delete files not older than it that are scoped to its path (by
+        ``referenced_data_file`` or equal ``file_path`` bounds, :meth:`FileRecord.scoped_to`; matched by path
+        alone), and the unscoped ones of its spec and partition, whatever paths they list (the reader filters).
+        The spec's view instead scopes a position delete file by the paths it lists, inside its partition.
+        """
+        seq = data_file.sequence_number
+        run = self._dvs.get(data_file.path)
+        if run is not None:
+            return run[1][bisect_left(run[0], seq):]
+        by_path, by_partition = self._planner_positions()
+        out: tuple[FileRecord, ...] = ()
+        run = by_path.get(data_file.path)
+        if run is not None:
+            out = run[1][bisect_left(run[0], seq):]
+        run = by_partition.get(data_file.partition_key())
+        if run is not None:
+            out += run[1][bisect_left(run[0], seq):]
+        return out
+
+    def planner_dv(self, path: str) -> FileRecord | None:
+        """The DV Java's index holds for a data file path (the first one born, should metadata name several)."""
+        run = self._dvs.get(path)
+        return None if run is None else min(run[1], key=_birth_key)
+
+    def birth_rank(self) -> dict[str, int]:
+        """Delete file id -> its place in order of birth (the order the planner lists attached deletes in)."""
+        if self._birth_rank is None:
+            self._birth_rank = {f.id: i for i, f in enumerate(self._deletes)}
+        return self._birth_rank
+
+    def _planner_positions(self) -> tuple[dict, dict]:
+        """Position delete files as ``forDataFile`` indexes them: by the path they are scoped to, else by
+        (spec, partition); built on the planner's first question."""
+        if self._planner_pos is None:
+            by_path: dict[str, list[FileRecord]] = defaultdict(list)
+            by_partition: dict[tuple, list[FileRecord]] = defaultdict(list)
+            for f in self._deletes:
+                if f.content is _POS:
+                    scoped = f.scoped_to()
+                    if scoped is not None:
+                        by_path[scoped[0]].append(f)
+                    else:
+                        by_partition[f.partition_key()].append(f)
+            self._planner_pos = ({k: _sorted_run(v) for k, v in by_path.items()},
+                                 {k: _sorted_run(v) for k, v in by_partition.items()})
+        return self._planner_pos
+
+    # ------------------------------------------------------------------------------------------------------
 
     def ignored_equality_deletes(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
         """Equality deletes in scope for ``data_file`` but not newer than it (ignored by sequence number)."""
@@ -304,7 +385,7 @@ class DeleteFileIndex:
 
 
 def _sorted_run(files: list[FileRecord]) -> tuple[list[int], tuple[FileRecord, ...]]:
-    ordered = _by_sequence(files)
+    ordered = files if len(files) == 1 else _by_sequence(files)  # most path buckets hold one file
     return [f.sequence_number for f in ordered], tuple(ordered)
 
 

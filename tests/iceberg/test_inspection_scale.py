@@ -9,8 +9,8 @@ from types import MappingProxyType
 
 import pytest
 
-from explorer.iceberg.inspection import delete_summary, planned_attachments, summary_lines
-from explorer.iceberg.planner import plan
+from explorer.iceberg.inspection import delete_summary, summary_lines
+from explorer.iceberg.planner import plan, planned_attachments
 from explorer.iceberg.result import build_view
 from explorer.testing.builders import Build
 

@@ -10,6 +10,7 @@ from types import MappingProxyType
 import pytest
 
 from explorer.iceberg.inspection import delete_summary, summary_lines
+from explorer.iceberg.model import FileContent
 from explorer.iceberg.planner import plan, planned_attachments
 from explorer.iceberg.result import build_view
 from explorer.testing.builders import Build
@@ -62,6 +63,34 @@ def test_indexed_attachments_equal_the_all_pairs_planner(seed):
     ours = {k: frozenset(v) for k, v in planned_attachments(state).items()}
     assert ours == plan(state).attached_sets()
     assert sum(map(len, ours.values())) > 0
+
+
+def _odd_state(rnd: random.Random, n_data: int, n_deletes: int):
+    """Metadata where the planner's question to the shared index differs from the spec's: deletion vectors older
+    than their data file (they still set position delete files aside), several DVs on one path, position deletes
+    scoped (by reference or file_path bounds) to a data file of another partition, two-column equality deletes."""
+    state = _random_state(rnd, n_data, n_deletes)
+    data = list(state.data_files)
+    deletes = []
+    for x in state.delete_files:
+        if x.content is FileContent.DELETION_VECTOR and rnd.random() < 0.5:
+            x = replace(x, sequence_number=rnd.randrange(0, 14))
+            if rnd.random() < 0.3:
+                deletes.append(replace(x, id=f"{x.id}9", sequence_number=rnd.randrange(0, 14)))
+        elif x.content is FileContent.POSITION_DELETES and rnd.random() < 0.3:
+            t = rnd.choice(data)
+            x = replace(x, path_bounds=(t.path, t.path), referenced_data_file=rnd.choice([None, t.path]))
+        elif x.content is FileContent.EQUALITY_DELETES and rnd.random() < 0.3:
+            x = replace(x, equality_columns=("k", "j"))
+        deletes.append(x)
+    return Build.state(data + deletes)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_indexed_attachments_equal_the_all_pairs_planner_on_odd_metadata(seed):
+    state = _odd_state(random.Random(10_000 + seed), n_data=30, n_deletes=40)
+    ours = {k: frozenset(v) for k, v in planned_attachments(state).items()}
+    assert ours == plan(state).attached_sets()
 
 
 def test_summary_from_the_index_is_the_views_summary():

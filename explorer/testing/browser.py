@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -60,12 +62,17 @@ def private_jupyter_env(scratch: Path) -> dict:
                      ("IPYTHONDIR", "ipython")):
         (scratch / sub).mkdir(parents=True, exist_ok=True)
         env[key] = str(scratch / sub)
-    # No "get Jupyter news?" toast over the page, and no request to the internet for it.
+    seed_lab_settings(scratch)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def seed_lab_settings(scratch: Path) -> None:
+    """No "get Jupyter news?" toast over the page, and no request to the internet for it (JupyterLab's settings
+    in ``scratch``, as a returning user who answered no)."""
     notification = scratch / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text('{"fetchNews": "false", "checkForUpdates": false}')
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
 
 
 @dataclass
@@ -90,6 +97,50 @@ class Launched:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=10)
+
+
+_KERNEL_FILE = re.compile(r"kernel-([0-9a-f-]+)\.json$")
+
+
+def _server_request(server: Launched, method: str, path: str):
+    """One request to the server's REST API, authenticated as its pages are: the token of the printed URL
+    (JupyterLab), or a double-submitted XSRF cookie (voila, which has no token)."""
+    parts = urllib.parse.urlsplit(server.url)
+    token = urllib.parse.parse_qs(parts.query).get("token", [""])[0]
+    xsrf = secrets.token_hex(16)
+    headers = {"Cookie": f"_xsrf={xsrf}", "X-XSRFToken": xsrf}
+    if token:
+        headers["Authorization"] = f"token {token}"
+    request = urllib.request.Request(f"{parts.scheme}://{parts.netloc}{path}", method=method, headers=headers)
+    with urllib.request.urlopen(request, timeout=60) as resp:
+        body = resp.read()
+    return json.loads(body) if body else None
+
+
+def shutdown_kernels(server: Launched, timeout: float = 60.0) -> bool:
+    """Shut down every kernel ``server`` runs, as a learner closing the notebook or the dashboard does (its
+    sessions, then ``DELETE /api/kernels/<id>``), and wait until the kernels and what they started (Spark's JVM)
+    have exited. False when one is still alive after ``timeout`` seconds."""
+    import psutil
+
+    try:
+        started = psutil.Process(server.process.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return True
+    kernels = set()
+    for proc in started:
+        with contextlib.suppress(psutil.Error):
+            kernels.update(m.group(1) for arg in proc.cmdline() if (m := _KERNEL_FILE.search(arg)))
+    if not kernels:
+        return True
+    with contextlib.suppress(urllib.error.HTTPError):  # voila on its own has no sessions API
+        for session in _server_request(server, "GET", "/api/sessions"):
+            _server_request(server, "DELETE", f"/api/sessions/{session['id']}")
+    for kernel in kernels:
+        with contextlib.suppress(urllib.error.HTTPError):  # 404: gone with its session
+            _server_request(server, "DELETE", f"/api/kernels/{kernel}")
+    _, alive = psutil.wait_procs(started, timeout=timeout)
+    return not alive
 
 
 def port_open(url: str) -> bool:
@@ -165,8 +216,9 @@ def launch(args: list[str], scratch: Path, *, wait_ok: bool = True) -> Launched:
 
 
 @contextlib.contextmanager
-def session_on(page, server: Launched, artifacts: Path, name: str, timings: dict):
-    """Around a browser session on ``server``: on failure keep a screenshot and the server log; always stop it."""
+def session_on(page, server: Launched, artifacts: Path, name: str, timings: dict, *, stop: bool = True):
+    """Around a browser session on ``server``: on failure keep a screenshot and the server log; then stop the
+    server (unless ``stop`` is False: a server shared by several tests is stopped by its owner)."""
     try:
         yield
     except BaseException:
@@ -174,9 +226,10 @@ def session_on(page, server: Launched, artifacts: Path, name: str, timings: dict
         (artifacts / f"{name}-server.log").write_text(server.log_tail(200))
         raise
     finally:
-        t_stop = time.perf_counter()
-        server.stop()
-        timings["stop"] = time.perf_counter() - t_stop
+        if stop:
+            t_stop = time.perf_counter()
+            server.stop()
+            timings["stop"] = time.perf_counter() - t_stop
         print(f"{name} timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
 
 

@@ -63,21 +63,17 @@ def picker_and_name(page) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("server_kind", ["lab", "voila"])
-def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kind, ui, page, artifacts,
-                                                                       tmp_path):
+def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kind, ui, page, artifacts, request):
     notebook = "05-playground.ipynb" if server_kind == "voila" else "00-start-here.ipynb"
     ui.require_notebook(notebook)
-    notebooks = ui.notebook_copy(tmp_path)
     console: list[str] = []
     page.on("console", lambda m: console.append(m.text))
-    args = ["--port", str(ui.free_port()), "--notebook-dir", str(notebooks)]
     t0 = time.perf_counter()
-    server = ui.launch((["--voila"] if server_kind == "voila" else []) + args, tmp_path / server_kind,
-                       wait_ok=server_kind != "voila")
+    server = request.getfixturevalue(f"{server_kind}_server")  # the shared one: lab opens 00, voila serves 05
     timings = {"server": time.perf_counter() - t0}
     problems: list[str] = []
     docs = ui.docs_img if server_kind == "lab" else None
-    with ui.session_on(page, server, artifacts, f"app-{server_kind}", timings):
+    with ui.session_on(page, server, artifacts, f"app-{server_kind}", timings, stop=False):
         t0 = time.perf_counter()
         (B.open_voila if server_kind == "voila" else B.open_jupyterlab)(page, server)
         timings["open"] = time.perf_counter() - t0

@@ -1,6 +1,7 @@
 """The launcher behind ``bash scripts/lab``: it starts, prints a URL, and that URL answers.
 
-Run on the repository's own notebooks/ (nothing is executed by a browser here, so nothing is written there).
+The servers are the shared ones of tests/browser/conftest.py, which the launcher started (``launch`` reads the
+URL the launcher printed). Nothing is executed by a browser here.
 """
 
 from __future__ import annotations
@@ -14,30 +15,20 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
-def test_lab_url_answers_with_the_token_it_printed(ui, tmp_path):
-    notebooks = ui.require_notebook("00-start-here.ipynb").parent
-    server = ui.launch(["--port", str(ui.free_port()), "--notebook-dir", str(notebooks)], tmp_path / "lab")  # waits for 200/302 on the URL
-    try:
-        assert "/lab/tree/00-start-here.ipynb?token=" in server.url
-        assert ui.http_status(server.url) in (200, 302)
-        # The token matters: the same page without it is refused or sent to the login page.
-        without_token = server.url.split("?", 1)[0]
-        assert ui.http_status(without_token) in (302, 403)
-    finally:
-        server.stop()
-    assert server.process.poll() is not None
+def test_lab_url_answers_with_the_token_it_printed(ui, lab_server):
+    ui.require_notebook("00-start-here.ipynb")
+    assert "/lab/tree/00-start-here.ipynb?token=" in lab_server.url
+    assert ui.http_status(lab_server.url) in (200, 302)
+    # The token matters: the same page without it is refused or sent to the login page.
+    without_token = lab_server.url.split("?", 1)[0]
+    assert ui.http_status(without_token) in (302, 403)
 
 
-def test_voila_url_answers_with_the_playground(ui, tmp_path):
-    notebooks = ui.require_notebook("05-playground.ipynb").parent
-    server = ui.launch(["--voila", "--port", str(ui.free_port()), "--notebook-dir", str(notebooks)],
-                       tmp_path / "voila", wait_ok=False)
-    try:
-        # One GET: voila executes the notebook for each page it serves.
-        with urllib.request.urlopen(server.url, timeout=180) as resp:
-            status, body = resp.status, resp.read().decode("utf-8", "replace")
-    finally:
-        server.stop()
+def test_voila_url_answers_with_the_playground(ui, voila_server):
+    ui.require_notebook("05-playground.ipynb")
+    # One GET: voila executes the notebook for each page it serves.
+    with urllib.request.urlopen(voila_server.url, timeout=180) as resp:
+        status, body = resp.status, resp.read().decode("utf-8", "replace")
     assert status == 200
     assert "jupyter-widgets" in body or "application/vnd.jupyter.widget-view+json" in body
 

@@ -8,7 +8,6 @@ test. A workshop room with bad Wi-Fi must not wait on a CDN.
 from __future__ import annotations
 
 import sys
-import time
 import urllib.parse
 from pathlib import Path
 
@@ -47,16 +46,15 @@ def test_the_stock_voila_template_would_call_a_cdn():
     assert "cdn.jsdelivr.net" in stock.read_text()
 
 
-def test_jupyterlab_and_voila_in_its_server_request_only_their_own_host(ui, page, artifacts, tmp_path):
+def test_jupyterlab_and_voila_in_its_server_request_only_their_own_host(ui, page, artifacts, lab_server):
     ui.require_notebook(START)
-    notebooks = ui.notebook_copy(tmp_path)
-    server = ui.launch(["--port", str(ui.free_port()), "--notebook-dir", str(notebooks)], tmp_path / "lab")
+    server = lab_server
     # As a learner's first start: no news/update answer pre-seeded by the test harness. The project's lab
     # defaults (explorer/ui/jupyter_config) switch both off, so no toast and no server call to PyPI either.
-    for seeded in (tmp_path / "lab" / "settings").rglob("notification.jupyterlab-settings"):
+    for seeded in (server.log.parent / "settings").rglob("notification.jupyterlab-settings"):
         seeded.unlink()
     urls = record_requests(page)
-    with ui.session_on(page, server, artifacts, "offline-jupyterlab", {}):
+    with ui.session_on(page, server, artifacts, "offline-jupyterlab", {}, stop=False):
         page.goto(server.url)
         page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(state="visible", timeout=60_000)
         page.wait_for_load_state("networkidle")
@@ -82,14 +80,11 @@ def test_jupyterlab_and_voila_in_its_server_request_only_their_own_host(ui, page
     assert foreign(urls, server.url) == [], foreign(urls, server.url)
 
 
-def test_the_voila_dashboard_requests_only_its_own_host(ui, page, artifacts, tmp_path):
+def test_the_voila_dashboard_requests_only_its_own_host(ui, page, artifacts, voila_server):
     ui.require_notebook(PLAYGROUND)
-    notebooks = ui.notebook_copy(tmp_path)
-    t0 = time.perf_counter()
-    server = ui.launch(["--voila", "--port", str(ui.free_port()), "--notebook-dir", str(notebooks)],
-                       tmp_path / "voila", wait_ok=False)
+    server = voila_server
     urls = record_requests(page)
-    with ui.session_on(page, server, artifacts, "offline-voila", {"server": time.perf_counter() - t0}):
+    with ui.session_on(page, server, artifacts, "offline-voila", {}, stop=False):
         page.goto(server.url, timeout=180_000)  # voila runs the notebook before the page is complete
         wait_for_preset_dropdown(page)
         page.wait_for_timeout(QUIET_MS)

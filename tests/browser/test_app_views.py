@@ -94,6 +94,23 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         assert [int(re.match(r"\d+", t).group()) for t in ticks] == list(range(1, len(load_preset(ui.SEED).steps) + 1))
         page.screenshot(path=str(artifacts / f"app-{server_kind}-page.png"), full_page=True)
 
+        # Predict mode on the seed story's result on screen: the answer disappears until Reveal (no "agree … rows"
+        # line).
+        page.locator(".widget-checkbox", has_text="Predict before reveal").locator("input").first.check()
+        page.locator("text=Which rows survive?").first.wait_for(state="visible")
+        spoilers = page.locator(f"{B.TIME_TRAVEL} .sx-check:visible, {B.TIME_TRAVEL} .sx-panel:visible, "
+                                f"{B.TIME_TRAVEL} .sx-caption:visible")
+        assert spoilers.count() == 0, f"predict mode still shows: {spoilers.all_text_contents()}"
+        assert not page.get_by_text(re.compile(r"agree at sequence")).count()
+        page.locator("button.jupyter-button", has_text="Reveal").first.click()
+        page.get_by_text(re.compile(r"\d+ of \d+ rows guessed right")).first.wait_for(state="visible")
+        # Run again in predict mode: the old score and the old agreement line are gone, nothing new is shown.
+        ui.run_button(page).first.click()
+        page.get_by_text(re.compile(r"rows guessed right")).first.wait_for(state="detached", timeout=B.RUN_TIMEOUT_MS)
+        page.locator("text=Which rows survive?").first.wait_for(state="visible", timeout=B.RUN_TIMEOUT_MS)
+        assert not page.get_by_text(re.compile(r"rows guessed right")).count(), "a stale score stayed on screen"
+        assert spoilers.count() == 0, f"predict-mode Run shows: {spoilers.all_text_contents()}"
+
         # Editing makes the scenario the learner's own: the picker goes blank; choosing the preset reloads it.
         labels = page.locator(".widget-textarea textarea")
         index = labels.evaluate_all("ts => ts.findIndex(t => t.value.startsWith('Load batch 2'))")
@@ -111,23 +128,6 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         B.choose_preset(page, ui.SEED)
         page.wait_for_function("""() => [...document.querySelectorAll('textarea')]
             .some(t => t.value.startsWith('Load batch 2'))""", timeout=30_000)
-
-        # Predict mode on a result on screen: the answer disappears until Reveal (no "agree … rows" line).
-        B.click_run(page)
-        page.locator(".widget-checkbox", has_text="Predict before reveal").locator("input").first.check()
-        page.locator("text=Which rows survive?").first.wait_for(state="visible")
-        spoilers = page.locator(f"{B.TIME_TRAVEL} .sx-check:visible, {B.TIME_TRAVEL} .sx-panel:visible, "
-                                f"{B.TIME_TRAVEL} .sx-caption:visible")
-        assert spoilers.count() == 0, f"predict mode still shows: {spoilers.all_text_contents()}"
-        assert not page.get_by_text(re.compile(r"agree at sequence")).count()
-        page.locator("button.jupyter-button", has_text="Reveal").first.click()
-        page.get_by_text(re.compile(r"\d+ of \d+ rows guessed right")).first.wait_for(state="visible")
-        # Run again in predict mode: the old score and the old agreement line are gone, nothing new is shown.
-        ui.run_button(page).first.click()
-        page.get_by_text(re.compile(r"rows guessed right")).first.wait_for(state="detached", timeout=B.RUN_TIMEOUT_MS)
-        page.locator("text=Which rows survive?").first.wait_for(state="visible", timeout=B.RUN_TIMEOUT_MS)
-        assert not page.get_by_text(re.compile(r"rows guessed right")).count(), "a stale score stayed on screen"
-        assert spoilers.count() == 0, f"predict-mode Run shows: {spoilers.all_text_contents()}"
         stderr = B.stderr_boxes(page)
 
     assert not stderr, f"red stderr boxes on the page: {stderr}"

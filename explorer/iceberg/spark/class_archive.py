@@ -18,77 +18,25 @@ archive costs only the speed-up. ``EXPLORER_CLASS_ARCHIVE=off`` turns it off; ``
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ENV_SWITCH = "EXPLORER_CLASS_ARCHIVE"
-ENV_CACHE = "EXPLORER_CACHE_DIR"
-_ENV_DUMP = "_EXPLORER_CLASS_ARCHIVE_DUMP"  # set by prepare() for its child: dump into this path at exit
-# The JVM's CDS messages (an archive it cannot use, classes it skips when dumping) would reach the user's
-# terminal or notebook log; the archive is an optimisation, so they are off.
-_QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
+from explorer.iceberg.spark import session
+
+# Where the archive is and which options map it belong to the session (it builds the JVM); here they are beside
+# the preparation under short names.
+ENV_SWITCH, ENV_CACHE = session.ARCHIVE_SWITCH_ENV, session.ARCHIVE_CACHE_ENV
+_ENV_DUMP, _QUIET = session.ARCHIVE_DUMP_ENV, session.ARCHIVE_QUIET
+enabled, cache_dir = session.archive_enabled, session.archive_cache_dir
+archive_key, archive_path, jvm_options = session.archive_key, session.archive_path, session.archive_jvm_options
+
 # What the child runs with dumping on: enough kinds of statement that a learner's first run finds its classes.
 _CLASS_PATH = "class path: "  # how the child tells the parent its JVM's class path
 WORKLOAD = ("seed-delete-insert-delete", "seed-deletion-vectors-v3", "compaction-starting-sequence",
             "branch-and-fast-forward")
-
-
-def enabled() -> bool:
-    return os.environ.get(ENV_SWITCH, "on").strip().lower() not in ("0", "off", "false", "no")
-
-
-def cache_dir() -> Path:
-    if os.environ.get(ENV_CACHE):
-        return Path(os.environ[ENV_CACHE])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "sequence-explorer"
-
-
-def _stat_key(path: Path) -> str:
-    try:
-        st = path.stat()
-    except OSError:
-        return f"{path}:missing"
-    return f"{path}:{st.st_size}:{st.st_mtime_ns}"
-
-
-def archive_key() -> str:
-    """What the archive depends on: the Java runtime, PySpark's jar folder and the Iceberg runtime jar."""
-    import pyspark
-
-    from explorer.iceberg.spark.session import iceberg_runtime_jar, java_executable
-
-    parts = [sys.platform]
-    java = java_executable()
-    if java:
-        real = Path(os.path.realpath(java))
-        parts += [_stat_key(real), _stat_key(real.parent.parent / "lib" / "server" / "libjvm.so")]
-    jars = Path(pyspark.__file__).parent / "jars"
-    parts += [pyspark.__version__, ",".join(sorted(p.name for p in jars.glob("*.jar")))]
-    parts.append(_stat_key(iceberg_runtime_jar()))
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
-
-
-def archive_path() -> Path:
-    return cache_dir() / f"driver-{archive_key()}.jsa"
-
-
-def jvm_options() -> str:
-    """Options for the driver JVM: map the archive when one is prepared (or dump one, in prepare's child)."""
-    dump = os.environ.get(_ENV_DUMP)
-    if dump:
-        return f"-XX:ArchiveClassesAtExit={dump} {_QUIET}"
-    if not enabled():
-        return ""
-    try:
-        path = archive_path()
-    except Exception:  # noqa: BLE001 - no Java or no Iceberg jar: get_spark says so itself
-        return ""
-    return f"-XX:SharedArchiveFile={path} -Xshare:auto {_QUIET}" if path.is_file() else ""
 
 
 def usable(path: Path, java: str, class_path: str) -> bool:
@@ -105,12 +53,10 @@ def usable(path: Path, java: str, class_path: str) -> bool:
 
 def prepare(*, force: bool = False, log=print) -> Path | None:
     """Make the archive unless it exists; its path, or None (with the reason logged) when it could not be made."""
-    from explorer.iceberg.spark.session import require_java
-
     if not enabled():
         log(f"class archive: off ({ENV_SWITCH}={os.environ.get(ENV_SWITCH)})")
         return None
-    java = require_java()
+    java = session.require_java()
     final = archive_path()
     if final.is_file() and not force:
         log(f"class archive: ready ({final})")

@@ -114,12 +114,12 @@ def user_ids(table: dict) -> set[str]:
     return {r["user_id"] for r in table["rows"]}
 
 
-def test_set_snapshot_in_the_kernel_moves_the_page_and_a_drag_moves_the_model(ui, page, artifacts, tmp_path):
+def test_set_snapshot_in_the_kernel_moves_the_page_and_a_drag_moves_the_model(ui, page, artifacts, lab_server):
     ui.require_notebook("00-start-here.ipynb")
-    scratch = tmp_path / "lab"
-    server = ui.launch(["--port", str(ui.free_port()), "--notebook-dir", str(ui.notebook_copy(tmp_path))], scratch)
+    server = lab_server  # the shared JupyterLab, as fresh as a new one: no kernel until the page starts one
+    scratch = server.log.parent
     timings: dict[str, float] = {}
-    with ui.session_on(page, server, artifacts, "snapshot-twin", timings):
+    with ui.session_on(page, server, artifacts, "snapshot-twin", timings, stop=False):
         t0 = time.perf_counter()
         B.open_jupyterlab(page, server)
         B.click_run(page)

@@ -462,7 +462,22 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path, master: str, sett
         hint = _JAVA_HINT if master.startswith("local") else f"is the master {master} reachable?"
         raise EngineError(f"Spark did not start: {first}. {hint}") from None
     session.sparkContext.setLogLevel("ERROR")
+    _reap_when_it_exits(session)
     return session
+
+
+def _reap_when_it_exits(session) -> None:
+    """Wait for the driver JVM's process in a daemon thread, so that it is reaped the moment it exits.
+
+    Otherwise a JVM that exits stays a zombie child until PySpark next polls it, and a Jupyter kernel shutting
+    down waits for its children to be gone: ipykernel SIGTERMs the JVM, which exits in under a second, then keeps
+    finding the zombie until the kernel's manager loses patience and SIGTERMs the kernel itself (2.5 s by
+    default), so the kernel never reaches its exit handlers and the run's temporary warehouse is left behind."""
+    from pyspark import SparkContext
+
+    proc = getattr(SparkContext._gateway, "proc", None)
+    if proc is not None and session.sparkContext._gateway is SparkContext._gateway:
+        threading.Thread(target=proc.wait, name="explorer-jvm-reaper", daemon=True).start()
 
 
 # The process's workspace, as module functions (what most callers use).

@@ -27,6 +27,9 @@ import step_overhead
 def _modes(runner_class):
     from explorer.iceberg.spark import runner as r
 
+    if not callable(getattr(runner_class, "_read_back", None)):
+        raise SystemExit("the runner has no _read_back method any more: this experiment needs updating")
+
     def submit(self, snapshot_ids, rows: bool, plans: bool):
         for sid in snapshot_ids:
             if rows:
@@ -43,7 +46,25 @@ def _modes(runner_class):
     }
 
 
-def measure(spark, scenario, reps: int, log=print) -> dict:
+def what_each_mode_checks(spark, scenario) -> dict[str, dict[str, bool]]:
+    """One run per configuration: did the capture get Spark's rows and Java's plans? (So a renamed runner method
+    cannot make every configuration silently measure the product.)"""
+    from explorer import api
+    from explorer.iceberg.spark import runner as r
+
+    original = r._Runner._read_back
+    out = {}
+    try:
+        for name, method in _modes(r._Runner).items():
+            r._Runner._read_back = method
+            capture = api.run(scenario, spark=spark).capture
+            out[name] = {"spark_rows": bool(capture.engine_rows), "java_plans": bool(capture.engine_plans)}
+    finally:
+        r._Runner._read_back = original
+    return out
+
+
+def measure(spark, scenario, reps: int, log=print, *, warm_up: bool = True) -> dict:
     from explorer.iceberg.spark import runner as r
 
     original = r._Runner._read_back
@@ -51,18 +72,20 @@ def measure(spark, scenario, reps: int, log=print) -> dict:
     plain: list[float] = []
     runs: dict[str, list[float]] = {name: [] for name in modes}
     try:
-        for i in range(reps + 1):  # the first round warms up and is dropped
+        rounds = reps + 1 if warm_up else reps  # the first round warms up and is dropped
+        for i in range(rounds):
             plain.append(step_overhead.plain_run(spark, scenario).seconds)
             for name, method in modes.items():
                 r._Runner._read_back = method
                 runs[name].append(step_overhead.explorer_run(spark, scenario).seconds)
-            log(f"  round {i + 1}/{reps + 1}: plain {plain[-1]:.2f} s, "
+            log(f"  round {i + 1}/{rounds}: plain {plain[-1]:.2f} s, "
                 + ", ".join(f"{n.split(' (')[0]} {v[-1]:.2f} s" for n, v in runs.items()))
     finally:
         r._Runner._read_back = original
-    plain_s = statistics.median(plain[1:])
+    skip = 1 if warm_up else 0
+    plain_s = statistics.median(plain[skip:])
     return {"preset": scenario.name, "steps": len(scenario.steps), "reps": reps, "plain_s": plain_s,
-            "modes": {n: {"seconds": statistics.median(v[1:]), "ratio": statistics.median(v[1:]) / plain_s}
+            "modes": {n: {"seconds": statistics.median(v[skip:]), "ratio": statistics.median(v[skip:]) / plain_s}
                       for n, v in runs.items()}}
 
 
@@ -100,8 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Per-step overhead taken apart ({'smoke' if args.smoke else 'full'}), {reps} rounds, medians")
     print(bc.machine_line(info))
     scenario = load_preset(args.preset)
-    m = measure(spark, scenario, reps)
-    read = one_read(spark, scenario, max(reps, 5))
+    checks = what_each_mode_checks(spark, scenario)
+    for name, flags in checks.items():
+        print(f"  {name}: Spark rows {'yes' if flags['spark_rows'] else 'no'}, "
+              f"Java plans {'yes' if flags['java_plans'] else 'no'}")
+    m = measure(spark, scenario, reps, warm_up=not args.smoke)  # smoke: the check runs above warmed up
+    read = one_read(spark, scenario, 1 if args.smoke else max(reps, 5))
     print()
     print(bc.table(["explorer run", "seconds", "x plain"],
                    [["plain Spark SQL", m["plain_s"], "1.00x"]]
@@ -109,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nSpark reading one snapshot of the finished table back, alone: {read['read_s'] * 1000:.0f} ms "
           f"({read['planning_s'] * 1000:.0f} ms of it planning); a plain step takes "
           f"{m['plain_s'] / m['steps'] * 1000:.0f} ms on average")
-    bc.write_json(args.json, {"benchmark": "read_back_share", "machine": info, "result": m, "one_read": read})
+    bc.write_json(args.json, {"benchmark": "read_back_share", "machine": info, "result": m, "one_read": read,
+                              "checks": checks})
     return 0
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+
 import pytest
 
 
@@ -11,11 +14,16 @@ def spark():
 
     Tests that need it carry the ``spark`` marker. Nothing in the suite may create another session.
     """
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.iceberg.spark.session import DEFAULT, get_spark
 
     session = get_spark()
     yield session
     session.stop()
+    # A test that asks the public API to keep a run's table (``keep_warehouse=True``) marks the session's
+    # temporary warehouse as kept, as a user asking for it wants; the suite itself still leaves nothing behind.
+    warehouse = DEFAULT.warehouse_dir()
+    if warehouse is not None and warehouse.name.startswith(f"explorer-warehouse-{os.getpid()}-"):
+        shutil.rmtree(warehouse, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -7,25 +7,15 @@ resolver and engine agree. Timings on a shared 2-core machine are not asserted h
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "cold_start.py"
 
 
 @pytest.mark.spark
 @pytest.mark.slow
-def test_smoke_run_reports_consistent_phases(tmp_path):
-    out = tmp_path / "cold_start.json"
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--smoke", "--json", str(out)], capture_output=True,
-                          text=True, timeout=900, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "ratio explorer / bare" in proc.stdout
-    m = json.loads(out.read_text())["result"]
+def test_smoke_run_reports_consistent_phases(run_smoke):
+    stdout, report = run_smoke("cold_start.py", timeout=900)
+    assert "ratio explorer / bare" in stdout
+    m = report["result"]
     assert m["reps"] == 1 and m["agrees"] and m["has_decision_table"]
     assert m["decisions"] == 8  # the seed story's last snapshot: 4 live data files x 2 equality deletes
     assert list(m["explorer_phases_s"]) == ["import", "spark_start", "table_creation", "steps", "capture", "resolve"]

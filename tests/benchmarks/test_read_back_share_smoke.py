@@ -6,24 +6,13 @@ configuration would silently measure the product. Timings are not asserted here.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "read_back_share.py"
 
 
 @pytest.mark.spark
 @pytest.mark.slow
-def test_each_configuration_checks_what_it_says(tmp_path):
-    out = tmp_path / "read_back_share.json"
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--smoke", "--json", str(out)], capture_output=True,
-                          text=True, timeout=900, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    report = json.loads(out.read_text())
+def test_each_configuration_checks_what_it_says(run_smoke):
+    _, report = run_smoke("read_back_share.py", timeout=900)
     assert report["checks"] == {
         "all checks (the product)": {"spark_rows": True, "java_plans": True},
         "planFiles() cross-check only": {"spark_rows": False, "java_plans": True},

@@ -6,8 +6,6 @@ Correctness only; timings on a shared 2-core machine are not asserted here.
 from __future__ import annotations
 
 import importlib.util
-import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -24,13 +22,9 @@ def _load():
     return module
 
 
-def test_smoke_run_reports_matching_answers(tmp_path):
-    out = tmp_path / "smoke.json"
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--smoke", "--json", str(out)], capture_output=True,
-                          text=True, timeout=60, check=False)
-    assert proc.returncode == 0, proc.stderr
-    assert "x faster" in proc.stdout
-    report = json.loads(out.read_text())
+def test_smoke_run_reports_matching_answers(run_smoke):
+    stdout, report = run_smoke("resolver_scale.py", timeout=60)
+    assert "x faster" in stdout
     assert report["mode"] == "smoke" and report["answers_match"] is True
     assert len(report["sizes"]) >= 2
     for size in report["sizes"]:

@@ -690,7 +690,7 @@ def aggregated_timeline_figure(capture: Capture, snapshot_id: int | None = None)
 def aggregated_decisions_figure(state: TableState, attached) -> go.Figure:
     """Partitions (rows) × delete kinds (columns): how many (data file, delete file) pairs scan planning attaches,
     with the partition's live file counts on hover; ``attached`` is data file id -> attached delete ids."""
-    from explorer.iceberg.inspection import partition_label
+    from explorer.iceberg.columns import partition_label
 
     rows: dict[tuple, int] = {}
     labels: list[str] = []

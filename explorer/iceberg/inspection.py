@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.iceberg.columns import partition_label
 from explorer.iceberg.model import Capture, FileContent, FileRecord, TableState
 from explorer.iceberg.planner import planned_attachments
 from explorer.iceberg.resolution import Outcome
@@ -182,13 +183,6 @@ class PartitionLoad:
                 "equality_deletes": self.equality_deletes, "position_deletes": self.position_deletes,
                 "deletion_vectors": self.deletion_vectors, "attached": self.attached,
                 "most_on_one_file": self.most_on_one_file}
-
-
-def partition_label(f: FileRecord) -> str:
-    if not f.partition:
-        return "(unpartitioned)"
-    return ", ".join(f"{k}={to_plain(v)}" for k, v in sorted(f.partition.items())) + \
-        (f" (spec {f.spec_id})" if f.spec_id else "")
 
 
 def per_partition(state: TableState, attached: Mapping[str, tuple[str, ...]]) -> list[PartitionLoad]:

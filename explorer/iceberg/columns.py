@@ -1,0 +1,157 @@
+"""Files as columns: one snapshot's live files as arrays, for tables too big for one Python object per file.
+
+:class:`FileColumns` holds what scan planning looks at (content, path, sequence numbers, spec and partition,
+equality columns, the path a position delete or DV is scoped to, column bounds and counts) as numpy arrays with
+one row per file. It is built either from :class:`~explorer.iceberg.model.FileRecord` objects
+(:meth:`FileColumns.from_records`, any capture) or by an engine adapter straight from a table's manifests
+(``explorer.iceberg.spark.columnar``, a big table inspected without building 100,000 records). Row ``i`` is the
+same file however it was built: the columns are sorted by birth (file sequence number, then short id), which is
+the order the planner lists attached delete files in.
+
+Pure: numpy only, no engine, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from explorer.iceberg.model import FileContent, FileRecord
+from explorer.scenario.values import to_plain
+
+# Content codes: the position of each kind in FileContent (DATA 0, POSITION_DELETES 1, EQUALITY_DELETES 2,
+# DELETION_VECTOR 3).
+CONTENT_CODES: Mapping[FileContent, int] = MappingProxyType({kind: i for i, kind in enumerate(FileContent)})
+DATA, POSITION_DELETES, EQUALITY_DELETES, DELETION_VECTOR = (CONTENT_CODES[k] for k in FileContent)
+UNKNOWN_COUNT = -1  # a null or value count the manifest does not give
+
+
+def _objects(values: Iterable[Any], n: int) -> np.ndarray:
+    out = np.empty(n, dtype=object)
+    out[:] = list(values) if n else []
+    return out
+
+
+def partition_label(f: FileRecord) -> str:
+    """A file's partition as people read it: ``k=v, k=v`` (and its spec when not the first), or
+    ``(unpartitioned)``."""
+    if not f.partition:
+        return "(unpartitioned)"
+    return ", ".join(f"{k}={to_plain(v)}" for k, v in sorted(f.partition.items())) + \
+        (f" (spec {f.spec_id})" if f.spec_id else "")
+
+
+def birth_order_key(file_sequence_number: int, file_id: str) -> tuple:
+    """The planner's order of birth (resolver ``_birth_key``): the commit that wrote a file, then its short id
+    as people read it (D2 before D10)."""
+    prefix = file_id.rstrip("0123456789")
+    digits = file_id[len(prefix):]
+    return file_sequence_number, prefix, int(digits) if digits else -1, file_id
+
+
+@dataclass(frozen=True, eq=False)
+class FileColumns:
+    """Live files of one snapshot, one row per file, in order of birth (see :func:`birth_order_key`).
+
+    Every array has one entry per file. Object arrays hold Python values (``None`` when absent).
+
+    - ``ids``: short ids (D1, E2, P3, V1), as the capture names them;
+    - ``content``: int8 codes, :data:`CONTENT_CODES`;
+    - ``path``: paths relative to the table location (objects);
+    - ``sequence_number`` (the data sequence number the rules compare), ``file_sequence_number``: int64;
+    - ``spec_id``: int32; ``unpartitioned``: bool, the file's spec has no partition fields (an equality delete
+      in such a spec is global);
+    - ``partition``: int64 codes, equal for two files exactly when their ``FileRecord.partition_key()`` (spec id
+      and partition values) is equal; ``partition_labels[code]`` names it for people;
+    - ``record_count``: int64;
+    - ``equality_columns``: tuple of column names per file (empty for all but equality deletes);
+    - ``referenced_data_file``: the manifest's ``referenced_data_file`` (objects, None when not set);
+    - ``scoped_path``: position delete files and DVs only, what ``FileRecord.scoped_to()`` gives (the
+      referenced data file, else the ``file_path`` bound when lower equals upper), else None;
+    - ``lower``, ``upper``: column name -> object array of that column's bound (None when not known);
+    - ``null_counts``, ``value_counts``: column name -> int64 array (:data:`UNKNOWN_COUNT` when not known).
+      A column absent from a mapping is unknown for every file.
+    """
+
+    ids: tuple[str, ...]
+    content: np.ndarray
+    path: np.ndarray
+    sequence_number: np.ndarray
+    file_sequence_number: np.ndarray
+    spec_id: np.ndarray
+    unpartitioned: np.ndarray
+    partition: np.ndarray
+    partition_labels: tuple[str, ...]
+    record_count: np.ndarray
+    equality_columns: np.ndarray
+    referenced_data_file: np.ndarray
+    scoped_path: np.ndarray
+    lower: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    upper: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    null_counts: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    value_counts: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def is_data(self) -> np.ndarray:
+        return self.content == DATA
+
+    @property
+    def is_delete(self) -> np.ndarray:
+        return self.content != DATA
+
+    def count(self, content: FileContent) -> int:
+        return int(np.count_nonzero(self.content == CONTENT_CODES[content]))
+
+    @classmethod
+    def from_records(cls, files: Iterable[FileRecord]) -> FileColumns:
+        """The columns of ``files`` (any order in; rows come out in order of birth)."""
+        records = sorted(files, key=lambda f: birth_order_key(f.file_sequence_number, f.id))
+        n = len(records)
+        codes: dict[tuple, int] = {}
+        labels: list[str] = []
+        partition = np.empty(n, dtype=np.int64)
+        for i, f in enumerate(records):
+            key = f.partition_key()
+            code = codes.get(key)
+            if code is None:
+                code = codes[key] = len(labels)
+                labels.append(partition_label(f))
+            partition[i] = code
+        columns = sorted({c for f in records for m in (f.lower_bounds, f.upper_bounds, f.null_counts,
+                                                        f.value_counts) for c in m})
+        scoped = [(f.scoped_to() or (None,))[0] for f in records]
+        return cls(
+            ids=tuple(f.id for f in records),
+            content=np.fromiter((CONTENT_CODES[f.content] for f in records), dtype=np.int8, count=n),
+            path=_objects((f.path for f in records), n),
+            sequence_number=np.fromiter((f.sequence_number for f in records), dtype=np.int64, count=n),
+            file_sequence_number=np.fromiter((f.file_sequence_number for f in records), dtype=np.int64, count=n),
+            spec_id=np.fromiter((f.spec_id for f in records), dtype=np.int32, count=n),
+            unpartitioned=np.fromiter((f.spec_unpartitioned for f in records), dtype=bool, count=n),
+            partition=partition,
+            partition_labels=tuple(labels),
+            record_count=np.fromiter((f.record_count for f in records), dtype=np.int64, count=n),
+            equality_columns=_objects((tuple(f.equality_columns) for f in records), n),
+            referenced_data_file=_objects((f.referenced_data_file for f in records), n),
+            scoped_path=_objects(scoped, n),
+            lower=MappingProxyType({c: _objects((f.lower_bounds.get(c) for f in records), n) for c in columns
+                                    if any(c in f.lower_bounds for f in records)}),
+            upper=MappingProxyType({c: _objects((f.upper_bounds.get(c) for f in records), n) for c in columns
+                                    if any(c in f.upper_bounds for f in records)}),
+            null_counts=MappingProxyType({c: _counts(records, "null_counts", c) for c in columns
+                                          if any(c in f.null_counts for f in records)}),
+            value_counts=MappingProxyType({c: _counts(records, "value_counts", c) for c in columns
+                                           if any(c in f.value_counts for f in records)}),
+        )
+
+
+def _counts(records: Sequence[FileRecord], attribute: str, column: str) -> np.ndarray:
+    return np.fromiter((getattr(f, attribute).get(column, UNKNOWN_COUNT) for f in records), dtype=np.int64,
+                       count=len(records))

@@ -23,20 +23,32 @@ The rules, as ``DeleteFileIndex.forDataFile`` applies them:
   delete's sequence number is *greater than or equal* to the data file's. A partition-scoped position delete
   file is attached to every data file of its partition, whatever paths it lists (the reader filters by path).
 
-:func:`plan` puts every pair through :func:`plan_pair` (the rules, with reasons); :func:`planned_attachments`
-asks the resolver's :class:`~explorer.iceberg.resolver.DeleteFileIndex` the planner's question instead, so a
-state of any size is planned from candidates alone, with the same buckets and scope rules as the resolver.
+:func:`plan` puts every pair through :func:`plan_pair` (the rules, with reasons): the reference, for teaching
+sizes. :func:`planned_pairs` applies the same rules to a whole snapshot held as columns
+(:class:`~explorer.iceberg.columns.FileColumns`), by group rather than by pair, for tables of 100,000 files;
+:func:`planned_attachments` is it on a :class:`~explorer.iceberg.model.TableState`.
 
-Pure: no engine, no I/O. Comparing values follows Python's ordering of the captured (decoded) bounds.
+Pure: numpy, no engine, no I/O. Comparing values follows Python's ordering of the captured (decoded) bounds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
+import numpy as np
+
+from explorer.iceberg.columns import (
+    DATA,
+    DELETION_VECTOR,
+    EQUALITY_DELETES,
+    POSITION_DELETES,
+    UNKNOWN_COUNT,
+    FileColumns,
+)
 from explorer.iceberg.model import FileContent, FileRecord, TableState
 from explorer.iceberg.resolver import DeleteFileIndex, file_order_key, id_order_key
 from explorer.scenario.values import to_plain
@@ -342,62 +354,315 @@ def plan(state: TableState) -> Plan:
     return Plan(tuple(pairs), tuple(files))
 
 
-# ------------------------------------------------------------------------------------- any size, indexed
+# ---------------------------------------------------------------------------------- any size, from columns
 
 
-def _simple_bounds(x: FileRecord) -> tuple | None:
-    """(column, lower, upper) for an equality delete on one column with known bounds and no null key, where
-    :func:`can_contain_eq_deletes` reduces to "the data column is not all null, and the bounds overlap"; else
-    None."""
-    if len(x.equality_columns) != 1:
-        return None
-    column = x.equality_columns[0]
-    low, high = x.lower_bounds.get(column), x.upper_bounds.get(column)
-    if low is None or high is None or x.null_counts.get(column) != 0 or x.value_counts.get(column) == 0:
-        return None
-    return column, low, high
+def planned_pairs(cols: FileColumns) -> tuple[np.ndarray, np.ndarray]:
+    """Every (data file, delete file) pair Iceberg's scan planning attaches, as row indices into ``cols``.
+
+    The same attached sets as :func:`plan` (which puts every pair through :func:`plan_pair`), found by group
+    instead of by pair, the way ``DeleteFileIndex`` finds them:
+
+    - equality deletes: global ones (unpartitioned spec) and those of the data file's spec and partition whose
+      sequence number is strictly greater, then pruned by null counts and column bounds
+      (:func:`can_contain_eq_deletes`, here on arrays);
+    - deletion vectors referencing the data file's path, not older than it; a data file with a DV indexed under
+      its path (whatever its sequence number) gets no position delete file;
+    - else position delete files scoped to its path (``scoped_path``) and unscoped ones of its spec and
+      partition, not older than it.
+
+    Returns (data_rows, delete_rows), int64, one entry per attached pair, sorted by data row then delete row
+    (rows are in order of birth, the order the planner lists attached deletes in). Cost: near-linear in files
+    and candidate pairs (in scope and newer); no Python object per file or pair, except a dict lookup per data
+    path when deletes are scoped to paths, and per bound value of an equality column whose deletes have
+    statistics.
+    """
+    n = len(cols)
+    content = cols.content
+    seq = cols.sequence_number
+    data = np.flatnonzero(content == DATA)
+    eq = np.flatnonzero(content == EQUALITY_DELETES)
+    dv = np.flatnonzero(content == DELETION_VECTOR)
+    pos = np.flatnonzero(content == POSITION_DELETES)
+    if not data.size or not (eq.size or dv.size or pos.size):
+        return _EMPTY, _EMPTY
+
+    # Deletes looked up by path: deletion vectors by the file they reference, position delete files by the
+    # file they are scoped to. A DV indexed under a path (whatever its sequence number) sets position delete
+    # files aside for that data file.
+    paths = _Paths(cols, data)
+    d_dv, x_dv = paths.pairs(dv, cols.referenced_data_file[dv])
+    covered = np.zeros(n, dtype=bool)
+    covered[d_dv] = True
+    scoped = cols.scoped_path[pos]
+    has_scope = np.fromiter((p is not None for p in scoped.tolist()), dtype=bool, count=len(pos))
+    d_pos, x_pos = paths.pairs(pos[has_scope], scoped[has_scope])
+    open_pos = ~covered[d_pos]
+    d_pos, x_pos = d_pos[open_pos], x_pos[open_pos]
+    by_path_d, by_path_x = np.concatenate((d_dv, d_pos)), np.concatenate((x_dv, x_pos))
+    newer = seq[by_path_x] >= seq[by_path_d]
+    by_path_d, by_path_x = by_path_d[newer], by_path_x[newer]
+
+    # Deletes looked up by scope: global and partition equality deletes (strictly newer), unscoped position
+    # delete files of the partition (newer or equal). Data files of one partition and one sequence number, none
+    # covered by a DV or given a delete by path, get the same list: plan each such kind of data file once,
+    # through one of them (its representative); a data file given deletes by path is a kind of its own.
+    levels, level = np.unique(seq[data], return_inverse=True)
+    kinds = (cols.partition[data] * len(levels) + level.reshape(-1)) * 2 + covered[data]
+    own = np.zeros(n, dtype=bool)
+    own[by_path_d] = True
+    own = own[data]
+    kinds[own] = kinds.max() + 1 + np.arange(int(own.sum()))
+    _, first, kind_of = np.unique(kinds, return_index=True, return_inverse=True)
+    kind_of = kind_of.reshape(-1)
+    reps = data[first]
+    unpartitioned = cols.unpartitioned[eq]
+    found = [_newer(cols, reps, eq[unpartitioned], False, strict=True),
+             _newer(cols, reps, eq[~unpartitioned], True, strict=True),
+             _newer(cols, reps[~covered[reps]], pos[~has_scope], True, strict=False),
+             (by_path_d, by_path_x)]
+    kind_of_rep = np.zeros(n, dtype=np.int64)
+    kind_of_rep[reps] = np.arange(len(reps))
+    listed = np.concatenate([kind_of_rep[d] * n + x for d, x in found])
+    listed.sort(kind="stable")  # runs in order of kind, mostly of birth within: timsort merges them
+    list_len = np.bincount(listed // n, minlength=len(reps))
+    listed %= n  # each kind's deletes, in order of birth
+
+    # Each data file: its kind's list.
+    counts = list_len[kind_of]
+    data_rows = np.repeat(data, counts)
+    delete_rows = _runs((np.cumsum(list_len) - list_len)[kind_of], counts)
+    np.take(listed, delete_rows, out=delete_rows)
+    if eq.size:
+        keep = _EqualityPruner(cols, eq).keep(data_rows, delete_rows)
+        if keep is not None:
+            return data_rows[keep], delete_rows[keep]
+    return data_rows, delete_rows
+
+
+def attachments_from_pairs(cols: FileColumns, data_rows: np.ndarray,
+                           delete_rows: np.ndarray) -> dict[str, tuple[str, ...]]:
+    """Data file id -> attached delete file ids (in order of birth) from :func:`planned_pairs`'s arrays: every
+    live data file of ``cols`` present, in order of birth, with an empty tuple when nothing is attached."""
+    ids = np.asarray(cols.ids, dtype=object)
+    data = np.flatnonzero(cols.is_data)
+    counts = np.bincount(data_rows, minlength=len(cols))[data].tolist()
+    names = ids[delete_rows].tolist()
+    out: dict[str, tuple[str, ...]] = {}
+    at = 0
+    for file_id, count in zip(ids[data].tolist(), counts):
+        out[file_id] = tuple(names[at:at + count])
+        at += count
+    return out
 
 
 def planned_attachments(state: TableState) -> dict[str, tuple[str, ...]]:
     """Data file id -> the delete files Iceberg's scan planning attaches to it (in order of birth), for a state
-    of any size.
+    of any size: :func:`planned_pairs` on the state's columns. The same answer as :func:`plan`
+    (``attached_sets``), without a pair object or reason text."""
+    cols = FileColumns.from_records(state.data_files + state.delete_files)
+    return attachments_from_pairs(cols, *planned_pairs(cols))
 
-    The same answer as :func:`plan` (``attached_sets``), asked of the resolver's ``DeleteFileIndex`` the way
-    Java asks its own: the equality deletes in scope and newer (:meth:`DeleteFileIndex.equality_candidates`)
-    that :func:`can_contain_eq_deletes` keeps, then the deletion vectors or position delete files
-    (:meth:`DeleteFileIndex.planned_position_deletes`). Only candidate pairs are looked at and no reason text is
-    built. An equality delete on one column with plain bounds takes a short cut through the same test.
-    """
-    index = DeleteFileIndex(state.delete_files)
-    rank = index.birth_rank()
-    simple = {x.id: _simple_bounds(x) for x in index.delete_files if x.content is _EQ}
-    out: dict[str, tuple[str, ...]] = {}
-    for d in state.data_files:
-        found: list[FileRecord] = []
-        columns: dict[str, tuple] = {}
-        for x in index.equality_candidates(d):
-            bounds = simple[x.id]
-            if bounds is None:  # several columns, null keys, unknown bounds: the planner's own test
-                if can_contain_eq_deletes(d, x)[0] is None:
-                    found.append(x)
+
+_EMPTY = np.empty(0, dtype=np.int64)
+
+
+def _newer(cols: FileColumns, data: np.ndarray, deletes: np.ndarray, by_partition: bool, *,
+           strict: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of ``data`` rows with the ``deletes`` rows of their partition (or all of them, ``by_partition``
+    False) whose sequence number is greater (``strict``) or greater or equal. In order of data row; within a
+    data row by (sequence number, birth)."""
+    if not data.size or not deletes.size:
+        return _EMPTY, _EMPTY
+    seqs, rank = np.unique(cols.sequence_number[deletes], return_inverse=True)
+    width = len(seqs) + 1
+    if by_partition:
+        groups, data_groups = cols.partition[deletes], cols.partition[data]
+    else:
+        groups, data_groups = np.zeros(len(deletes), dtype=np.int64), np.zeros(len(data), dtype=np.int64)
+    order = np.lexsort((rank, groups))  # stable: ties stay in order of birth
+    slots = groups[order] * width + rank[order]
+    base = data_groups * width
+    newer = np.searchsorted(seqs, cols.sequence_number[data], side="right" if strict else "left")
+    start = np.searchsorted(slots, base + newer)
+    count = np.searchsorted(slots, base + width) - start
+    return np.repeat(data, count), deletes[order][_runs(start, count)]
+
+
+def _runs(start: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """start[0], start[0] + 1, ... (count[0] of them), then start[1], ... (one array, no temporary as big)."""
+    total = int(count.sum())
+    at = np.ones(total, dtype=np.int64)
+    nonempty = count > 0
+    start, count = start[nonempty], count[nonempty]
+    if total:
+        first = np.cumsum(count) - count
+        at[first] = start
+        at[first[1:]] -= start[:-1] + count[:-1] - 1  # the step from the previous run's last index
+        np.cumsum(at, out=at)
+    return at
+
+
+class _Paths:
+    """Data rows by path, for deletes looked up by the path they name."""
+
+    def __init__(self, cols: FileColumns, data: np.ndarray):
+        rows = data.tolist()
+        paths = cols.path[data].tolist()
+        self.row: dict[Any, int] = dict(zip(paths, rows))  # one int per path: no object for the GC to track
+        self.rows: dict[Any, list[int]] = {}  # paths of several live data files (never in a real table)
+        if len(self.row) < len(rows):
+            for path, row in zip(paths, rows):
+                self.rows.setdefault(path, []).append(row)
+            self.row = {}
+
+    def pairs(self, deletes: np.ndarray, paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(data row, delete row) for each of ``deletes`` and each data row at its path (``paths``; None:
+        none), sorted by data row then delete row."""
+        d: list[int] = []
+        x: list[int] = []
+        one, several = self.row.get, self.rows.get
+        for row, path in zip(deletes.tolist(), paths.tolist()):
+            if path is None:
                 continue
-            column, x_low, x_high = bounds
-            info = columns.get(column)
-            if info is None:
-                info = columns[column] = (_all_null(d.null_counts, d.value_counts, column),
-                                          d.lower_bounds.get(column), d.upper_bounds.get(column))
-            all_null, d_low, d_high = info
-            if all_null:
-                continue  # null in every row, and the delete deletes no null (null counts)
-            if d_low is not None and d_high is not None:
+            found = one(path)
+            if found is not None:
+                d.append(found)
+                x.append(row)
+            for found in several(path, ()):
+                d.append(found)
+                x.append(row)
+        if not d:
+            return _EMPTY, _EMPTY
+        d_rows, x_rows = np.asarray(d, dtype=np.int64), np.asarray(x, dtype=np.int64)
+        order = np.lexsort((x_rows, d_rows))
+        return d_rows[order], x_rows[order]
+
+
+# Kinds of bound values: values of one kind compare with each other; values of two kinds raise TypeError in
+# Python, except the OTHER kind (anything else: big ints, Decimals, times...), compared by Python pair by pair.
+_UNKNOWN, _NUMBER, _STRING, _BYTES, _DATE, _NAIVE, _AWARE, _OTHER = range(8)
+_EXACT_FLOAT = 2 ** 53
+
+
+def _bound_kinds(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(kind, key) per value: keys compare, within one kind, as the values do (floats; ranks for the kinds
+    ordered by Python)."""
+    n = len(values)
+    kinds = np.zeros(n, dtype=np.int8)
+    keys = np.zeros(n, dtype=np.float64)
+    ranked: dict[int, list[int]] = {}
+    for i, v in enumerate(values):
+        t = type(v)
+        if v is None:
+            continue
+        if t is int or t is bool:
+            if -_EXACT_FLOAT <= v <= _EXACT_FLOAT:
+                kinds[i], keys[i] = _NUMBER, v
+            else:
+                kinds[i] = _OTHER
+        elif t is float:
+            kinds[i], keys[i] = _NUMBER, v
+        elif t is str:
+            kinds[i] = _STRING
+        elif t is bytes:
+            kinds[i] = _BYTES
+        elif t is date:
+            kinds[i] = _DATE
+        elif t is datetime:
+            kinds[i] = _NAIVE if v.utcoffset() is None else _AWARE
+        else:
+            kinds[i] = _OTHER
+            continue
+        if kinds[i] != _NUMBER:
+            ranked.setdefault(int(kinds[i]), []).append(i)
+    for members in ranked.values():
+        order = {v: r for r, v in enumerate(sorted({values[i] for i in members}))}
+        for i in members:
+            keys[i] = order[values[i]]
+    return kinds, keys
+
+
+def _known(values: np.ndarray) -> np.ndarray:
+    return np.fromiter((v is not None for v in values.tolist()), dtype=bool, count=len(values))
+
+
+class _EqualityPruner:
+    """``canContainEqDeletesForFile`` on arrays: which candidate (data, equality delete) pairs stay attached."""
+
+    def __init__(self, cols: FileColumns, eq: np.ndarray):
+        self.cols = cols
+        self.n = len(cols)
+        self.columns: dict[str, np.ndarray] = {}  # column -> bool per row: an equality delete on it
+        for row, names in zip(eq.tolist(), cols.equality_columns[eq].tolist()):
+            for name in names:
+                mask = self.columns.get(name)
+                if mask is None:
+                    mask = self.columns[name] = np.zeros(self.n, dtype=bool)
+                mask[row] = True
+        self._bounds: dict[str, tuple] = {}
+
+    def _counts(self, mapping: Mapping[str, np.ndarray], column: str) -> np.ndarray:
+        counts = mapping.get(column)
+        return np.full(self.n, UNKNOWN_COUNT, dtype=np.int64) if counts is None else counts
+
+    def keep(self, d: np.ndarray, x: np.ndarray) -> np.ndarray | None:
+        """Bool per pair: attached; None when every pair stays."""
+        keep: np.ndarray | None = None
+        cols = self.cols
+        for column, on in self.columns.items():
+            nulls = self._counts(cols.null_counts, column)
+            values = self._counts(cols.value_counts, column)
+            known = nulls != UNKNOWN_COUNT
+            may_hold_null = ~known | (nulls > 0)  # _contains_null
+            all_non_null = known & (nulls <= 0)
+            all_null = known & (values != UNKNOWN_COUNT) & (nulls == values)
+            lower, upper = cols.lower.get(column), cols.upper.get(column)
+            has_bounds = np.zeros(self.n, dtype=bool)
+            if lower is not None and upper is not None:
+                has_bounds = _known(lower) & _known(upper)
+            # a delete that holds nulls (or may), is not all null and has no bounds never prunes on this column
+            active = on & (all_non_null | all_null | has_bounds)
+            if not active.any():
+                continue
+            pick = np.flatnonzero(active[x])
+            if keep is not None:
+                pick = pick[keep[pick]]
+            if not pick.size:
+                continue
+            dd, xx = d[pick], x[pick]
+            prune = (all_null[dd] & all_non_null[xx]) | (all_null[xx] & all_non_null[dd])
+            rest = ~prune & has_bounds[dd] & has_bounds[xx]
+            if rest.any():
+                prune[rest] = self._bounds_apart(column, dd[rest], xx[rest])
+            prune &= ~(may_hold_null[dd] & may_hold_null[xx])
+            if prune.any():
+                if keep is None:
+                    keep = np.ones(len(d), dtype=bool)
+                keep[pick[prune]] = False
+        return keep
+
+    def _bounds_apart(self, column: str, d: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``d_low > x_high or x_low > d_high`` per pair (all four bounds known); False where Python raises
+        TypeError (values that do not compare mean "may overlap")."""
+        kinds = self._bounds.get(column)
+        if kinds is None:
+            lower, upper = self.cols.lower[column], self.cols.upper[column]
+            kind, key = _bound_kinds(lower.tolist() + upper.tolist())  # one ranking for both
+            kinds = self._bounds[column] = kind[:self.n], key[:self.n], kind[self.n:], key[self.n:]
+        low_kind, low_key, high_kind, high_key = kinds
+        first_same = low_kind[d] == high_kind[x]
+        first = first_same & (low_key[d] > high_key[x])
+        second = (low_kind[x] == high_kind[d]) & (low_key[x] > high_key[d])
+        apart = first | (first_same & ~first & second)
+        odd = np.flatnonzero((low_kind[d] == _OTHER) | (high_kind[d] == _OTHER) | (low_kind[x] == _OTHER) |
+                             (high_kind[x] == _OTHER))
+        if odd.size:
+            lower, upper = self.cols.lower[column], self.cols.upper[column]
+            for k in odd.tolist():
+                i, j = int(d[k]), int(x[k])
                 try:
-                    if d_low > x_high or x_low > d_high:
-                        continue  # column bounds do not overlap
+                    apart[k] = bool(lower[i] > upper[j] or lower[j] > upper[i])
                 except TypeError:
-                    pass
-            found.append(x)
-        found += index.planned_position_deletes(d)
-        if len(found) > 1:
-            found.sort(key=lambda f: rank[f.id])
-        out[d.id] = tuple(x.id for x in found)
-    return out
+                    apart[k] = False
+        return apart

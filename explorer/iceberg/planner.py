@@ -428,16 +428,25 @@ def planned_pairs(cols: FileColumns) -> tuple[np.ndarray, np.ndarray]:
     list_len = np.bincount(listed // n, minlength=len(reps))
     listed %= n  # each kind's deletes, in order of birth
 
-    # Each data file: its kind's list.
+    # Each data file: its kind's list; then equality deletes pruned by statistics, a cache-sized piece at a time.
     counts = list_len[kind_of]
-    data_rows = np.repeat(data, counts)
-    delete_rows = _runs((np.cumsum(list_len) - list_len)[kind_of], counts)
-    np.take(listed, delete_rows, out=delete_rows)
-    if eq.size:
-        keep = _EqualityPruner(cols, eq).keep(data_rows, delete_rows)
-        if keep is not None:
-            return data_rows[keep], delete_rows[keep]
-    return data_rows, delete_rows
+    starts = (np.cumsum(list_len) - list_len)[kind_of]
+    pruner = _EqualityPruner(cols, eq)
+    if not pruner.columns:
+        data_rows = np.repeat(data, counts)
+        delete_rows = _runs(starts, counts)
+        np.take(listed, delete_rows, out=delete_rows)
+        return data_rows, delete_rows
+    ends = np.cumsum(counts)
+    cuts = np.unique(np.searchsorted(ends, np.arange(_CHUNK, int(ends[-1]), _CHUNK)))
+    pieces_d, pieces_x = [], []
+    for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), len(data)]):
+        d = np.repeat(data[a:b], counts[a:b])
+        x = listed[_runs(starts[a:b], counts[a:b])]
+        keep = pruner.keep(d, x)
+        pieces_d.append(d if keep is None else d[keep])
+        pieces_x.append(x if keep is None else x[keep])
+    return np.concatenate(pieces_d), np.concatenate(pieces_x)
 
 
 def attachments_from_pairs(cols: FileColumns, data_rows: np.ndarray,
@@ -545,10 +554,24 @@ _UNKNOWN, _NUMBER, _STRING, _BYTES, _DATE, _NAIVE, _AWARE, _OTHER = range(8)
 _EXACT_FLOAT = 2 ** 53
 
 
-def _bound_kinds(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """(kind, key) per value: keys compare, within one kind, as the values do (floats; ranks for the kinds
-    ordered by Python)."""
-    n = len(values)
+_PLAIN_TYPES = frozenset((type(None), int, float, bool, str, bytes, date, datetime))
+
+
+def _bound_kinds(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(kind, key) per value of an object array: keys compare, within one kind, as the values do (floats;
+    ranks for the kinds ordered by Python)."""
+    n = len(column)
+    values = column.tolist()
+    types = set(map(type, values))
+    # == None is safe (and fast) on plain values; anything else is asked "is None" one by one
+    none = (np.equal(column, None).astype(bool) if types <= _PLAIN_TYPES else
+            np.fromiter((v is None for v in values), dtype=bool, count=n))
+    if types - {type(None)} <= {int, float, bool}:  # plain numbers (the usual case): no loop in Python
+        filled = column.copy()
+        filled[none] = 0
+        keys = filled.astype(np.float64)
+        if not (np.abs(keys) >= _EXACT_FLOAT).any():
+            return np.where(none, _UNKNOWN, _NUMBER).astype(np.int8), keys
     kinds = np.zeros(n, dtype=np.int8)
     keys = np.zeros(n, dtype=np.float64)
     ranked: dict[int, list[int]] = {}
@@ -583,8 +606,28 @@ def _bound_kinds(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     return kinds, keys
 
 
-def _known(values: np.ndarray) -> np.ndarray:
-    return np.fromiter((v is not None for v in values.tolist()), dtype=bool, count=len(values))
+# What one column's statistics say of a (data file, equality delete) pair, from a code per file: bit 0 may hold
+# null (``_contains_null``), 1 all non-null, 2 all null, 3 both bounds known; on the delete's side bit 4: the
+# delete compares this column. _PRUNE[data code, delete code]: 0 attach, 1 prune (null counts), 2 ask the bounds.
+_MAY_NULL, _NON_NULL, _ALL_NULL, _BOUNDS, _ON = 1, 2, 4, 8, 16
+
+
+def _prune_table() -> np.ndarray:
+    table = np.zeros((16, 32), dtype=np.int8)
+    for d in range(16):
+        for x in range(16, 32):
+            if d & _MAY_NULL and x & _MAY_NULL:
+                continue  # both may hold null: the delete may delete a null of this file
+            if (d & _ALL_NULL and x & _NON_NULL) or (x & _ALL_NULL and d & _NON_NULL):
+                table[d, x] = 1
+            elif d & _BOUNDS and x & _BOUNDS:
+                table[d, x] = 2
+    return table
+
+
+_PRUNE = _prune_table()
+_PRUNE_FLAT = _PRUNE.reshape(-1)
+_CHUNK = 1 << 17  # pairs pruned at a time
 
 
 class _EqualityPruner:
@@ -593,64 +636,72 @@ class _EqualityPruner:
     def __init__(self, cols: FileColumns, eq: np.ndarray):
         self.cols = cols
         self.n = len(cols)
-        self.columns: dict[str, np.ndarray] = {}  # column -> bool per row: an equality delete on it
+        self._bounds: dict[str, tuple | None] = {}
+        on: dict[str, np.ndarray] = {}  # column -> bool per row: an equality delete on it
         for row, names in zip(eq.tolist(), cols.equality_columns[eq].tolist()):
             for name in names:
-                mask = self.columns.get(name)
+                mask = on.get(name)
                 if mask is None:
-                    mask = self.columns[name] = np.zeros(self.n, dtype=bool)
+                    mask = on[name] = np.zeros(self.n, dtype=bool)
                 mask[row] = True
-        self._bounds: dict[str, tuple] = {}
+        # column -> (data side code * width, delete side code), for the columns whose statistics can prune
+        self.columns: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for column, mask in on.items():
+            code = self._codes(column)
+            x_code = (code + np.where(mask, _ON, 0)).astype(np.int16)
+            # a delete that may hold null, is not all null and has no bounds never prunes on this column
+            if (_PRUNE[:, x_code[mask]] > 0).any():
+                self.columns[column] = code.astype(np.int16) * _PRUNE.shape[1], x_code
 
-    def _counts(self, mapping: Mapping[str, np.ndarray], column: str) -> np.ndarray:
-        counts = mapping.get(column)
-        return np.full(self.n, UNKNOWN_COUNT, dtype=np.int64) if counts is None else counts
+    def _codes(self, column: str) -> np.ndarray:
+        cols = self.cols
+        nulls, values = cols.null_counts.get(column), cols.value_counts.get(column)
+        code = np.full(self.n, _MAY_NULL, dtype=np.int8)  # nothing known
+        if nulls is not None:
+            known = nulls != UNKNOWN_COUNT
+            code = np.where(known & (nulls <= 0), _NON_NULL, 0).astype(np.int8)
+            code[~known | (nulls > 0)] |= _MAY_NULL
+            if values is not None:
+                code[known & (values != UNKNOWN_COUNT) & (nulls == values)] |= _ALL_NULL
+        bounds = self._kinds(column)
+        if bounds is not None:
+            low_kind, _, high_kind, _, _ = bounds
+            code[(low_kind != _UNKNOWN) & (high_kind != _UNKNOWN)] |= _BOUNDS
+        return code
+
+    def _kinds(self, column: str) -> tuple | None:
+        """(lower kinds, lower keys, upper kinds, upper keys, one kind of value only) of ``column``, or None
+        when a bound is never known."""
+        if column not in self._bounds:
+            lower, upper = self.cols.lower.get(column), self.cols.upper.get(column)
+            if lower is None or upper is None:
+                self._bounds[column] = None
+            else:
+                kind, key = _bound_kinds(np.concatenate((lower, upper)))  # one ranking for both
+                present = np.unique(kind)
+                uniform = len(present[present != _UNKNOWN]) <= 1 and _OTHER not in present
+                self._bounds[column] = (kind[:self.n], key[:self.n], kind[self.n:], key[self.n:], uniform)
+        return self._bounds[column]
 
     def keep(self, d: np.ndarray, x: np.ndarray) -> np.ndarray | None:
         """Bool per pair: attached; None when every pair stays."""
         keep: np.ndarray | None = None
-        cols = self.cols
-        for column, on in self.columns.items():
-            nulls = self._counts(cols.null_counts, column)
-            values = self._counts(cols.value_counts, column)
-            known = nulls != UNKNOWN_COUNT
-            may_hold_null = ~known | (nulls > 0)  # _contains_null
-            all_non_null = known & (nulls <= 0)
-            all_null = known & (values != UNKNOWN_COUNT) & (nulls == values)
-            lower, upper = cols.lower.get(column), cols.upper.get(column)
-            has_bounds = np.zeros(self.n, dtype=bool)
-            if lower is not None and upper is not None:
-                has_bounds = _known(lower) & _known(upper)
-            # a delete that holds nulls (or may), is not all null and has no bounds never prunes on this column
-            active = on & (all_non_null | all_null | has_bounds)
-            if not active.any():
-                continue
-            pick = np.flatnonzero(active[x])
-            if keep is not None:
-                pick = pick[keep[pick]]
-            if not pick.size:
-                continue
-            dd, xx = d[pick], x[pick]
-            prune = (all_null[dd] & all_non_null[xx]) | (all_null[xx] & all_non_null[dd])
-            rest = ~prune & has_bounds[dd] & has_bounds[xx]
-            if rest.any():
-                prune[rest] = self._bounds_apart(column, dd[rest], xx[rest])
-            prune &= ~(may_hold_null[dd] & may_hold_null[xx])
+        for column, (d_code, x_code) in self.columns.items():
+            verdict = _PRUNE_FLAT[d_code[d] + x_code[x]]
+            prune = verdict == 1
+            ask = verdict == 2
+            if ask.any():
+                prune |= ask & self._bounds_apart(column, d, x)
             if prune.any():
-                if keep is None:
-                    keep = np.ones(len(d), dtype=bool)
-                keep[pick[prune]] = False
+                keep = ~prune if keep is None else keep & ~prune
         return keep
 
     def _bounds_apart(self, column: str, d: np.ndarray, x: np.ndarray) -> np.ndarray:
         """``d_low > x_high or x_low > d_high`` per pair (all four bounds known); False where Python raises
         TypeError (values that do not compare mean "may overlap")."""
-        kinds = self._bounds.get(column)
-        if kinds is None:
-            lower, upper = self.cols.lower[column], self.cols.upper[column]
-            kind, key = _bound_kinds(lower.tolist() + upper.tolist())  # one ranking for both
-            kinds = self._bounds[column] = kind[:self.n], key[:self.n], kind[self.n:], key[self.n:]
-        low_kind, low_key, high_kind, high_key = kinds
+        low_kind, low_key, high_kind, high_key, uniform = self._kinds(column)
+        if uniform:  # one kind of value (all numbers, all strings...): nothing raises
+            return (low_key[d] > high_key[x]) | (low_key[x] > high_key[d])
         first_same = low_kind[d] == high_kind[x]
         first = first_same & (low_key[d] > high_key[x])
         second = (low_kind[x] == high_kind[d]) & (low_key[x] > high_key[d])

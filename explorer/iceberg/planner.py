@@ -372,10 +372,13 @@ def planned_pairs(cols: FileColumns) -> tuple[np.ndarray, np.ndarray]:
       partition, not older than it.
 
     Returns (data_rows, delete_rows), int64, one entry per attached pair, sorted by data row then delete row
-    (rows are in order of birth, the order the planner lists attached deletes in). Cost: near-linear in files
-    and candidate pairs (in scope and newer); no Python object per file or pair, except a dict lookup per data
-    path when deletes are scoped to paths, and per bound value of an equality column whose deletes have
-    statistics.
+    (rows are in order of birth, the order the planner lists attached deletes in).
+
+    Cost: near-linear in files and candidate pairs (in scope and newer). Data files of one partition and one
+    sequence number share one list, built once; equality deletes are pruned by statistics a cache-sized piece
+    of pairs at a time. No Python object per pair; per file only a dict of data paths (when deletes name paths)
+    and a look at each bound of an equality column whose deletes have statistics (a Python loop only for
+    values other than plain numbers).
     """
     n = len(cols)
     content = cols.content
@@ -390,12 +393,12 @@ def planned_pairs(cols: FileColumns) -> tuple[np.ndarray, np.ndarray]:
     # Deletes looked up by path: deletion vectors by the file they reference, position delete files by the
     # file they are scoped to. A DV indexed under a path (whatever its sequence number) sets position delete
     # files aside for that data file.
-    paths = _Paths(cols, data)
+    scoped = cols.scoped_path[pos]
+    has_scope = np.fromiter((p is not None for p in scoped.tolist()), dtype=bool, count=len(pos))
+    paths = _Paths(cols, data if dv.size or has_scope.any() else _EMPTY)
     d_dv, x_dv = paths.pairs(dv, cols.referenced_data_file[dv])
     covered = np.zeros(n, dtype=bool)
     covered[d_dv] = True
-    scoped = cols.scoped_path[pos]
-    has_scope = np.fromiter((p is not None for p in scoped.tolist()), dtype=bool, count=len(pos))
     d_pos, x_pos = paths.pairs(pos[has_scope], scoped[has_scope])
     open_pos = ~covered[d_pos]
     d_pos, x_pos = d_pos[open_pos], x_pos[open_pos]

@@ -20,7 +20,7 @@ from typing import Any
 
 from explorer.iceberg.inspection import InspectResult, RowExplanation, explain_row
 from explorer.iceberg.model import Capture, SnapshotRecord
-from explorer.iceberg.spark.metadata import IcebergRecorder, engine_rows_at, load_iceberg_table
+from explorer.iceberg.spark.metadata import IcebergRecorder, engine_rows_at, load_iceberg_table, local_path
 from explorer.iceberg.spark.planning import java_plan
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.model import Column, Scenario, TableSpec, read_yaml
@@ -149,6 +149,19 @@ def _with_expired_snapshots(capture: Capture) -> Capture:
     return replace(capture, snapshots=tuple(ordered))
 
 
+def table_recorder(spark, name: str, jtable) -> IcebergRecorder:
+    """A recorder attached to an existing table: its metadata read through the table's FileIO, nothing
+    recorded yet."""
+    recorder = IcebergRecorder(spark, name, Scenario(name="inspect", table=TableSpec(columns=()), steps=()),
+                               read_bytes=fileio_reader(spark, jtable), contents=False)
+    recorder.jtable, recorder._ops = jtable, jtable.operations()
+    metadata = recorder._read_metadata()
+    recorder.location = str(metadata["location"]).rstrip("/")
+    recorder._local_root = local_path(recorder.location).rstrip("/") + "/"
+    recorder.scenario = _scenario(metadata, name)
+    return recorder
+
+
 def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: int | None = None,
                   ref: str | None = None, contents: bool | None = None, check: bool | None = None) -> InspectResult:
     """Capture the Iceberg table ``name`` (CATALOG.NAMESPACE.TABLE, as the session knows it) read-only.
@@ -163,16 +176,9 @@ def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: i
     if sum(x is not None for x in (at_snapshot, at_seq, ref)) > 1:
         raise ScenarioError("choose one of --at-snapshot, --at-seq and --ref", field="at")
     jtable = load_table(spark, name)
-    recorder = IcebergRecorder(spark, name, Scenario(name="inspect", table=TableSpec(columns=()), steps=()),
-                               read_bytes=fileio_reader(spark, jtable), contents=False)
     try:
-        recorder.jtable, recorder._ops = jtable, jtable.operations()
-        metadata = recorder._read_metadata()
-        recorder.location = str(metadata["location"]).rstrip("/")
-        from explorer.iceberg.spark.metadata import local_path
-
-        recorder._local_root = local_path(recorder.location).rstrip("/") + "/"
-        recorder.scenario = _scenario(metadata, name)
+        recorder = table_recorder(spark, name, jtable)
+        metadata = recorder._metadata
         if contents is None:
             current = next((s for s in metadata.get("snapshots", ())
                             if s["snapshot-id"] == metadata.get("current-snapshot-id")), {})

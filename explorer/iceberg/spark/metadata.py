@@ -111,6 +111,23 @@ def decode_bound(type_name: str, raw: bytes) -> Any:
     return None  # binary, decimal, nested: no bound worth showing
 
 
+def snapshot_record(snap: Mapping[str, Any], ordinal: int, step: Step | None = None) -> SnapshotRecord:
+    """One snapshot of the metadata JSON as a record (without its manifest entries)."""
+    summary = dict(snap.get("summary", {}))
+    return SnapshotRecord(
+        ordinal=ordinal,
+        snapshot_id=int(snap["snapshot-id"]),
+        parent_id=snap.get("parent-snapshot-id"),
+        sequence_number=int(snap.get("sequence-number", 0)),
+        operation=str(summary.get("operation", "")),
+        timestamp_ms=int(snap["timestamp-ms"]),
+        summary=MappingProxyType({str(k): str(v) for k, v in summary.items()}),
+        step=step.index if step else None,
+        kind=step.kind if step else None,
+        label=step.label if step else None,
+    )
+
+
 def _parse_avro(data: bytes) -> list[dict]:
     import fastavro
 
@@ -199,30 +216,22 @@ class IcebergRecorder:
     def record_history(self) -> tuple[int, ...]:
         """Record every snapshot the table's metadata still lists, in commit order (sequence number, then time):
         how an existing table is read, when there were no steps to follow."""
-        metadata = self._read_metadata()
+        self._read_metadata()
         known = {s.snapshot_id for s in self.snapshots}
-        ordered = sorted(metadata.get("snapshots", ()), key=lambda s: (int(s.get("sequence-number", 0)),
-                                                                      int(s["timestamp-ms"])))
+        ordered = self.ordered_snapshots()
         for snap in ordered:
             if int(snap["snapshot-id"]) not in known:
                 self._record_snapshot(snap, None)
         return tuple(int(s["snapshot-id"]) for s in ordered)
 
+    def ordered_snapshots(self) -> list[dict]:
+        """The metadata's snapshots in commit order (sequence number, then time)."""
+        return sorted(self._metadata.get("snapshots", ()), key=lambda s: (int(s.get("sequence-number", 0)),
+                                                                         int(s["timestamp-ms"])))
+
     def _record_snapshot(self, snap: dict, step: Step | None) -> None:
-        summary = dict(snap.get("summary", {}))
         sid = int(snap["snapshot-id"])
-        self.snapshots.append(SnapshotRecord(
-            ordinal=len(self.snapshots) + 1,
-            snapshot_id=sid,
-            parent_id=snap.get("parent-snapshot-id"),
-            sequence_number=int(snap.get("sequence-number", 0)),
-            operation=str(summary.get("operation", "")),
-            timestamp_ms=int(snap["timestamp-ms"]),
-            summary=MappingProxyType({str(k): str(v) for k, v in summary.items()}),
-            step=step.index if step else None,
-            kind=step.kind if step else None,
-            label=step.label if step else None,
-        ))
+        self.snapshots.append(snapshot_record(snap, len(self.snapshots) + 1, step))
         # The snapshot is what its manifest list holds: every entry of every manifest, with its status.
         # Manifests never change, so each is read once per run however many snapshots list it.
         # A file is known by its path *and* data sequence number: a cherry-pick adds the same path again as a

@@ -39,10 +39,20 @@ def _objects(values: Iterable[Any], n: int) -> np.ndarray:
 def partition_label(f: FileRecord) -> str:
     """A file's partition as people read it: ``k=v, k=v`` (and its spec when not the first), or
     ``(unpartitioned)``."""
-    if not f.partition:
+    return partition_key_label(f.partition_key())
+
+
+def partition_key_label(key: tuple) -> str:
+    """The label of a ``FileRecord.partition_key()``: (spec id, sorted (field, value) pairs)."""
+    spec_id, items = key
+    if not items:
         return "(unpartitioned)"
-    return ", ".join(f"{k}={to_plain(v)}" for k, v in sorted(f.partition.items())) + \
-        (f" (spec {f.spec_id})" if f.spec_id else "")
+    return ", ".join(f"{k}={to_plain(v)}" for k, v in items) + (f" (spec {spec_id})" if spec_id else "")
+
+
+def partition_sort_key(key: tuple) -> tuple:
+    """Partitions in a stable order whatever their values' types: spec, then values (nulls last)."""
+    return (key[0], tuple((k, (v is None, str(type(v).__name__), v if v is not None else 0)) for k, v in key[1]))
 
 
 def birth_order_key(file_sequence_number: int, file_id: str) -> tuple:
@@ -66,7 +76,8 @@ class FileColumns:
     - ``spec_id``: int32; ``unpartitioned``: bool, the file's spec has no partition fields (an equality delete
       in such a spec is global);
     - ``partition``: int64 codes, equal for two files exactly when their ``FileRecord.partition_key()`` (spec id
-      and partition values) is equal; ``partition_labels[code]`` names it for people;
+      and partition values) is equal; ``partition_labels[code]`` names it for people and
+      ``partition_keys[code]`` is that ``partition_key()``;
     - ``record_count``: int64;
     - ``equality_columns``: tuple of column names per file (empty for all but equality deletes);
     - ``referenced_data_file``: the manifest's ``referenced_data_file`` (objects, None when not set);
@@ -94,6 +105,7 @@ class FileColumns:
     upper: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
     null_counts: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
     value_counts: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    partition_keys: tuple[tuple, ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -115,15 +127,9 @@ class FileColumns:
         records = sorted(files, key=lambda f: birth_order_key(f.file_sequence_number, f.id))
         n = len(records)
         codes: dict[tuple, int] = {}
-        labels: list[str] = []
         partition = np.empty(n, dtype=np.int64)
         for i, f in enumerate(records):
-            key = f.partition_key()
-            code = codes.get(key)
-            if code is None:
-                code = codes[key] = len(labels)
-                labels.append(partition_label(f))
-            partition[i] = code
+            partition[i] = codes.setdefault(f.partition_key(), len(codes))
         columns = sorted({c for f in records for m in (f.lower_bounds, f.upper_bounds, f.null_counts,
                                                         f.value_counts) for c in m})
         scoped = [(f.scoped_to() or (None,))[0] for f in records]
@@ -136,7 +142,8 @@ class FileColumns:
             spec_id=np.fromiter((f.spec_id for f in records), dtype=np.int32, count=n),
             unpartitioned=np.fromiter((f.spec_unpartitioned for f in records), dtype=bool, count=n),
             partition=partition,
-            partition_labels=tuple(labels),
+            partition_labels=tuple(partition_key_label(k) for k in codes),
+            partition_keys=tuple(codes),
             record_count=np.fromiter((f.record_count for f in records), dtype=np.int64, count=n),
             equality_columns=_objects((tuple(f.equality_columns) for f in records), n),
             referenced_data_file=_objects((f.referenced_data_file for f in records), n),

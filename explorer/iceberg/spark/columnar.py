@@ -25,9 +25,9 @@ from explorer.iceberg.columns import (
     POSITION_DELETES,
     UNKNOWN_COUNT,
     FileColumns,
+    partition_key_label,
 )
 from explorer.iceberg.spark.metadata import _FILE_PATH_ID, _parse_avro, _plain_value, decode_bound, local_path
-from explorer.scenario.values import to_plain
 
 _PREFIXES = {DATA: "D", POSITION_DELETES: "P", EQUALITY_DELETES: "E", DELETION_VECTOR: "V"}
 _ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
@@ -67,11 +67,20 @@ def _numbers(column, default: int = 0) -> np.ndarray:
     return column.fill_null(default).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
 
-def _codes(values: list) -> tuple[np.ndarray, list]:
-    """Factorize hashable values: (codes, uniques in order of first appearance)."""
-    seen: dict = {}
-    codes = np.fromiter((seen.setdefault(v, len(seen)) for v in values), dtype=np.int64, count=len(values))
-    return codes, list(seen)
+def _factorize(column) -> tuple[np.ndarray, list]:
+    """(codes, distinct values) of an Arrow column; null is a value of its own."""
+    encoded = column.combine_chunks().dictionary_encode("encode")
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary.to_pylist()
+
+
+def _local_codes(column) -> tuple[np.ndarray, list[str | None]]:
+    """(codes, local paths): every location of an Arrow column as
+    :func:`~explorer.iceberg.spark.metadata.local_path` reads it, two spellings of one path sharing a code."""
+    raw_codes, raw = _factorize(column)
+    seen: dict[str | None, int] = {}
+    to_local = np.fromiter((seen.setdefault(None if r is None else local_path(r), len(seen)) for r in raw),
+                           dtype=np.int64, count=len(raw))
+    return to_local[raw_codes], list(seen)
 
 
 def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None) -> FileColumns:
@@ -81,6 +90,9 @@ def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None)
     location and schema). ``entries`` / ``walk``: what :func:`read_entries` / :func:`manifest_walk` returned,
     when the caller already has them.
     """
+    import pandas as pd
+    import pyarrow.compute as pc
+
     walk, listed = walk if walk is not None else manifest_walk(recorder)
     if snapshot_id not in listed:
         raise LookupError(f"the table has no snapshot {snapshot_id}")
@@ -88,29 +100,34 @@ def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None)
     if table is None or table.num_rows == 0:
         return FileColumns.from_records(())
 
-    # -- the walk: entries in the order the recorder meets them
-    manifests = table.column("manifest").to_pylist()
-    where, names = _codes(manifests)
+    # -- the walk: entries in the order the recorder meets them (arrays below are in that order)
+    where, names = _factorize(table.column("manifest"))
     place = np.array([walk.get(m, walk.get(local_path(m), len(walk))) for m in names], dtype=np.int64)[where]
     order = np.lexsort((table.column("rid").to_numpy(), place))
-    table = table.take(order)
     where = where[order]
-    status = _numbers(table.column("status"))
-    data_seq = _numbers(table.column("sequence_number"))
-    offsets = table.column("content_offset").to_pylist()
-    paths = [local_path(p) for p in table.column("file_path").to_pylist()]
-    keys = [p if o is None else f"{p}#{o}" for p, o in zip(paths, offsets)]
-    key_codes, _ = _codes(list(zip(keys, data_seq.tolist())))
+    status = _numbers(table.column("status"))[order]
+    data_seq = _numbers(table.column("sequence_number"))[order]
+    file_seq = _numbers(table.column("file_sequence_number"))[order]
+    content = _numbers(table.column("content"))[order]
+    puffin = pc.equal(pc.utf8_upper(table.column("file_format").combine_chunks()), "PUFFIN")
+    puffin = puffin.fill_null(False).to_numpy(zero_copy_only=False)[order]
+    path_codes, local = _local_codes(table.column("file_path"))
+    path_codes = path_codes[order]
+
+    # a file is its path (and blob offset, for a DV: one Puffin file holds many) plus its data sequence number
+    offset = _numbers(table.column("content_offset"), -1)[order]
+    blob = offset >= 0
+    file_codes = path_codes.copy()
+    if blob.any():
+        pairs = pd.factorize(path_codes[blob] * (int(offset.max()) + 1) + offset[blob])[0]
+        file_codes[blob] = len(local) + pairs
+    key_codes = pd.factorize(file_codes * (int(data_seq.max()) + 1) + data_seq)[0]
 
     # -- births: the first live entry of each file in walk order
     live = status != 2
-    first = np.zeros(len(key_codes), dtype=bool)
     live_rows = np.flatnonzero(live)
     _, first_of = np.unique(key_codes[live_rows], return_index=True)
-    first[live_rows[first_of]] = True
-    born = np.flatnonzero(first)  # entry rows, in order of birth
-    content = _numbers(table.column("content")).astype(np.int8)
-    puffin = np.array([str(f or "").upper() == "PUFFIN" for f in table.column("file_format").to_pylist()])
+    born = np.sort(live_rows[first_of])  # entry rows, in order of birth
     code = np.where(content == 0, DATA, np.where(content == 2, EQUALITY_DELETES,
                                                   np.where(puffin, DELETION_VECTOR, POSITION_DELETES)))
     number = np.zeros(len(key_codes), dtype=np.int64)
@@ -119,47 +136,68 @@ def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None)
         number[rows] = np.arange(1, len(rows) + 1)
 
     # -- the snapshot: its manifests' live entries, each the file born for its key
-    in_snapshot = np.isin(where, [i for i, m in enumerate(names)
-                                  if m in listed[snapshot_id] or local_path(m) in listed[snapshot_id]])
-    wanted = np.unique(key_codes[in_snapshot & live])
+    mine = [i for i, m in enumerate(names) if m in listed[snapshot_id] or local_path(m) in listed[snapshot_id]]
+    wanted = np.unique(key_codes[np.isin(where, mine) & live])
     birth_of_key = np.full(int(key_codes.max()) + 1, -1, dtype=np.int64)
     birth_of_key[key_codes[born]] = born
     rows = birth_of_key[wanted]
-    file_seq = _numbers(table.column("file_sequence_number"))
     prefix_rank = np.array([sorted(_PREFIXES.values()).index(_PREFIXES[c]) for c in range(4)])[code[rows]]
     rows = rows[np.lexsort((number[rows], prefix_rank, file_seq[rows]))]
-    return _columns(recorder, table, rows, code, number, data_seq, file_seq, paths)
+    root = recorder._local_root
+    paths = [local[c].removeprefix(root) for c in path_codes[rows].tolist()]
+    return _columns(recorder, table.take(order[rows]), code[rows].astype(np.int8), number[rows], data_seq[rows],
+                    file_seq[rows], paths)
 
 
-def _columns(recorder, table, rows: np.ndarray, code, number, data_seq, file_seq, paths) -> FileColumns:
-    n = len(rows)
-    row_list = rows.tolist()
-    relative = recorder.relative
-    take = table.take(rows)
-    content = code[rows].astype(np.int8)
+def _relative(recorder, column) -> list:
+    """Table-relative paths of an Arrow column of locations (None stays None)."""
+    codes, local = _local_codes(column)
+    root = recorder._local_root
+    rel = [None if p is None else p.removeprefix(root) for p in local]
+    return [rel[c] for c in codes.tolist()]
+
+
+def _columns(recorder, take, content: np.ndarray, number: np.ndarray, data_seq: np.ndarray,
+             file_seq: np.ndarray, paths: list[str]) -> FileColumns:
+    import pandas as pd
+
+    n = take.num_rows
     spec_id = _numbers(take.column("spec_id")).astype(np.int32)
     spec_fields = {int(s.get("spec-id", 0)): [f["name"] for f in s.get("fields", ())]
                    for s in recorder._metadata.get("partition-specs", ())}
-    unpartitioned = np.array([not spec_fields.get(int(s)) for s in spec_id.tolist()], dtype=bool)
+    specs = sorted(set(spec_id.tolist()))
+    unpartitioned = np.zeros(n, dtype=bool)
+    for sid in specs:
+        unpartitioned[spec_id == sid] = not spec_fields.get(sid)
 
     # partitions: the entry's own spec's fields only (the metadata table's struct has every spec's fields)
-    values = {}
+    fields: dict[str, tuple[np.ndarray, list]] = {}
     if "partition" in take.column_names:
         struct = take.column("partition").combine_chunks()
-        values = {struct.type.field(i).name: struct.field(i).to_pylist() for i in range(struct.type.num_fields)}
-    part_keys = []
-    for i, sid in enumerate(spec_id.tolist()):
-        fields = spec_fields.get(sid, ())
-        part_keys.append((sid, tuple(sorted((f, _plain_value(values[f][i])) for f in fields if f in values))))
-    partition, uniques = _codes(part_keys)
-    labels = tuple(_label(sid, items) for sid, items in uniques)
+        for i in range(struct.type.num_fields):
+            fields[struct.type.field(i).name] = _factorize(pa_chunked(struct.field(i)))
+    partition = pd.factorize(spec_id)[0]  # codes in order of first appearance, as from_records numbers them
+    for name, (codes, values) in fields.items():
+        member = np.zeros(n, dtype=bool)
+        for sid in specs:
+            if name in spec_fields.get(sid, ()):
+                member[spec_id == sid] = True
+        partition = pd.factorize(partition * (len(values) + 1) + np.where(member, codes + 1, 0))[0]
+    keys = []
+    for code in range(int(partition.max()) + 1 if n else 0):
+        i = int(np.argmax(partition == code))
+        sid = int(spec_id[i])
+        keys.append((sid, tuple(sorted((f, _plain_value(fields[f][1][fields[f][0][i]]))
+                                       for f in spec_fields.get(sid, ()) if f in fields))))
 
-    referenced = [None if r is None else relative(str(r)) for r in take.column("referenced_data_file").to_pylist()]
-    eq_ids = take.column("equality_ids").to_pylist()
+    referenced = _relative(recorder, take.column("referenced_data_file"))
     columns = recorder._columns
-    equality = [tuple(columns.get(int(i), (str(i), ""))[0] for i in (ids or ())) for ids in eq_ids]
-    eq_fields = sorted({int(i) for c, ids in zip(content.tolist(), eq_ids) if c == EQUALITY_DELETES
-                        for i in (ids or ())})
+    equality: list[tuple] = [()] * n
+    eq_rows = np.flatnonzero(content == EQUALITY_DELETES)
+    eq_ids = take.column("equality_ids").take(eq_rows).to_pylist() if len(eq_rows) else []
+    for i, ids in zip(eq_rows.tolist(), eq_ids):
+        equality[i] = tuple(columns.get(int(f), (str(f), ""))[0] for f in (ids or ()))
+    eq_fields = sorted({int(f) for ids in eq_ids for f in (ids or ())})
     is_pos = (content == POSITION_DELETES) | (content == DELETION_VECTOR)
     path_low = _bound_objects(take.column("lower_bounds"), _FILE_PATH_ID, "string", is_pos)
     path_high = _bound_objects(take.column("upper_bounds"), _FILE_PATH_ID, "string", is_pos)
@@ -168,7 +206,7 @@ def _columns(recorder, table, rows: np.ndarray, code, number, data_seq, file_seq
         if referenced[i] is not None:
             scoped[i] = referenced[i]
         elif path_low[i] is not None and path_low[i] == path_high[i]:
-            scoped[i] = relative(path_low[i])
+            scoped[i] = recorder.relative(path_low[i])
 
     lower, upper, nulls, counts = {}, {}, {}, {}
     everyone = np.ones(n, dtype=bool)
@@ -181,16 +219,19 @@ def _columns(recorder, table, rows: np.ndarray, code, number, data_seq, file_seq
         nulls[name] = _count_array(take.column("null_value_counts"), fid)
         counts[name] = _count_array(take.column("value_counts"), fid)
 
+    letters = np.array([_PREFIXES[c] for c in range(4)])[content]
+    ids = np.char.add(letters, number.astype(str)).tolist()
     return FileColumns(
-        ids=tuple(f"{_PREFIXES[c]}{k}" for c, k in zip(content.tolist(), number[rows].tolist())),
+        ids=tuple(ids),
         content=content,
-        path=_objects([relative(paths[r]) for r in row_list]),
-        sequence_number=data_seq[rows],
-        file_sequence_number=file_seq[rows],
+        path=_objects(paths),
+        sequence_number=data_seq,
+        file_sequence_number=file_seq,
         spec_id=spec_id,
         unpartitioned=unpartitioned,
         partition=partition,
-        partition_labels=labels,
+        partition_labels=tuple(partition_key_label(k) for k in keys),
+        partition_keys=tuple(keys),
         record_count=_numbers(take.column("record_count")),
         equality_columns=_objects(equality),
         referenced_data_file=_objects(referenced),
@@ -200,34 +241,56 @@ def _columns(recorder, table, rows: np.ndarray, code, number, data_seq, file_seq
     )
 
 
+def pa_chunked(array):
+    import pyarrow as pa
+
+    return pa.chunked_array([array])
+
+
 def _objects(values: list) -> np.ndarray:
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out
 
 
-def _label(spec_id: int, items: tuple) -> str:
-    if not items:
-        return "(unpartitioned)"
-    return ", ".join(f"{k}={to_plain(v)}" for k, v in items) + (f" (spec {spec_id})" if spec_id else "")
-
-
 def _map_parts(column):
-    """(row of each map item, keys, items) of an Arrow map column."""
+    """(row of each map item, keys, items) of an Arrow map column; null maps hold no items."""
     import pyarrow as pa
 
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     offsets = array.offsets.to_numpy()
-    if array.offset or len(offsets) != len(array) + 1:
-        array = pa.concat_arrays([array])  # a fresh array: offsets start at 0
-        offsets = array.offsets.to_numpy()
     lengths = np.diff(offsets)
-    lengths[~array.is_valid().to_numpy(zero_copy_only=False)] = 0
+    start, stop = int(offsets[0]), int(offsets[-1])
+    keys, items = array.values.field(0).slice(start, stop - start), array.values.field(1).slice(start, stop - start)
     rows = np.repeat(np.arange(len(array)), lengths)
-    starts = offsets[:-1][lengths > 0]
-    keep = np.concatenate([np.arange(s, s + k) for s, k in zip(starts, lengths[lengths > 0])]) \
-        if len(starts) else np.zeros(0, dtype=np.int64)
-    return rows, array.keys.take(keep), array.items.take(keep)
+    if array.null_count:
+        valid = np.repeat(array.is_valid().to_numpy(zero_copy_only=False), lengths)
+        rows, keys, items = rows[valid], keys.filter(valid), items.filter(valid)
+    return rows, keys, items
+
+
+_FIXED = {"int": "<i4", "long": "<i8", "double": "<f8", "float": "<f4", "date": "<i4", "timestamp": "<i8",
+          "timestamptz": "<i8"}
+
+
+def _decode_many(type_name: str, raw) -> list:
+    """Iceberg single-value bounds of one type, an Arrow binary array, as the recorder's Python values."""
+    import pyarrow as pa
+
+    width = _FIXED.get(type_name)
+    if width is not None and len(raw):
+        lengths = pa.compute.binary_length(raw).to_numpy(zero_copy_only=False)
+        size = np.dtype(width).itemsize
+        if (lengths == size).all():
+            start = int(np.frombuffer(raw.buffers()[1], dtype=np.int32)[raw.offset])
+            data = np.frombuffer(raw.buffers()[2], dtype=np.uint8)[start:start + size * len(raw)]
+            numbers = data.view(width)
+            if type_name == "date":
+                return numbers.astype("datetime64[D]").astype(object).tolist()
+            if type_name in ("timestamp", "timestamptz"):
+                return numbers.astype("datetime64[us]").astype(object).tolist()
+            return numbers.astype(np.float64 if "f" in width else np.int64).tolist()
+    return [decode_bound(type_name, b) for b in raw.to_pylist()]
 
 
 def _bound_objects(column, field_id: int, type_name: str, wanted: np.ndarray) -> np.ndarray:
@@ -237,8 +300,7 @@ def _bound_objects(column, field_id: int, type_name: str, wanted: np.ndarray) ->
     hit = (keys.to_numpy(zero_copy_only=False) == field_id) & wanted[rows]
     if not hit.any():
         return out
-    raw = items.filter(hit).to_pylist()
-    values = [decode_bound(type_name, b) for b in raw]
+    values = _decode_many(type_name, items.filter(hit))
     out[rows[hit]] = [None if isinstance(v, float) and math.isnan(v) else v for v in values]
     return out
 
@@ -249,4 +311,3 @@ def _count_array(column, field_id: int) -> np.ndarray:
     hit = keys.to_numpy(zero_copy_only=False) == field_id
     out[rows[hit]] = items.filter(hit).to_numpy(zero_copy_only=False)
     return out
-

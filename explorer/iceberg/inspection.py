@@ -9,21 +9,22 @@ attaches where ("12 global equality deletes touch all 4,000 data files"). Pure: 
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.iceberg.columns import partition_label
+import numpy as np
+
+from explorer.iceberg.columns import CONTENT_CODES, FileColumns, partition_sort_key
 from explorer.iceberg.model import Capture, FileContent, FileRecord, TableState
-from explorer.iceberg.planner import planned_attachments
+from explorer.iceberg.planner import planned_pairs
 from explorer.iceberg.resolution import Outcome
-from explorer.iceberg.resolver import DeleteFileIndex, RowMatcher, file_order_key
+from explorer.iceberg.resolver import DeleteFileIndex, RowMatcher, id_order_key
 from explorer.iceberg.result import IcebergResult, SnapshotView
 from explorer.scenario.values import plain_row, to_plain
 
 # Above this many (live data file x live delete file) pairs a snapshot is "big": the summary comes from the
-# indexed planner (:func:`explorer.iceberg.planner.planned_attachments`) and the text form aggregates instead
+# indexed planner (:func:`explorer.iceberg.planner.planned_pairs`) and the text form aggregates instead
 # of listing every pair.
 PAIR_LIMIT = 250_000
 
@@ -33,15 +34,49 @@ _KIND_NAMES = {FileContent.EQUALITY_DELETES: ("equality delete", "equality delet
 
 
 class InspectResult(IcebergResult):
-    """An existing table read through its own metadata; ``focus_snapshot_id`` is the default view."""
+    """An existing table read through its own metadata; ``focus_snapshot_id`` is the default view.
 
-    def __init__(self, capture: Capture, *, focus_snapshot_id: int, metadata_location: str | None = None,
-                 contents: bool = True):
+    A big table is inspected without a :class:`Capture` of every file: ``outline`` is a capture of its snapshots
+    and refs only (no files), ``columns_at(snapshot_id)`` gives one snapshot's live files as
+    :class:`FileColumns`, and the summary, per-partition loads, planner attachments and the aggregated text and
+    JSON come from those. ``build_capture()`` makes the full capture the first time a view needs one file at a
+    time (decisions, figures, row fates), and the same ids name the same files in both.
+    """
+
+    def __init__(self, capture: Capture | None, *, focus_snapshot_id: int, metadata_location: str | None = None,
+                 contents: bool = True, outline: Capture | None = None,
+                 build_capture: Callable[[], Capture] | None = None,
+                 columns_at: Callable[[int], FileColumns] | None = None):
+        if capture is None and (outline is None or build_capture is None):
+            raise ValueError("an InspectResult without a capture needs an outline and a way to build the capture")
+        self._capture = capture
+        self._outline = outline
+        self._build_capture = build_capture
+        self._columns_at = columns_at
         super().__init__(capture)
         self.focus_snapshot_id = focus_snapshot_id
         self.metadata_location = metadata_location
         self.contents = contents  # False: file-level views only (no data or delete rows were read)
-        self._attached: dict[int, dict[str, tuple[str, ...]]] = {}
+        self._attached: dict[int, Attachments] = {}
+
+    @property
+    def capture(self) -> Capture:
+        if self._capture is None:
+            self._columns_at = None  # the capture will answer every snapshot: let the columns' source go first
+            self._capture = self._build_capture()
+        return self._capture
+
+    @capture.setter
+    def capture(self, value: Capture | None) -> None:
+        if value is not None or self._capture is None:
+            self._capture = value
+
+    @property
+    def capture_built(self) -> bool:
+        return self._capture is not None
+
+    def _selection_capture(self) -> Capture:
+        return self._capture if self._capture is not None else self._outline
 
     def select(self, sequence_number: int | None = None, *, snapshot_id: int | None = None,
                ref: str | None = None):
@@ -49,32 +84,44 @@ class InspectResult(IcebergResult):
             snapshot_id = self.focus_snapshot_id
         return super().select(sequence_number, snapshot_id=snapshot_id, ref=ref)
 
-    def is_big(self, sequence_number: int | None = None, **selector) -> bool:
-        state = self.capture.state(snapshot_id=self.select(sequence_number, **selector).snapshot_id)
-        return len(state.data_files) * len(state.delete_files) > PAIR_LIMIT
+    def agrees(self, sequence_number: int | None = None, **selector) -> bool | None:
+        """Whether the engine's read and plan agree with the model at the selected snapshot; None when nothing
+        was checked (a columnar inspect checks nothing, and answering would build the full capture)."""
+        if self._capture is None:
+            return None
+        return self.at(sequence_number, **selector).agrees
 
-    def attachments(self, sequence_number: int | None = None, **selector) -> dict[str, tuple[str, ...]]:
-        """Data file id -> the delete files scan planning attaches, without building every pair (any size)."""
+    def planned(self, sequence_number: int | None = None, **selector) -> Attachments:
+        """What scan planning attaches at the selected snapshot, as columns (any size)."""
         snap = self.select(sequence_number, **selector)
         cached = self._attached.get(snap.snapshot_id)
         if cached is None:
-            cached = self._attached[snap.snapshot_id] = planned_attachments(
-                self.capture.state(snapshot_id=snap.snapshot_id))
+            if self._capture is None and self._columns_at is not None:
+                cols = self._columns_at(snap.snapshot_id)
+            else:
+                state = self.capture.state(snapshot_id=snap.snapshot_id)
+                cols = FileColumns.from_records(state.data_files + state.delete_files)
+            cached = self._attached[snap.snapshot_id] = Attachments(cols, *planned_pairs(cols))
         return cached
 
+    def is_big(self, sequence_number: int | None = None, **selector) -> bool:
+        cols = self.planned(sequence_number, **selector).columns
+        data = int(np.count_nonzero(cols.is_data))
+        return data * (len(cols) - data) > PAIR_LIMIT
+
+    def attachments(self, sequence_number: int | None = None, **selector) -> dict[str, tuple[str, ...]]:
+        """Data file id -> the delete files scan planning attaches, without building every pair (any size)."""
+        return self.planned(sequence_number, **selector).by_id()
+
     def summary(self, sequence_number: int | None = None, **selector) -> list[str]:
-        snap = self.select(sequence_number, **selector)
-        state = self.capture.state(snapshot_id=snap.snapshot_id)
-        return summary_lines(state, self.attachments(snapshot_id=snap.snapshot_id))
+        return self.planned(sequence_number, **selector).summary()
+
+    def partitions(self, sequence_number: int | None = None, **selector) -> list[PartitionLoad]:
+        return self.planned(sequence_number, **selector).partitions()
 
     def explain_row(self, where: Mapping[str, Any], sequence_number: int | None = None,
                     **selector) -> RowExplanation:
         return explain_row(self.at(sequence_number, **selector), where)
-
-    def partitions(self, sequence_number: int | None = None, **selector) -> list[PartitionLoad]:
-        snap = self.select(sequence_number, **selector)
-        return per_partition(self.capture.state(snapshot_id=snap.snapshot_id),
-                             self.attachments(snapshot_id=snap.snapshot_id))
 
     def to_plain(self, as_of_sequence_number: int | None = None, **selector) -> dict:
         if self.is_big(as_of_sequence_number, **selector):
@@ -89,28 +136,31 @@ class InspectResult(IcebergResult):
     def _big_plain(self, as_of_sequence_number: int | None = None, **selector) -> dict:
         """A big snapshot's JSON: snapshots, the summary and per-partition loads; no per-pair lists."""
         snap = self.select(as_of_sequence_number, **selector)
-        state = self.capture.state(snapshot_id=snap.snapshot_id)
-        return {"table": self.capture.table_name, "metadata_location": self.metadata_location,
+        cols = self.planned(snapshot_id=snap.snapshot_id).columns
+        data = int(np.count_nonzero(cols.is_data))
+        outline = self._selection_capture()
+        return {"table": outline.table_name, "metadata_location": self.metadata_location,
                 "contents_read": self.contents, "engine": "iceberg", "aggregated": True,
                 "as_of_sequence_number": snap.sequence_number, "as_of_snapshot_id": snap.snapshot_id,
-                "refs": dict(self.capture.refs),
+                "refs": dict(outline.refs),
                 "snapshots": [{"sequence_number": s.sequence_number, "snapshot_id": s.snapshot_id,
                                "parent_id": s.parent_id, "operation": s.operation}
-                              for s in self.capture.snapshots if s.ordinal <= snap.ordinal],
-                "live_data_files": len(state.data_files), "live_delete_files": len(state.delete_files),
+                              for s in outline.snapshots if s.ordinal <= snap.ordinal],
+                "live_data_files": data, "live_delete_files": len(cols) - data,
                 "summary": self.summary(snapshot_id=snap.snapshot_id),
                 "partitions": [p.to_plain() for p in self.partitions(snapshot_id=snap.snapshot_id)]}
 
     def to_text(self, as_of_sequence_number: int | None = None, **selector) -> str:
         snap = self.select(as_of_sequence_number, **selector)
-        head = [f"Table {self.capture.table_name}, snapshot {snap.snapshot_id} (sequence number "
+        head = [f"Table {self._selection_capture().table_name}, snapshot {snap.snapshot_id} (sequence number "
                 f"{snap.sequence_number})"
                 + ("" if self.contents else "; metadata only: data and delete rows were not read"), "",
                 "SUMMARY", *(f"  {line}" for line in self.summary(snapshot_id=snap.snapshot_id)), ""]
         if self.is_big(snapshot_id=snap.snapshot_id):
-            state = self.capture.state(snapshot_id=snap.snapshot_id)
+            cols = self.planned(snapshot_id=snap.snapshot_id).columns
             loads = self.partitions(snapshot_id=snap.snapshot_id)
-            pairs = len(state.data_files) * len(state.delete_files)
+            data = int(np.count_nonzero(cols.is_data))
+            pairs = data * (len(cols) - data)
             head += [(f"PER PARTITION ({pairs:,} data x delete pairs are too many to list one by one; "
                       "`explorer why TABLE --where COL=VALUE` explains one row)"),
                      _text_table(["partition", "data files", "equality", "position", "DVs", "attached",
@@ -133,36 +183,100 @@ def delete_summary(view: SnapshotView) -> list[str]:
 
 def summary_lines(state: TableState, attached: Mapping[str, tuple[str, ...]]) -> list[str]:
     """The summary from a state and what the planner attaches to each of its data files."""
-    data = state.data_files
-    deletes = state.delete_files
-    if not data:
-        return ["no live data files"]
-    if not deletes:
-        return [f"{_count(len(data), 'live data file', 'live data files')}, no live delete files: a reader "
-                "opens no delete file"]
-    touched: Counter[str] = Counter()
-    for ids in attached.values():
-        touched.update(ids)
-    out = [f"{_count(len(data), 'live data file', 'live data files')}, "
-           f"{_count(len(deletes), 'live delete file', 'live delete files')}"]
-    for kind, (one, many) in _KIND_NAMES.items():
-        group = [x for x in deletes if x.content is kind]
-        if not group:
-            continue
-        if kind is FileContent.EQUALITY_DELETES:
-            for scope, members in (("global", [x for x in group if x.spec_unpartitioned]),
-                                   ("partition-scoped", [x for x in group if not x.spec_unpartitioned])):
-                if members:
-                    out.append(_kind_line(members, f"{scope} {one}", f"{scope} {many}", touched, len(data)))
-        else:
-            out.append(_kind_line(group, one, many, touched, len(data)))
-    ordered = sorted(data, key=file_order_key)
-    opened = [len(attached.get(f.id, ())) for f in ordered]
-    worst = max(range(len(ordered)), key=lambda i: opened[i])
-    out.append(f"a reader opens {sum(opened) / len(opened):.1f} delete files per data file on average, at most "
-               f"{opened[worst]} ({ordered[worst].id}); {sum(1 for n in opened if n == 0):,} data files need "
-               "none")
-    return out
+    return Attachments.of(state, attached).summary()
+
+
+def _kind_codes() -> dict[FileContent, int]:
+    return {kind: CONTENT_CODES[kind] for kind in _KIND_NAMES}
+
+
+@dataclass(frozen=True, eq=False)
+class Attachments:
+    """What the planner attaches at one snapshot, as columns: pair ``k`` is (data row ``data_rows[k]``, delete row
+    ``delete_rows[k]``) of ``columns``, sorted by data row then delete row (order of birth)."""
+
+    columns: FileColumns
+    data_rows: np.ndarray
+    delete_rows: np.ndarray
+
+    @classmethod
+    def of(cls, state: TableState, attached: Mapping[str, tuple[str, ...]]) -> Attachments:
+        cols = FileColumns.from_records(state.data_files + state.delete_files)
+        row = {fid: i for i, fid in enumerate(cols.ids)}
+        pairs = sorted((row[d], row[x]) for d, xs in attached.items() if d in row for x in xs)
+        return cls(cols, np.array([d for d, _ in pairs], dtype=np.int64),
+                   np.array([x for _, x in pairs], dtype=np.int64))
+
+    def by_id(self) -> dict[str, tuple[str, ...]]:
+        """Data file id -> the delete file ids attached to it (every live data file, in order of birth)."""
+        ids = self.columns.ids
+        out: dict[str, tuple[str, ...]] = {ids[i]: () for i in np.flatnonzero(self.columns.is_data).tolist()}
+        if len(self.data_rows):
+            starts = np.flatnonzero(np.r_[True, self.data_rows[1:] != self.data_rows[:-1]])
+            ends = np.r_[starts[1:], len(self.data_rows)]
+            deletes = [ids[x] for x in self.delete_rows.tolist()]
+            for d, a, b in zip(self.data_rows[starts].tolist(), starts.tolist(), ends.tolist()):
+                out[ids[d]] = tuple(deletes[a:b])
+        return out
+
+    def opened(self) -> np.ndarray:
+        """Per row: how many delete files the planner attaches to it (data files; 0 for delete files)."""
+        return np.bincount(self.data_rows, minlength=len(self.columns))
+
+    def touched(self) -> np.ndarray:
+        """Per row: how many data files it is attached to (delete files; 0 for data files)."""
+        return np.bincount(self.delete_rows, minlength=len(self.columns))
+
+    def summary(self) -> list[str]:
+        """'12 global equality deletes touch all 4,000 data files', and a reader's load per data file."""
+        cols = self.columns
+        data = np.flatnonzero(cols.is_data)
+        deletes = len(cols) - len(data)
+        if not len(data):
+            return ["no live data files"]
+        if not deletes:
+            return [f"{_count(len(data), 'live data file', 'live data files')}, no live delete files: a reader "
+                    "opens no delete file"]
+        touched = self.touched()
+        out = [f"{_count(len(data), 'live data file', 'live data files')}, "
+               f"{_count(deletes, 'live delete file', 'live delete files')}"]
+        for kind, code in _kind_codes().items():
+            one, many = _KIND_NAMES[kind]
+            group = cols.content == code
+            if not group.any():
+                continue
+            if kind is FileContent.EQUALITY_DELETES:
+                for scope, members in (("global", group & cols.unpartitioned),
+                                       ("partition-scoped", group & ~cols.unpartitioned)):
+                    if members.any():
+                        out.append(_kind_line(touched[members], f"{scope} {one}", f"{scope} {many}", len(data)))
+            else:
+                out.append(_kind_line(touched[group], one, many, len(data)))
+        opened = self.opened()[data]
+        most = int(opened.max())
+        worst = min((cols.ids[i] for i in data[opened == most].tolist()), key=id_order_key)
+        out.append(f"a reader opens {opened.mean():.1f} delete files per data file on average, at most "
+                   f"{most} ({worst}); {int(np.count_nonzero(opened == 0)):,} data files need none")
+        return out
+
+    def partitions(self) -> list[PartitionLoad]:
+        """One :class:`PartitionLoad` per partition (any spec) holding live files, in partition order."""
+        cols = self.columns
+        codes = len(cols.partition_keys)
+        data = cols.is_data
+        opened = self.opened()
+        files = np.bincount(cols.partition[data], minlength=codes)
+        attached = np.bincount(cols.partition[data], weights=opened[data], minlength=codes).astype(np.int64)
+        most = np.zeros(codes, dtype=np.int64)
+        np.maximum.at(most, cols.partition[data], opened[data])
+        by_kind = {kind: np.bincount(cols.partition[cols.content == code], minlength=codes)
+                   for kind, code in _kind_codes().items()}
+        order = sorted(range(codes), key=lambda c: partition_sort_key(cols.partition_keys[c]))
+        return [PartitionLoad(cols.partition_labels[c], int(files[c]),
+                              int(by_kind[FileContent.EQUALITY_DELETES][c]),
+                              int(by_kind[FileContent.POSITION_DELETES][c]),
+                              int(by_kind[FileContent.DELETION_VECTOR][c]), int(attached[c]), int(most[c]))
+                for c in order]
 
 
 @dataclass(frozen=True)
@@ -187,27 +301,7 @@ class PartitionLoad:
 
 def per_partition(state: TableState, attached: Mapping[str, tuple[str, ...]]) -> list[PartitionLoad]:
     """One :class:`PartitionLoad` per partition (any spec) holding live files, in partition order."""
-    counts: dict[tuple, Counter] = defaultdict(Counter)
-    labels: dict[tuple, str] = {}
-    for f in state.data_files:
-        key = f.partition_key()
-        labels.setdefault(key, partition_label(f))
-        c = counts[key]
-        n = len(attached.get(f.id, ()))
-        c["data"] += 1
-        c["attached"] += n
-        c["most"] = max(c["most"], n)
-    for x in state.delete_files:
-        key = x.partition_key()
-        labels.setdefault(key, partition_label(x))
-        counts[key][x.content] += 1
-
-    def order(key: tuple) -> tuple:
-        return (key[0], tuple((k, (v is None, str(type(v).__name__), v if v is not None else 0)) for k, v in key[1]))
-
-    return [PartitionLoad(labels[key], c["data"], c[FileContent.EQUALITY_DELETES], c[FileContent.POSITION_DELETES],
-                          c[FileContent.DELETION_VECTOR], c["attached"], c["most"])
-            for key, c in sorted(counts.items(), key=lambda item: order(item[0]))]
+    return Attachments.of(state, attached).partitions()
 
 
 def _text_table(headers: list[str], rows: list[list[Any]]) -> str:
@@ -217,19 +311,20 @@ def _text_table(headers: list[str], rows: list[list[Any]]) -> str:
                      for r in [headers, ["-" * w for w in widths]] + cells)
 
 
-def _kind_line(group: list[FileRecord], one: str, many: str, touched: Counter, data_count: int) -> str:
-    """'12 global equality deletes touch all 4,000 data files', '3 position delete files touch 3 of 40 ...'."""
-    reach = [touched.get(x.id, 0) for x in group]
-    n = len(group)
+def _kind_line(reach: np.ndarray, one: str, many: str, data_count: int) -> str:
+    """'12 global equality deletes touch all 4,000 data files', '3 position delete files touch 3 of 40 ...';
+    ``reach``: how many data files each delete file of the group is attached to."""
+    n = len(reach)
+    low, high = int(reach.min()), int(reach.max())
     verb = "touches" if n == 1 else "touch"
-    if all(r == data_count for r in reach):
+    if low == high == data_count:
         where = f"{verb} all {data_count:,} data files" + (" each" if n > 1 else "")
-    elif n == 1 or min(reach) == max(reach):
-        where = f"{verb} {reach[0]:,} of {data_count:,} data files" + (" each" if n > 1 else "")
+    elif low == high:
+        where = f"{verb} {low:,} of {data_count:,} data files" + (" each" if n > 1 else "")
     else:
-        where = f"{verb} {min(reach):,} to {max(reach):,} of {data_count:,} data files each"
+        where = f"{verb} {low:,} to {high:,} of {data_count:,} data files each"
     text = f"{n:,} {one if n == 1 else many} {where}"
-    unused = sum(1 for r in reach if r == 0)
+    unused = int(np.count_nonzero(reach == 0))
     if unused and unused != n:
         text += f" ({unused:,} of them touch none: pruned, or older than every data file they could reach)"
     return text

@@ -91,11 +91,15 @@ class IcebergResult:
     def scenario(self):
         return self.capture.scenario
 
+    def _selection_capture(self) -> Capture:
+        """The capture whose snapshots and refs selectors name (a subclass may know them before its files)."""
+        return self.capture
+
     def select(self, sequence_number: int | None = None, *, snapshot_id: int | None = None,
                ref: str | None = None) -> SnapshotRecord:
         """The snapshot a selector names: an exact snapshot id (v1 snapshots all have sequence number 0), the
         head of a branch or tag, or a sequence number (the latest snapshot at or before it); default: main."""
-        cap = self.capture
+        cap = self._selection_capture()
         if sum(x is not None for x in (sequence_number, snapshot_id, ref)) > 1:
             raise ValueError("select by one of: a sequence number, a snapshot id, a ref")
         if ref is not None:

@@ -124,7 +124,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         result = inspect(args.table, at_snapshot=args.at_snapshot, at_seq=args.at_seq, ref=args.ref,
                          contents=False if args.metadata_only else None)
         _emit(result, args.json)
-        return EXIT_OK if result.at().agrees is not False else EXIT_DISAGREE
+        return EXIT_OK if result.agrees() is not False else EXIT_DISAGREE
     if args.command == "why":
         from explorer.api import explain_row
         from explorer.scenario.errors import ScenarioError

@@ -20,7 +20,14 @@ from typing import Any
 
 from explorer.iceberg.inspection import InspectResult, RowExplanation, explain_row
 from explorer.iceberg.model import Capture, SnapshotRecord
-from explorer.iceberg.spark.metadata import IcebergRecorder, engine_rows_at, load_iceberg_table, local_path
+from explorer.iceberg.spark.columnar import manifest_walk, read_entries, snapshot_columns
+from explorer.iceberg.spark.metadata import (
+    IcebergRecorder,
+    engine_rows_at,
+    load_iceberg_table,
+    local_path,
+    snapshot_record,
+)
 from explorer.iceberg.spark.planning import java_plan
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.model import Column, Scenario, TableSpec, read_yaml
@@ -163,7 +170,8 @@ def table_recorder(spark, name: str, jtable) -> IcebergRecorder:
 
 
 def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: int | None = None,
-                  ref: str | None = None, contents: bool | None = None, check: bool | None = None) -> InspectResult:
+                  ref: str | None = None, contents: bool | None = None, check: bool | None = None,
+                  columnar: bool | None = None) -> InspectResult:
     """Capture the Iceberg table ``name`` (CATALOG.NAMESPACE.TABLE, as the session knows it) read-only.
 
     The default view is ``at_snapshot``, else the head of ``ref``, else the latest snapshot at or before
@@ -171,7 +179,9 @@ def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: i
     rows, position deletes and deletion vectors (default: when there are at most CONTENTS_LIMIT live data
     files); without them the file-level views (timeline, decisions, planner, summary) still work. ``check``
     captures what Spark reads and what Iceberg Java's planFiles() attaches at the chosen snapshot (default: when
-    the contents are read; a big table's plan would cost a py4j round trip per data file).
+    the contents are read; a big table's plan would cost a py4j round trip per data file). ``columnar`` reads
+    the files of the chosen snapshot as columns (:mod:`explorer.iceberg.spark.columnar`) and builds the full
+    capture only when a view needs it (default: a big table inspected for its metadata only, unchecked).
     """
     if sum(x is not None for x in (at_snapshot, at_seq, ref)) > 1:
         raise ScenarioError("choose one of --at-snapshot, --at-seq and --ref", field="at")
@@ -180,15 +190,19 @@ def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: i
         recorder = table_recorder(spark, name, jtable)
         metadata = recorder._metadata
         if contents is None:
-            current = next((s for s in metadata.get("snapshots", ())
-                            if s["snapshot-id"] == metadata.get("current-snapshot-id")), {})
-            live = int((current.get("summary") or {}).get("total-data-files", 0) or 0)
-            contents = live <= CONTENTS_LIMIT
+            contents = _live_data_files(metadata) <= CONTENTS_LIMIT
         recorder.contents = contents
         if check is None:
             check = contents
+        if columnar is None:
+            columnar = not contents and not check and _live_data_files(metadata) > CONTENTS_LIMIT
+        if columnar:
+            if contents or check:
+                raise ScenarioError("a columnar inspect reads metadata only: it cannot read contents or check "
+                                    "against the engine", field="columnar")
+            return _columnar_result(spark, name, recorder, at_snapshot, at_seq, ref)
         recorder.record_history()
-    except EngineError:
+    except (EngineError, ScenarioError):
         raise
     except Exception as exc:
         raise EngineError(f"cannot read the metadata of {name}", field="table", detail=engine_reason(exc)) from None
@@ -207,6 +221,48 @@ def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: i
         capture = _with_expired_snapshots(recorder.capture())
     return InspectResult(capture, focus_snapshot_id=focus, metadata_location=recorder.metadata_location,
                          contents=contents)
+
+
+def _live_data_files(metadata: Mapping[str, Any]) -> int:
+    current = next((s for s in metadata.get("snapshots", ())
+                    if s["snapshot-id"] == metadata.get("current-snapshot-id")), {})
+    return int((current.get("summary") or {}).get("total-data-files", 0) or 0)
+
+
+def _columnar_result(spark, name: str, recorder: IcebergRecorder, at_snapshot: int | None, at_seq: int | None,
+                     ref: str | None) -> InspectResult:
+    """A big table's result: its snapshots and refs from the metadata, the chosen snapshot's files as columns
+    from one Spark read of every manifest, and the full capture made later, from the same metadata, if a view
+    asks for it."""
+    snaps = tuple(snapshot_record(s, i) for i, s in enumerate(recorder.ordered_snapshots(), start=1))
+    if not snaps:
+        raise EngineError(f"{name} has no snapshots yet: nothing to inspect", field="table")
+    outline = Capture(scenario=recorder.scenario, engine="iceberg", table_name=name,
+                      table_location=recorder.location, columns=recorder.scenario.table.columns, snapshots=snaps,
+                      files=(), steps=(), partition_columns=tuple(recorder.scenario.table.partitioned_by),
+                      refs=MappingProxyType({str(k): int(v["snapshot-id"])
+                                             for k, v in (recorder._metadata.get("refs") or {}).items()}))
+    focus = _focus(outline, at_snapshot, at_seq, ref)
+    try:
+        walk = manifest_walk(recorder)
+        entries = read_entries(spark, name)
+        first = snapshot_columns(spark, recorder, focus, entries=entries, walk=walk)
+    except Exception as exc:
+        raise EngineError(f"Spark could not read the manifests of {name}", field="table",
+                          detail=engine_reason(exc)) from None
+    known = {focus: first}
+
+    def columns_at(snapshot_id: int):
+        if snapshot_id not in known:
+            known[snapshot_id] = snapshot_columns(spark, recorder, snapshot_id, entries=entries, walk=walk)
+        return known[snapshot_id]
+
+    def build_capture() -> Capture:
+        recorder.record_history(refresh=False)  # the same metadata the columns came from
+        return _with_expired_snapshots(recorder.capture())
+
+    return InspectResult(None, focus_snapshot_id=focus, metadata_location=recorder.metadata_location,
+                         contents=False, outline=outline, build_capture=build_capture, columns_at=columns_at)
 
 
 def _focus(capture: Capture, at_snapshot: int | None, at_seq: int | None, ref: str | None) -> int:

@@ -213,10 +213,12 @@ class IcebergRecorder:
                 new_ids.append(sid)
         return tuple(new_ids)
 
-    def record_history(self) -> tuple[int, ...]:
+    def record_history(self, *, refresh: bool = True) -> tuple[int, ...]:
         """Record every snapshot the table's metadata still lists, in commit order (sequence number, then time):
-        how an existing table is read, when there were no steps to follow."""
-        self._read_metadata()
+        how an existing table is read, when there were no steps to follow. ``refresh=False``: the metadata
+        already read, not the table's newest."""
+        if refresh or not self._metadata:
+            self._read_metadata()
         known = {s.snapshot_id for s in self.snapshots}
         ordered = self.ordered_snapshots()
         for snap in ordered:

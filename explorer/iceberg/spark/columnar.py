@@ -67,10 +67,12 @@ def _numbers(column, default: int = 0) -> np.ndarray:
     return column.fill_null(default).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
 
-def _factorize(column) -> tuple[np.ndarray, list]:
-    """(codes, distinct values) of an Arrow column; null is a value of its own."""
-    encoded = column.combine_chunks().dictionary_encode("encode")
-    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary.to_pylist()
+def _factorize(column, *, values: bool = True) -> tuple[np.ndarray, list]:
+    """(codes, distinct values) of an Arrow column; null is a value of its own. ``values=False``: codes only
+    (the distinct values come back empty)."""
+    encoded = _array(column).dictionary_encode("encode")
+    return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+            encoded.dictionary.to_pylist() if values else [])
 
 
 def _local_codes(column) -> tuple[np.ndarray, list[str | None]]:
@@ -81,6 +83,47 @@ def _local_codes(column) -> tuple[np.ndarray, list[str | None]]:
     to_local = np.fromiter((seen.setdefault(None if r is None else local_path(r), len(seen)) for r in raw),
                            dtype=np.int64, count=len(raw))
     return to_local[raw_codes], list(seen)
+
+
+def _array(column):
+    """One Arrow array of a column (chunks combined)."""
+    return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+
+
+def _one_spelling(column) -> str | None:
+    """The prefix ``local_path`` strips from every location of the column (``file:``, ``file://`` or nothing),
+    when all of them are spelled the same simple way (no URL escapes, no host), else None. Then two locations
+    are one path exactly when they are equal, and a location's local path is the rest of it."""
+    import pyarrow.compute as pc
+
+    column = _array(column)
+    if column.null_count or not len(column) or \
+            pc.any(pc.match_substring_regex(column, r"[?#;%\x00-\x20\x7f]")).as_py():
+        return None
+    for prefix in ("file://", "file:", ""):
+        slashed = pc.starts_with(column, prefix + "/")
+        doubled = pc.starts_with(column, prefix + "//")
+        if prefix == "file://":
+            doubled = pc.starts_with(column, "file:////")
+        if pc.all(pc.and_(slashed, pc.invert(doubled))).as_py():
+            return prefix
+    return None
+
+
+def _relative_paths(column, root: str) -> list[str | None]:
+    """Table-relative local paths of an Arrow column of locations (None stays None)."""
+    import pyarrow.compute as pc
+
+    column = _array(column)
+    valid = column.drop_null()
+    if not len(valid):
+        return [None] * len(column)
+    prefix = _one_spelling(valid)
+    if prefix is not None and pc.all(pc.starts_with(valid, prefix + root)).as_py():
+        return pc.utf8_slice_codeunits(column, len(prefix + root)).to_pylist()
+    codes, local = _local_codes(column)
+    rel = [None if p is None else p.removeprefix(root) for p in local]
+    return [rel[c] for c in codes.tolist()]
 
 
 def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None) -> FileColumns:
@@ -111,7 +154,11 @@ def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None)
     content = _numbers(table.column("content"))[order]
     puffin = pc.equal(pc.utf8_upper(table.column("file_format").combine_chunks()), "PUFFIN")
     puffin = puffin.fill_null(False).to_numpy(zero_copy_only=False)[order]
-    path_codes, local = _local_codes(table.column("file_path"))
+    file_path = table.column("file_path")
+    if _one_spelling(file_path) is not None:
+        path_codes, _ = _factorize(file_path, values=False)  # one spelling: equal locations, equal paths
+    else:
+        path_codes, _ = _local_codes(file_path)
     path_codes = path_codes[order]
 
     # a file is its path (and blob offset, for a DV: one Puffin file holds many) plus its data sequence number
@@ -120,7 +167,7 @@ def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None)
     file_codes = path_codes.copy()
     if blob.any():
         pairs = pd.factorize(path_codes[blob] * (int(offset.max()) + 1) + offset[blob])[0]
-        file_codes[blob] = len(local) + pairs
+        file_codes[blob] = int(path_codes.max()) + 1 + pairs
     key_codes = pd.factorize(file_codes * (int(data_seq.max()) + 1) + data_seq)[0]
 
     # -- births: the first live entry of each file in walk order
@@ -143,18 +190,9 @@ def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None)
     rows = birth_of_key[wanted]
     prefix_rank = np.array([sorted(_PREFIXES.values()).index(_PREFIXES[c]) for c in range(4)])[code[rows]]
     rows = rows[np.lexsort((number[rows], prefix_rank, file_seq[rows]))]
-    root = recorder._local_root
-    paths = [local[c].removeprefix(root) for c in path_codes[rows].tolist()]
-    return _columns(recorder, table.take(order[rows]), code[rows].astype(np.int8), number[rows], data_seq[rows],
-                    file_seq[rows], paths)
-
-
-def _relative(recorder, column) -> list:
-    """Table-relative paths of an Arrow column of locations (None stays None)."""
-    codes, local = _local_codes(column)
-    root = recorder._local_root
-    rel = [None if p is None else p.removeprefix(root) for p in local]
-    return [rel[c] for c in codes.tolist()]
+    take = table.take(order[rows])
+    paths = _relative_paths(take.column("file_path"), recorder._local_root)
+    return _columns(recorder, take, code[rows].astype(np.int8), number[rows], data_seq[rows], file_seq[rows], paths)
 
 
 def _columns(recorder, take, content: np.ndarray, number: np.ndarray, data_seq: np.ndarray,
@@ -190,7 +228,7 @@ def _columns(recorder, take, content: np.ndarray, number: np.ndarray, data_seq: 
         keys.append((sid, tuple(sorted((f, _plain_value(fields[f][1][fields[f][0][i]]))
                                        for f in spec_fields.get(sid, ()) if f in fields))))
 
-    referenced = _relative(recorder, take.column("referenced_data_file"))
+    referenced = _relative_paths(take.column("referenced_data_file"), recorder._local_root)
     columns = recorder._columns
     equality: list[tuple] = [()] * n
     eq_rows = np.flatnonzero(content == EQUALITY_DELETES)

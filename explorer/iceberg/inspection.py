@@ -17,7 +17,7 @@ import numpy as np
 
 from explorer.iceberg.columns import CONTENT_CODES, FileColumns, partition_sort_key
 from explorer.iceberg.model import Capture, FileContent, FileRecord, TableState
-from explorer.iceberg.planner import planned_pairs
+from explorer.iceberg.planner import attachments_from_pairs, planned_pairs
 from explorer.iceberg.resolution import Outcome
 from explorer.iceberg.resolver import DeleteFileIndex, RowMatcher, id_order_key
 from explorer.iceberg.result import IcebergResult, SnapshotView
@@ -209,15 +209,7 @@ class Attachments:
 
     def by_id(self) -> dict[str, tuple[str, ...]]:
         """Data file id -> the delete file ids attached to it (every live data file, in order of birth)."""
-        ids = self.columns.ids
-        out: dict[str, tuple[str, ...]] = {ids[i]: () for i in np.flatnonzero(self.columns.is_data).tolist()}
-        if len(self.data_rows):
-            starts = np.flatnonzero(np.r_[True, self.data_rows[1:] != self.data_rows[:-1]])
-            ends = np.r_[starts[1:], len(self.data_rows)]
-            deletes = [ids[x] for x in self.delete_rows.tolist()]
-            for d, a, b in zip(self.data_rows[starts].tolist(), starts.tolist(), ends.tolist()):
-                out[ids[d]] = tuple(deletes[a:b])
-        return out
+        return attachments_from_pairs(self.columns, self.data_rows, self.delete_rows)
 
     def opened(self) -> np.ndarray:
         """Per row: how many delete files the planner attaches to it (data files; 0 for delete files)."""

@@ -27,7 +27,7 @@ from explorer.iceberg.columns import (
     FileColumns,
     partition_key_label,
 )
-from explorer.iceberg.spark.metadata import _FILE_PATH_ID, _parse_avro, _plain_value, decode_bound, local_path
+from explorer.iceberg.spark.metadata import FILE_PATH_ID, decode_bound, local_path, parse_avro, plain_value
 
 _PREFIXES = {DATA: "D", POSITION_DELETES: "P", EQUALITY_DELETES: "E", DELETION_VECTOR: "V"}
 _ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
@@ -41,7 +41,7 @@ def manifest_walk(recorder) -> tuple[dict[str, int], dict[int, frozenset[str]]]:
     walk: dict[str, int] = {}
     listed: dict[int, frozenset[str]] = {}
     for snap in recorder.ordered_snapshots():
-        paths = [str(m["manifest_path"]) for m in _parse_avro(recorder.read_bytes(snap["manifest-list"]))]
+        paths = [str(m["manifest_path"]) for m in parse_avro(recorder.read_bytes(snap["manifest-list"]))]
         for path in paths:
             walk.setdefault(path, len(walk))
         listed[int(snap["snapshot-id"])] = frozenset(paths)
@@ -225,7 +225,7 @@ def _columns(recorder, take, content: np.ndarray, number: np.ndarray, data_seq: 
     for code in range(int(partition.max()) + 1 if n else 0):
         i = int(np.argmax(partition == code))
         sid = int(spec_id[i])
-        keys.append((sid, tuple(sorted((f, _plain_value(fields[f][1][fields[f][0][i]]))
+        keys.append((sid, tuple(sorted((f, plain_value(fields[f][1][fields[f][0][i]]))
                                        for f in spec_fields.get(sid, ()) if f in fields))))
 
     referenced = _relative_paths(take.column("referenced_data_file"), recorder._local_root)
@@ -237,8 +237,8 @@ def _columns(recorder, take, content: np.ndarray, number: np.ndarray, data_seq: 
         equality[i] = tuple(columns.get(int(f), (str(f), ""))[0] for f in (ids or ()))
     eq_fields = sorted({int(f) for ids in eq_ids for f in (ids or ())})
     is_pos = (content == POSITION_DELETES) | (content == DELETION_VECTOR)
-    path_low = _bound_objects(take.column("lower_bounds"), _FILE_PATH_ID, "string", is_pos)
-    path_high = _bound_objects(take.column("upper_bounds"), _FILE_PATH_ID, "string", is_pos)
+    path_low = _bound_objects(take.column("lower_bounds"), FILE_PATH_ID, "string", is_pos)
+    path_high = _bound_objects(take.column("upper_bounds"), FILE_PATH_ID, "string", is_pos)
     scoped = [None] * n
     for i in np.flatnonzero(is_pos).tolist():
         if referenced[i] is not None:

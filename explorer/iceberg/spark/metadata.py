@@ -38,7 +38,7 @@ from explorer.iceberg.spark.puffin import decode_deletion_vector, read_deletion_
 
 _EPOCH_DAY = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1)
-_FILE_PATH_ID = 2147483546  # the reserved field id of a position delete file's file_path column
+FILE_PATH_ID = 2147483546  # the reserved field id of a position delete file's file_path column
 
 
 # Iceberg v3 row lineage: rewritten data files carry these reserved metadata columns.
@@ -84,7 +84,7 @@ def load_iceberg_table(spark, full_name: str):
     return spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, full_name)
 
 
-def _plain_value(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
     """Naive UTC for timestamps (pyarrow/fastavro may hand back tz-aware ones), everything else as is."""
     if isinstance(value, datetime) and value.tzinfo is not None:
         return value.astimezone(UTC).replace(tzinfo=None)
@@ -128,7 +128,7 @@ def snapshot_record(snap: Mapping[str, Any], ordinal: int, step: Step | None = N
     )
 
 
-def _parse_avro(data: bytes) -> list[dict]:
+def parse_avro(data: bytes) -> list[dict]:
     import fastavro
 
     return list(fastavro.reader(io.BytesIO(data)))
@@ -239,7 +239,7 @@ class IcebergRecorder:
         # A file is known by its path *and* data sequence number: a cherry-pick adds the same path again as a
         # new entry that inherits the new snapshot's sequence number, so on that branch it is another file.
         entries: dict[str, EntryStatus] = {}
-        for manifest in _parse_avro(self.read_bytes(snap["manifest-list"])):
+        for manifest in parse_avro(self.read_bytes(snap["manifest-list"])):
             entries.update(self._manifest_view(manifest, sid))
         self.snapshots[-1] = replace(self.snapshots[-1], entries=MappingProxyType(entries))
 
@@ -299,7 +299,7 @@ class IcebergRecorder:
             manifest_seq = manifest.get("sequence_number") or 0
             added_by = manifest.get("added_snapshot_id")
             cached = []
-            for entry in _parse_avro(self.read_bytes(path)):
+            for entry in parse_avro(self.read_bytes(path)):
                 entry_sid = entry.get("snapshot_id")  # null in v2 means: the manifest's added_snapshot_id
                 data_file = entry["data_file"]
                 data_seq = entry.get("sequence_number")
@@ -344,7 +344,7 @@ class IcebergRecorder:
         for side, key in enumerate(("lower_bounds", "upper_bounds")):
             for item in data_file.get(key) or ():
                 field_id = int(item["key"])
-                if field_id == _FILE_PATH_ID:
+                if field_id == FILE_PATH_ID:
                     path_bounds[side] = self.relative(bytes(item["value"]).decode("utf-8", errors="replace"))
                     continue
                 name, type_name = columns.get(field_id, (None, None))
@@ -368,7 +368,7 @@ class IcebergRecorder:
             removed_snapshot_id=None,
             record_count=int(data_file["record_count"]),
             spec_id=spec_id,
-            partition=MappingProxyType({str(k): _plain_value(v)
+            partition=MappingProxyType({str(k): plain_value(v)
                                         for k, v in (data_file.get("partition") or {}).items()}),
             spec_unpartitioned=not self._spec(spec_id).get("fields"),
             equality_columns=tuple(self._columns.get(int(i), (str(i), ""))[0]
@@ -413,7 +413,7 @@ class IcebergRecorder:
         names = [n for n in table.column_names if n not in ROW_LINEAGE_COLUMNS]
         if len(names) != table.num_columns:
             table = table.select(names)
-        rows = tuple(MappingProxyType({k: _plain_value(v) for k, v in row.items()}) for row in table.to_pylist())
+        rows = tuple(MappingProxyType({k: plain_value(v) for k, v in row.items()}) for row in table.to_pylist())
         return replace(record, rows=rows)
 
     # ---------------------------------------------------------------------------------------------- result

@@ -205,12 +205,10 @@ class DeleteFileIndex:
       (spec id, partition) with their path sets (old multi-file position delete files);
     - deletion vectors keyed by the data file path they reference.
 
-    Two questions are asked of it. The spec's, "which deletes apply" (:meth:`for_data_file`, what the resolver
-    and the row fates use), and the planner's, "which deletes does Java's ``forDataFile`` hand a reader"
-    (:meth:`equality_candidates` and :meth:`planned_position_deletes`, which :mod:`explorer.iceberg.planner`
-    prunes and orders). Both share the equality and deletion-vector buckets; position delete files are bucketed
-    twice because the two scope rules differ (see :meth:`planned_position_deletes`), the planner's buckets only
-    on its first question.
+    It answers the spec's question, "which deletes apply" (:meth:`for_data_file`, what the resolver and the row
+    fates use). The planner's question, "which deletes does Java's ``forDataFile`` hand a reader", is answered
+    pair by pair by :func:`explorer.iceberg.planner.plan` (with :meth:`planner_dv`) and for any size by
+    :func:`explorer.iceberg.planner.planned_pairs`, which groups the files' columns the same way.
     """
 
     def __init__(self, delete_files: Iterable[FileRecord]):
@@ -241,8 +239,6 @@ class DeleteFileIndex:
         self._pos_by_path = {k: _sorted_run(v) for k, v in pos_by_path.items()}
         self._pos_multi = {k: _sorted_run(v) for k, v in pos_multi.items()}
         self._dvs = {k: _sorted_run(v) for k, v in dvs.items()}
-        self._planner_pos: tuple[dict, dict] | None = None
-        self._birth_rank: dict[str, int] | None = None
 
     def __len__(self) -> int:
         return len(self._deletes)
@@ -286,63 +282,10 @@ class DeleteFileIndex:
 
     # ------------------------------------------------------------------ the planner's question (forDataFile)
 
-    def equality_candidates(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
-        """The equality deletes ``forDataFile`` looks at for ``data_file``: the same scope and sequence rule as
-        the spec's (global, or its spec and partition; strictly newer). The planner then prunes them by column
-        stats (``canContainEqDeletesForFile``, :func:`explorer.iceberg.planner.can_contain_eq_deletes`)."""
-        return self._equality_after(data_file.sequence_number, data_file.partition_key())
-
-    def planned_position_deletes(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
-        """The deletion vectors or position delete files ``forDataFile`` attaches to ``data_file``.
-
-        When a DV is indexed under its path: the DVs not older than it, and no position delete file (unlike
-        :meth:`for_data_file`, a DV older than the data file still sets them aside: Java refuses to plan such
-        metadata). Else the position delete files not older than it that are scoped to its path (by
-        ``referenced_data_file`` or equal ``file_path`` bounds, :meth:`FileRecord.scoped_to`; matched by path
-        alone), and the unscoped ones of its spec and partition, whatever paths they list (the reader filters).
-        The spec's view instead scopes a position delete file by the paths it lists, inside its partition.
-        """
-        seq = data_file.sequence_number
-        run = self._dvs.get(data_file.path)
-        if run is not None:
-            return run[1][bisect_left(run[0], seq):]
-        by_path, by_partition = self._planner_positions()
-        out: tuple[FileRecord, ...] = ()
-        run = by_path.get(data_file.path)
-        if run is not None:
-            out = run[1][bisect_left(run[0], seq):]
-        run = by_partition.get(data_file.partition_key())
-        if run is not None:
-            out += run[1][bisect_left(run[0], seq):]
-        return out
-
     def planner_dv(self, path: str) -> FileRecord | None:
         """The DV Java's index holds for a data file path (the first one born, should metadata name several)."""
         run = self._dvs.get(path)
         return None if run is None else min(run[1], key=_birth_key)
-
-    def birth_rank(self) -> dict[str, int]:
-        """Delete file id -> its place in order of birth (the order the planner lists attached deletes in)."""
-        if self._birth_rank is None:
-            self._birth_rank = {f.id: i for i, f in enumerate(self._deletes)}
-        return self._birth_rank
-
-    def _planner_positions(self) -> tuple[dict, dict]:
-        """Position delete files as ``forDataFile`` indexes them: by the path they are scoped to, else by
-        (spec, partition); built on the planner's first question."""
-        if self._planner_pos is None:
-            by_path: dict[str, list[FileRecord]] = defaultdict(list)
-            by_partition: dict[tuple, list[FileRecord]] = defaultdict(list)
-            for f in self._deletes:
-                if f.content is _POS:
-                    scoped = f.scoped_to()
-                    if scoped is not None:
-                        by_path[scoped[0]].append(f)
-                    else:
-                        by_partition[f.partition_key()].append(f)
-            self._planner_pos = ({k: _sorted_run(v) for k, v in by_path.items()},
-                                 {k: _sorted_run(v) for k, v in by_partition.items()})
-        return self._planner_pos
 
     # ------------------------------------------------------------------------------------------------------
 

@@ -1,8 +1,12 @@
 """A big table's live files at one snapshot, read as columns: no Python object per file.
 
-Spark reads every manifest the table's snapshots list through Iceberg's ``all_entries`` metadata table (Iceberg's
-own manifest reader, through the table's FileIO, in Spark tasks), and hands the entries to Python as Arrow
-batches, each tagged with the manifest it came from (``input_file_name()``) and its place there. The files are
+Every manifest the table's snapshots list is read through Iceberg's ``ALL_ENTRIES`` metadata table (Iceberg's
+own manifest reader, through the table's FileIO), each entry tagged with the manifest it came from and its place
+there. :func:`read_entries_in_jvm` does it in the driver JVM with a small helper (``java/ManifestColumns.java``,
+compiled at first use by Janino, the compiler Spark ships for its own generated code) that writes flat columns
+for numpy and Arrow; :func:`read_entries` does it with a Spark job over the ``all_entries`` table
+(``input_file_name()`` names the manifest) and stays as the reader for partition types the helper does not
+carry. Both give the same Arrow table, so everything after is one code path. The files are
 then born, numbered and kept exactly as :class:`~explorer.iceberg.spark.metadata.IcebergRecorder` does it
 walking the snapshots one by one (commit order, each snapshot's manifest list in order, each manifest's entries
 in order; a file is its path, or path and blob offset for a deletion vector, plus its data sequence number), so
@@ -14,7 +18,11 @@ equality delete compares.
 from __future__ import annotations
 
 import math
+import os
+from datetime import date, datetime, timedelta
+from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +37,7 @@ from explorer.iceberg.columns import (
 )
 from explorer.iceberg.spark.metadata import FILE_PATH_ID, decode_bound, local_path, parse_avro, plain_value
 
+_EPOCH_DAY, _EPOCH = date(1970, 1, 1), datetime(1970, 1, 1)
 _PREFIXES = {DATA: "D", POSITION_DELETES: "P", EQUALITY_DELETES: "E", DELETION_VECTOR: "V"}
 _ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
 _FILE_COLUMNS = ("content", "file_path", "file_format", "spec_id", "partition", "record_count", "lower_bounds",
@@ -61,6 +70,172 @@ def read_entries(spark, name: str):
     if not batches:
         return None
     return pa.Table.from_batches(batches)
+
+
+_JAVA_SOURCE = Path(__file__).with_name("java") / "ManifestColumns.java"
+_HELPERS: dict[str, Any] = {}  # Spark application id -> the compiled ManifestColumns instance
+_LONGS = ("manifest", "status", "snapshot_id", "sequence_number", "file_sequence_number", "content", "spec_id",
+          "record_count", "content_offset", "puffin")
+_PARTITION_TYPES = {"int", "long", "string", "date", "timestamp", "timestamptz", "boolean", "double", "float"}
+
+
+def _manifest_columns(spark):
+    """The ManifestColumns helper in Spark's driver JVM, compiled once per application with Janino (Spark's own
+    runtime compiler) under the class loader that loaded Iceberg."""
+    key = spark.sparkContext.applicationId
+    helper = _HELPERS.get(key)
+    if helper is None:
+        jvm, gateway = spark._jvm, spark.sparkContext._gateway
+        compiler = jvm.org.codehaus.janino.SimpleCompiler()
+        compiler.setParentClassLoader(jvm.org.apache.iceberg.Table._java_lang_class.getClassLoader())
+        compiler.cook(_JAVA_SOURCE.read_text(encoding="utf-8"))
+        cls = compiler.getClassLoader().loadClass("ManifestColumns")
+        helper = _HELPERS[key] = cls.getDeclaredConstructor(gateway.new_array(jvm.java.lang.Class, 0)).newInstance(
+            gateway.new_array(jvm.java.lang.Object, 0))
+    return helper
+
+
+def read_entries_in_jvm(spark, jtable, threads: int | None = None):
+    """What :func:`read_entries` returns (the same columns and types), read by Iceberg's own ALL_ENTRIES scan in
+    the driver JVM, a manifest per worker thread, and handed over as flat files instead of through a Spark job
+    (no task scheduling, no row conversion, no Arrow writer). None when the table's partition types are ones
+    this reader does not carry (then :func:`read_entries` reads it)."""
+    import shutil
+    import tempfile
+
+    import pyarrow as pa
+
+    folder = tempfile.mkdtemp(prefix="explorer-entries-")
+    try:
+        threads = threads or max(1, min(4, os.cpu_count() or 1))
+        chunks = int(_manifest_columns(spark).write(jtable, folder, threads))
+        base = Path(folder)
+        parts = [line.split("\t") for line in (base / "part.txt").read_text(encoding="utf-8").splitlines()]
+        if not chunks or any(kind not in _PARTITION_TYPES for _, kind in parts):
+            return None
+        manifests = (base / "manifests.txt").read_text(encoding="utf-8").splitlines()
+        pieces = [_chunk(base / f"c{c}", len(parts)) for c in range(chunks)]
+        n = sum(p["n"] for p in pieces)
+        starts = np.cumsum([0] + [p["n"] for p in pieces])[:-1]
+        longs = np.concatenate([p["longs"] for p in pieces])
+        col = {name: longs[:, i] for i, name in enumerate(_LONGS)}
+
+        def texts(name: str, kind):
+            return pa.concat_arrays([p[name] for p in pieces]).cast(kind)
+
+        def rows_of(name: str) -> np.ndarray:
+            return np.concatenate([p[name] + start for p, start in zip(pieces, starts)])
+
+        def flat(name: str) -> np.ndarray:
+            return np.concatenate([p[name] for p in pieces])
+
+        columns = {
+            "manifest": pa.array(manifests, type=pa.string()).take(pa.array(col["manifest"])),
+            "rid": pa.array(np.arange(n, dtype=np.int64)),
+            "status": pa.array(col["status"].astype(np.int32)),
+            "snapshot_id": pa.array(col["snapshot_id"]),
+            "sequence_number": pa.array(col["sequence_number"]),
+            "file_sequence_number": pa.array(col["file_sequence_number"]),
+            "content": pa.array(col["content"].astype(np.int32)),
+            "file_path": texts("path", pa.string()),
+            "file_format": pa.array(np.where(col["puffin"] == 1, "PUFFIN", None), type=pa.string()),
+            "spec_id": pa.array(col["spec_id"].astype(np.int32)),
+            "record_count": pa.array(col["record_count"]),
+            "equality_ids": _lists(n, rows_of("eq.rows"), pa.array(flat("eq.fields"))),
+            "referenced_data_file": texts("ref", pa.string()),
+            "content_offset": pa.array(col["content_offset"], mask=col["content_offset"] < 0),
+        }
+        for side, name in (("lower", "lower_bounds"), ("upper", "upper_bounds")):
+            columns[name] = _map(n, rows_of(f"{side}.rows"), pa.array(flat(f"{side}.fields")),
+                                 pa.concat_arrays([p[side] for p in pieces]))
+        for side, name in (("nulls", "null_value_counts"), ("values", "value_counts")):
+            columns[name] = _map(n, rows_of(f"{side}.rows"), pa.array(flat(f"{side}.fields")),
+                                 pa.array(flat(f"{side}.counts")))
+        if parts:
+            fields = [_partition_values(texts(f"part{i}", pa.string()), kind) for i, (_, kind) in enumerate(parts)]
+            columns["partition"] = pa.StructArray.from_arrays(fields, names=[name for name, _ in parts])
+        return pa.table(columns)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _chunk(base: Path, parts: int) -> dict:
+    """One task's files, as arrays (rows numbered within the task)."""
+    import pyarrow as pa
+
+    longs = np.fromfile(base / "longs.bin", dtype=">i8").astype(np.int64).reshape(-1, len(_LONGS))
+    out = {"n": len(longs), "longs": longs, "path": _texts(base, "path", pa.binary()),
+           "ref": _texts(base, "ref", pa.binary())}
+    for i in range(parts):
+        out[f"part{i}"] = _texts(base, f"part{i}", pa.binary())
+    for side in ("lower", "upper"):
+        out[f"{side}.rows"] = _ints(base / f"{side}.rows")
+        out[f"{side}.fields"] = _ints(base / f"{side}.fields")
+        out[side] = _texts(base, side, pa.binary())
+    for side in ("nulls", "values"):
+        out[f"{side}.rows"] = _ints(base / f"{side}.rows")
+        out[f"{side}.fields"] = _ints(base / f"{side}.fields")
+        out[f"{side}.counts"] = _ints(base / f"{side}.counts", ">i8")
+    out["eq.rows"] = _ints(base / "eq.rows")
+    out["eq.fields"] = _ints(base / "eq.fields")
+    return out
+
+
+def _ints(path: Path, dtype: str = ">i4") -> np.ndarray:
+    return np.fromfile(path, dtype=dtype).astype(np.int64 if dtype == ">i8" else np.int32)
+
+
+def _texts(base: Path, name: str, kind):
+    """A string or binary column the helper wrote (offsets, bytes, rows that are null)."""
+    import pyarrow as pa
+
+    offsets = np.fromfile(base / f"{name}.off", dtype=">i4").astype("<i4")
+    data = (base / f"{name}.dat").read_bytes()
+    nulls = np.fromfile(base / f"{name}.nul", dtype=">i4")
+    validity = None
+    if len(nulls):
+        valid = np.ones(len(offsets) - 1, dtype=bool)
+        valid[nulls] = False
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
+    return pa.Array.from_buffers(kind, len(offsets) - 1, [validity, pa.py_buffer(offsets.tobytes()),
+                                                           pa.py_buffer(data)], null_count=len(nulls))
+
+
+def _map(n: int, rows: np.ndarray, keys, items):
+    import pyarrow as pa
+
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(rows, minlength=n), out=offsets[1:])
+    return pa.MapArray.from_arrays(pa.array(offsets), keys, items)
+
+
+def _lists(n: int, rows: np.ndarray, values):
+    import pyarrow as pa
+
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(rows, minlength=n), out=offsets[1:])
+    return pa.ListArray.from_arrays(pa.array(offsets), values)
+
+
+def _partition_values(texts, kind: str):
+    """A partition field written as Iceberg's text of its value, as the Python values Spark's read gives."""
+    import pyarrow as pa
+
+    codes, distinct = _factorize(texts)
+    if kind in ("int", "long"):
+        values, arrow = [None if v is None else int(v) for v in distinct], pa.int64()
+    elif kind in ("double", "float"):
+        values, arrow = [None if v is None else float(v) for v in distinct], pa.float64()
+    elif kind == "boolean":
+        values, arrow = [None if v is None else v == "true" for v in distinct], pa.bool_()
+    elif kind == "date":
+        values, arrow = [None if v is None else _EPOCH_DAY + timedelta(days=int(v)) for v in distinct], pa.date32()
+    elif kind in ("timestamp", "timestamptz"):
+        values, arrow = [None if v is None else _EPOCH + timedelta(microseconds=int(v)) for v in distinct], \
+            pa.timestamp("us")
+    else:
+        values, arrow = distinct, pa.string()
+    return pa.array(values, type=arrow).take(pa.array(codes))
 
 
 def _numbers(column, default: int = 0) -> np.ndarray:
@@ -110,20 +285,21 @@ def _one_spelling(column) -> str | None:
     return None
 
 
-def _relative_paths(column, root: str) -> list[str | None]:
-    """Table-relative local paths of an Arrow column of locations (None stays None)."""
+def _relative_paths(column, root: str, spelling: str | None = None) -> np.ndarray:
+    """Table-relative local paths of an Arrow column of locations, an object array (None stays None).
+    ``spelling``: the column's one spelling (:func:`_one_spelling`) when the caller already knows it."""
     import pyarrow.compute as pc
 
     column = _array(column)
     valid = column.drop_null()
     if not len(valid):
-        return [None] * len(column)
-    prefix = _one_spelling(valid)
+        return np.full(len(column), None, dtype=object)
+    prefix = spelling if spelling is not None else _one_spelling(valid)
     if prefix is not None and pc.all(pc.starts_with(valid, prefix + root)).as_py():
-        return pc.utf8_slice_codeunits(column, len(prefix + root)).to_pylist()
+        return pc.utf8_slice_codeunits(column, len(prefix + root)).to_numpy(zero_copy_only=False)
     codes, local = _local_codes(column)
     rel = [None if p is None else p.removeprefix(root) for p in local]
-    return [rel[c] for c in codes.tolist()]
+    return _objects([rel[c] for c in codes.tolist()])
 
 
 def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None) -> FileColumns:
@@ -155,7 +331,8 @@ def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None)
     puffin = pc.equal(pc.utf8_upper(table.column("file_format").combine_chunks()), "PUFFIN")
     puffin = puffin.fill_null(False).to_numpy(zero_copy_only=False)[order]
     file_path = table.column("file_path")
-    if _one_spelling(file_path) is not None:
+    spelling = _one_spelling(file_path)
+    if spelling is not None:
         path_codes, _ = _factorize(file_path, values=False)  # one spelling: equal locations, equal paths
     else:
         path_codes, _ = _local_codes(file_path)
@@ -191,7 +368,7 @@ def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None)
     prefix_rank = np.array([sorted(_PREFIXES.values()).index(_PREFIXES[c]) for c in range(4)])[code[rows]]
     rows = rows[np.lexsort((number[rows], prefix_rank, file_seq[rows]))]
     take = table.take(order[rows])
-    paths = _relative_paths(take.column("file_path"), recorder._local_root)
+    paths = _relative_paths(take.column("file_path"), recorder._local_root, spelling)
     return _columns(recorder, take, code[rows].astype(np.int8), number[rows], data_seq[rows], file_seq[rows], paths)
 
 
@@ -339,7 +516,9 @@ def _bound_objects(column, field_id: int, type_name: str, wanted: np.ndarray) ->
     if not hit.any():
         return out
     values = _decode_many(type_name, items.filter(hit))
-    out[rows[hit]] = [None if isinstance(v, float) and math.isnan(v) else v for v in values]
+    if type_name in ("double", "float"):  # the recorder leaves NaN bounds out
+        values = [None if isinstance(v, float) and math.isnan(v) else v for v in values]
+    out[rows[hit]] = values
     return out
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from explorer.iceberg.inspection import InspectResult, RowExplanation, explain_row
 from explorer.iceberg.model import Capture, SnapshotRecord
-from explorer.iceberg.spark.columnar import manifest_walk, read_entries, snapshot_columns
+from explorer.iceberg.spark.columnar import manifest_walk, read_entries, read_entries_in_jvm, snapshot_columns
 from explorer.iceberg.spark.metadata import (
     IcebergRecorder,
     engine_rows_at,
@@ -245,7 +245,9 @@ def _columnar_result(spark, name: str, recorder: IcebergRecorder, at_snapshot: i
     focus = _focus(outline, at_snapshot, at_seq, ref)
     try:
         walk = manifest_walk(recorder)
-        entries = read_entries(spark, name)
+        entries = read_entries_in_jvm(spark, recorder.jtable)
+        if entries is None:  # partition types the JVM reader does not carry: Spark's metadata table reads them
+            entries = read_entries(spark, name)
         first = snapshot_columns(spark, recorder, focus, entries=entries, walk=walk)
     except Exception as exc:
         raise EngineError(f"Spark could not read the manifests of {name}", field="table",

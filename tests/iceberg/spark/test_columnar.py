@@ -1,7 +1,7 @@
-"""A table's files read as columns from Spark's all_entries metadata table are the files a full capture records:
-same ids, paths, sequence numbers, partitions, scoping, bounds and counts, at every snapshot of every Iceberg
-preset; and a columnar inspect answers the summary, per-partition loads and planner attachments as the full
-one does, without building the capture."""
+"""A table's files read as columns from Iceberg's all_entries metadata table, by a Spark job and by the JVM
+helper, are the files a full capture records: same ids, paths, sequence numbers, partitions, scoping, bounds and
+counts, at every snapshot of every Iceberg preset; and a columnar inspect answers the summary, per-partition
+loads and planner attachments as the full one does, without building the capture."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from explorer.api import list_presets
 from explorer.iceberg.columns import FileColumns
-from explorer.iceberg.spark.columnar import manifest_walk, read_entries, snapshot_columns
+from explorer.iceberg.spark.columnar import manifest_walk, read_entries, read_entries_in_jvm, snapshot_columns
 from explorer.iceberg.spark.inspect import inspect_table, load_table, table_recorder
 
 pytestmark = pytest.mark.spark
@@ -44,16 +44,19 @@ def test_columns_are_the_captured_files_at_every_snapshot(spark, preset_capture,
     capture = preset_capture(preset)
     full = inspect_table(spark, capture.table_name, contents=False, check=False, columnar=False).capture
     recorder = table_recorder(spark, capture.table_name, load_table(spark, capture.table_name))
-    walk, entries = manifest_walk(recorder), read_entries(spark, capture.table_name)
-    for snap in full.snapshots:
-        if snap.operation == "expired":
-            continue
-        state = full.state(snapshot_id=snap.snapshot_id)
-        expected = FileColumns.from_records(state.data_files + state.delete_files)
-        got = snapshot_columns(spark, recorder, snap.snapshot_id, entries=entries, walk=walk)
-        assert _differences(expected, got) == [], f"{preset} at sequence number {snap.sequence_number}"
-        eq = [c for cols in expected.equality_columns.tolist() for c in cols]
-        assert set(got.lower) == {c for c in eq if c in expected.lower}
+    walk = manifest_walk(recorder)
+    readers = {"spark": read_entries(spark, capture.table_name), "jvm": read_entries_in_jvm(spark, recorder.jtable)}
+    assert readers["jvm"] is not None and readers["jvm"].num_rows == readers["spark"].num_rows
+    for reader, entries in readers.items():
+        for snap in full.snapshots:
+            if snap.operation == "expired":
+                continue
+            state = full.state(snapshot_id=snap.snapshot_id)
+            expected = FileColumns.from_records(state.data_files + state.delete_files)
+            got = snapshot_columns(spark, recorder, snap.snapshot_id, entries=entries, walk=walk)
+            assert _differences(expected, got) == [], f"{preset}, {reader}, at sequence {snap.sequence_number}"
+            eq = [c for cols in expected.equality_columns.tolist() for c in cols]
+            assert set(got.lower) == {c for c in eq if c in expected.lower}
 
 
 @pytest.mark.parametrize("preset", ["seed-delete-insert-delete", "spec-evolution-global-delete",

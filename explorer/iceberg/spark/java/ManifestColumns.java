@@ -5,7 +5,8 @@
 // It reads Iceberg's ALL_ENTRIES metadata table through Iceberg's own scan (the table's FileIO, Iceberg's
 // manifest reader, inherited snapshot ids and sequence numbers), one manifest task per worker thread, and writes
 // each task's entries into a sub-folder c0, c1, ... (in task order; rows numbered within the task) of big-endian
-// files, and manifests.txt and part.txt into the folder itself:
+// files, and manifests.txt and part.txt into the folder itself. Delete manifests are read first: a data file's
+// bounds and counts are written only for the columns some equality delete compares.
 //   longs.bin     per entry: manifest, status, snapshot id, data seq, file seq, content, spec id, record count,
 //                 content offset (-1 when none), 1 when the file format is PUFFIN
 //   manifests.txt the manifest locations, one per line, in the order their index numbers them
@@ -15,9 +16,6 @@
 //   lower.*, upper.*  bound entries: rows (int32), field ids (int32), values (offsets int32 + bytes)
 //   nulls.*, values.*  count entries: rows (int32), field ids (int32), counts (int64)
 //   eq.*          equality field ids: rows (int32), field ids (int32)
-import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -46,15 +44,45 @@ public class ManifestColumns {
       "data_file.value_counts", "data_file.equality_ids", "data_file.referenced_data_file",
       "data_file.content_offset"};
 
-  /** Bytes written in the order given, big-endian. */
+  /** Bytes written in the order given, big-endian (a plain growable array: ByteArrayOutputStream and
+   *  DataOutputStream lock on every byte). */
   private static final class Out {
-    final ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
-    final DataOutputStream data = new DataOutputStream(bytes);
+    byte[] buf = new byte[1 << 12];
+    int len = 0;
+    final Out data = this;  // reads as out.data.writeInt(...), the DataOutputStream idiom
+
+    private void room(int n) {
+      if (len + n > buf.length) {
+        byte[] bigger = new byte[Math.max(buf.length * 2, len + n)];
+        System.arraycopy(buf, 0, bigger, 0, len);
+        buf = bigger;
+      }
+    }
+
+    void writeInt(int v) {
+      room(4);
+      buf[len] = (byte) (v >>> 24);
+      buf[len + 1] = (byte) (v >>> 16);
+      buf[len + 2] = (byte) (v >>> 8);
+      buf[len + 3] = (byte) v;
+      len += 4;
+    }
+
+    void writeLong(long v) {
+      writeInt((int) (v >>> 32));
+      writeInt((int) v);
+    }
+
+    void write(byte[] b) {
+      room(b.length);
+      System.arraycopy(b, 0, buf, len, b.length);
+      len += b.length;
+    }
 
     void save(File dir, String name) throws IOException {
       FileOutputStream file = new FileOutputStream(new File(dir, name));
       try {
-        bytes.writeTo(file);
+        file.write(buf, 0, len);
       } finally {
         file.close();
       }
@@ -140,6 +168,8 @@ public class ManifestColumns {
     final Out[] countValues = new Out[] {new Out(), new Out()};
     final Out eqRows = new Out();
     final Out eqFields = new Out();
+    final java.util.Set equalityIds = new java.util.HashSet();
+    java.util.Set keep = null;  // the field ids whose bounds and counts are written; null: all of them
 
     Chunk(FileScanTask task, int manifest, Layout at) throws IOException {
       this.task = task;
@@ -187,6 +217,9 @@ public class ManifestColumns {
             Iterator it = bounds[side].entrySet().iterator();
             while (it.hasNext()) {
               Map.Entry item = (Map.Entry) it.next();
+              if (keep != null && !keep.contains(item.getKey())) {
+                continue;
+              }
               boundRows[side].data.writeInt(row);
               boundFields[side].data.writeInt(((Number) item.getKey()).intValue());
               boundValues[side].add(item.getValue() == null ? null : bytes(item.getValue()));
@@ -200,7 +233,7 @@ public class ManifestColumns {
             Iterator it = counts[side].entrySet().iterator();
             while (it.hasNext()) {
               Map.Entry item = (Map.Entry) it.next();
-              if (item.getValue() == null) {
+              if (item.getValue() == null || (keep != null && !keep.contains(item.getKey()))) {
                 continue;
               }
               countRows[side].data.writeInt(row);
@@ -213,6 +246,7 @@ public class ManifestColumns {
             for (int k = 0; k < eq.size(); k++) {
               eqRows.data.writeInt(row);
               eqFields.data.writeInt(((Number) eq.get(k)).intValue());
+              equalityIds.add(Integer.valueOf(((Number) eq.get(k)).intValue()));
             }
           }
           row++;
@@ -243,6 +277,13 @@ public class ManifestColumns {
       }
       eqRows.save(dir, "eq.rows");
       eqFields.save(dir, "eq.fields");
+    }
+  }
+
+  private static void run(java.util.concurrent.ExecutorService pool, List chunks) throws Exception {
+    List futures = pool.invokeAll(chunks);
+    for (int c = 0; c < futures.size(); c++) {
+      ((java.util.concurrent.Future) futures.get(c)).get();  // rethrows a worker's failure
     }
   }
 
@@ -306,12 +347,36 @@ public class ManifestColumns {
     } finally {
       tasks.close();
     }
+    // Delete manifests first: the columns their equality deletes compare are the only ones whose bounds and
+    // counts a data file needs (a delete file keeps all of its own, among them the file_path bounds).
+    java.util.Set deleteManifests = new java.util.HashSet();
+    Iterator snapshots = table.snapshots().iterator();
+    while (snapshots.hasNext()) {
+      Iterator ms = ((org.apache.iceberg.Snapshot) snapshots.next()).deleteManifests(table.io()).iterator();
+      while (ms.hasNext()) {
+        deleteManifests.add(((org.apache.iceberg.ManifestFile) ms.next()).path());
+      }
+    }
+    List first = new ArrayList();
+    List then = new ArrayList();
+    for (int c = 0; c < chunks.size(); c++) {
+      Chunk chunk = (Chunk) chunks.get(c);
+      boolean deletes = deleteManifests.contains((String) manifestOrder.get(chunk.manifest));
+      (deletes ? first : then).add(chunk);
+    }
     java.util.concurrent.ExecutorService pool =
         java.util.concurrent.Executors.newFixedThreadPool(Math.max(1, threads));
     try {
-      List futures = pool.invokeAll(chunks);
-      for (int c = 0; c < futures.size(); c++) {
-        ((java.util.concurrent.Future) futures.get(c)).get();  // rethrows a worker's failure
+      run(pool, first);
+      java.util.Set keep = new java.util.HashSet();
+      for (int c = 0; c < first.size(); c++) {
+        keep.addAll(((Chunk) first.get(c)).equalityIds);
+      }
+      for (int c = 0; c < then.size(); c++) {
+        ((Chunk) then.get(c)).keep = keep;
+      }
+      run(pool, then);
+      for (int c = 0; c < chunks.size(); c++) {
         ((Chunk) chunks.get(c)).save(new File(dir, "c" + c));
       }
     } finally {

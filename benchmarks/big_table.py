@@ -159,6 +159,7 @@ def measure(sizes: dict, reps: int, log=print, spark=None) -> dict:
         inspect_peak.__exit__(None, None, None)
         differ, compared = compare_with_java(spark, helper, result)
         files_in_columns = len(result.planned().columns)
+        gc.collect()
         capture_start = time.perf_counter()
         result.capture  # noqa: B018  (the aggregated figures need the full capture: made here, timed apart)
         capture_s = time.perf_counter() - capture_start

@@ -86,6 +86,8 @@ public class ManifestColumns {
       } finally {
         file.close();
       }
+      buf = new byte[0];  // written once: let the bytes go
+      len = 0;
     }
   }
 
@@ -170,8 +172,10 @@ public class ManifestColumns {
     final Out eqFields = new Out();
     final java.util.Set equalityIds = new java.util.HashSet();
     java.util.Set keep = null;  // the field ids whose bounds and counts are written; null: all of them
+    final File folder;  // where the worker saves the chunk once read (its buffers then go)
 
-    Chunk(FileScanTask task, int manifest, Layout at) throws IOException {
+    Chunk(FileScanTask task, int manifest, Layout at, File folder) throws IOException {
+      this.folder = folder;
       this.task = task;
       this.manifest = manifest;
       this.at = at;
@@ -254,6 +258,7 @@ public class ManifestColumns {
       } finally {
         rows.close();
       }
+      save(folder);
       return Integer.valueOf(row);
     }
 
@@ -342,7 +347,7 @@ public class ManifestColumns {
           manifests.put(manifest, number);
           manifestOrder.add(manifest);
         }
-        chunks.add(new Chunk(task, number.intValue(), at));
+        chunks.add(new Chunk(task, number.intValue(), at, new File(dir, "c" + chunks.size())));
       }
     } finally {
       tasks.close();
@@ -376,9 +381,6 @@ public class ManifestColumns {
         ((Chunk) then.get(c)).keep = keep;
       }
       run(pool, then);
-      for (int c = 0; c < chunks.size(); c++) {
-        ((Chunk) chunks.get(c)).save(new File(dir, "c" + c));
-      }
     } finally {
       pool.shutdown();
     }

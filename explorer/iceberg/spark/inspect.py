@@ -260,6 +260,10 @@ def _columnar_result(spark, name: str, recorder: IcebergRecorder, at_snapshot: i
         return known[snapshot_id]
 
     def build_capture() -> Capture:
+        import pyarrow
+
+        known.clear()  # the capture answers every snapshot from now on
+        pyarrow.default_memory_pool().release_unused()  # the entries' Arrow buffers, once the result lets go
         recorder.record_history(refresh=False)  # the same metadata the columns came from
         return _with_expired_snapshots(recorder.capture())
 

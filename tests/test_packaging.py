@@ -27,4 +27,8 @@ def test_pip_wheel_prints_no_deprecation_warning(tmp_path):
         metadata = next(zf.read(n).decode() for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
         licence = next(n for n in zf.namelist() if n.endswith(".dist-info/licenses/LICENSE"))
         assert "Apache License" in zf.read(licence).decode()
+        # package data the code opens at run time: presets, and the Java source a big table's inspect compiles
+        names = set(zf.namelist())
+        assert "explorer/iceberg/spark/java/ManifestColumns.java" in names
+        assert "explorer/presets/seed-delete-insert-delete.yaml" in names
     assert "License-Expression: Apache-2.0" in metadata.splitlines()

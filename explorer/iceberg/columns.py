@@ -14,13 +14,13 @@ Pure: numpy only, no engine, no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from explorer.iceberg.model import FileContent, FileRecord
+from explorer.iceberg.model import FileContent, FileRecord, SnapshotRecord
 from explorer.scenario.values import to_plain
 
 # Content codes: the position of each kind in FileContent (DATA 0, POSITION_DELETES 1, EQUALITY_DELETES 2,
@@ -162,3 +162,44 @@ class FileColumns:
 def _counts(records: Sequence[FileRecord], attribute: str, column: str) -> np.ndarray:
     return np.fromiter((getattr(f, attribute).get(column, UNKNOWN_COUNT) for f in records), dtype=np.int64,
                        count=len(records))
+
+
+@dataclass(frozen=True, eq=False)
+class FileHistory:
+    """Every file a table's snapshots ever listed, one row each: its kind (:data:`CONTENT_CODES`), file sequence
+    number, the snapshot that added it and the one that removed it (-1 while it lives). What the aggregated
+    timeline counts; built from records, or by an engine adapter from manifest entries."""
+
+    content: np.ndarray
+    file_sequence_number: np.ndarray
+    added_snapshot_id: np.ndarray
+    removed_snapshot_id: np.ndarray
+
+    @classmethod
+    def from_records(cls, files: Iterable[FileRecord]) -> FileHistory:
+        files = list(files)
+        n = len(files)
+        return cls(
+            content=np.fromiter((CONTENT_CODES[f.content] for f in files), dtype=np.int8, count=n),
+            file_sequence_number=np.fromiter((f.file_sequence_number for f in files), dtype=np.int64, count=n),
+            added_snapshot_id=np.fromiter((f.added_snapshot_id for f in files), dtype=np.int64, count=n),
+            removed_snapshot_id=np.fromiter((-1 if f.removed_snapshot_id is None else f.removed_snapshot_id
+                                             for f in files), dtype=np.int64, count=n))
+
+
+def with_expired_snapshots(snapshots: Sequence[SnapshotRecord], history: FileHistory) -> tuple[SnapshotRecord, ...]:
+    """Files added by snapshots that have since expired still name them: such ids become 'expired' snapshots
+    (their sequence number the smallest file sequence number they added) before the first remaining one, so
+    every file's 'added in' can be shown. Ordinals are renumbered."""
+    known = {s.snapshot_id for s in snapshots}
+    missing: dict[int, int] = {}
+    for sid, seq in zip(history.added_snapshot_id.tolist(), history.file_sequence_number.tolist()):
+        if sid not in known:
+            missing[sid] = seq if sid not in missing else min(missing[sid], seq)
+    if not missing:
+        return tuple(snapshots)
+    ghosts = [SnapshotRecord(ordinal=0, snapshot_id=sid, parent_id=None, sequence_number=seq, operation="expired",
+                             timestamp_ms=0, label="expired snapshot", entries=MappingProxyType({}))
+              for sid, seq in sorted(missing.items(), key=lambda item: item[1])]
+    return tuple(replace(s, ordinal=i) for i, s in enumerate(ghosts + list(snapshots), start=1))
+

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer.iceberg.columns import CONTENT_CODES, FileHistory, partition_sort_key
+from explorer.iceberg.inspection import Attachments
 from explorer.iceberg.model import Capture, FileContent, FileRecord, Lifespans, SnapshotRecord, TableState
 from explorer.iceberg.planner import Attachment, plan_pair
 from explorer.iceberg.resolution import Decision, Outcome, RowFate
@@ -645,21 +647,29 @@ def should_aggregate(state: TableState) -> bool:
     return len(state.data_files) + len(state.delete_files) > AGGREGATE_ABOVE_FILES
 
 
-def aggregated_timeline_figure(capture: Capture, snapshot_id: int | None = None) -> go.Figure:
-    """Files added (above the axis) and removed (below) by each snapshot, one bar trace per file kind."""
-    snap = capture.snapshot(snapshot_id) if snapshot_id is not None else capture.snapshot_at()
-    shown = [s for s in capture.snapshots if s.ordinal <= snap.ordinal]
-    index = {s.snapshot_id: i for i, s in enumerate(shown)}
+def aggregated_timeline_figure(snapshots: Sequence[SnapshotRecord], history: FileHistory, snap: SnapshotRecord,
+                               live_data: int, live_deletes: int) -> go.Figure:
+    """Files added (above the axis) and removed (below) by each snapshot up to ``snap``, one bar trace per file
+    kind; ``history`` is every file's kind, adding and removing snapshot."""
+    upto = next((k for k, s in enumerate(snapshots) if s.snapshot_id == snap.snapshot_id), len(snapshots) - 1)
+    shown = list(snapshots[:upto + 1])
+    ids = np.array([s.snapshot_id for s in shown], dtype=np.int64)
+    order = np.argsort(ids, kind="stable")
+
+    def place(snapshot_ids: np.ndarray) -> np.ndarray:
+        """Each id's column among the shown snapshots, -1 when not shown."""
+        at = np.searchsorted(ids[order], snapshot_ids)
+        at = np.minimum(at, len(ids) - 1)
+        return np.where(ids[order][at] == snapshot_ids, order[at], -1)
+
+    kind_row = np.array([_KINDS.index(kind) for kind in FileContent])  # content code -> row
     added = np.zeros((len(_KINDS), len(shown)), dtype=int)
     removed = np.zeros((len(_KINDS), len(shown)), dtype=int)
+    rows = kind_row[history.content]
+    for counts, where in ((added, place(history.added_snapshot_id)), (removed, place(history.removed_snapshot_id))):
+        hit = where >= 0
+        np.add.at(counts, (rows[hit], where[hit]), 1)
     row = {k: i for i, k in enumerate(_KINDS)}
-    for f in capture.files:
-        i = index.get(f.added_snapshot_id)
-        if i is not None:
-            added[row[f.content], i] += 1
-        j = index.get(f.removed_snapshot_id) if f.removed_snapshot_id is not None else None
-        if j is not None:
-            removed[row[f.content], j] += 1
     x = [f"{s.sequence_number}" if s.operation != "expired" else f"{s.sequence_number} (expired)" for s in shown]
     traces = []
     for kind in _KINDS:
@@ -676,47 +686,40 @@ def aggregated_timeline_figure(capture: Capture, snapshot_id: int | None = None)
             traces.append(go.Bar(x=x, y=-removed[r], name=f"{kind.value.replace('_', ' ')} removed",
                                  marker={"color": color}, opacity=0.35, meta={"role": "files-removed", "content": kind.value}))
     fig = go.Figure(data=traces)
-    live = capture.state(snapshot_id=snap.snapshot_id)
     fig.update_layout(
         barmode="relative", template=LIGHT, height=360, margin={"l": 10, "r": 10, "t": 60, "b": 40},
         title={"x": 0.01, "text": f"Files added and removed per snapshot, up to sequence {snap.sequence_number} "
-                                  f"({len(live.data_files):,} live data and {len(live.delete_files):,} live delete "
+                                  f"({live_data:,} live data and {live_deletes:,} live delete "
                                   f"files: aggregated, one bar per snapshot and kind)"},
         xaxis={"title": "sequence number", "type": "category"}, yaxis={"title": "files"},
         meta={"kind": "timeline", "aggregated": True, "sequence_number": snap.sequence_number})
     return fig
 
 
-def aggregated_decisions_figure(state: TableState, attached) -> go.Figure:
+def aggregated_decisions_figure(planned: Attachments, snap: SnapshotRecord) -> go.Figure:
     """Partitions (rows) × delete kinds (columns): how many (data file, delete file) pairs scan planning attaches,
-    with the partition's live file counts on hover; ``attached`` is data file id -> attached delete ids."""
-    from explorer.iceberg.columns import partition_label
-
-    rows: dict[tuple, int] = {}
-    labels: list[str] = []
-    for f in sorted(state.data_files + state.delete_files, key=lambda f: f.partition_key()):
-        if f.partition_key() not in rows:
-            rows[f.partition_key()] = len(labels)
-            labels.append(partition_label(f))
-    kinds = [k for k in _KINDS[1:] if any(x.content is k for x in state.delete_files)] or [_KINDS[1]]
-    col = {k: j for j, k in enumerate(kinds)}
+    with the partition's live file counts on hover; ``planned``: what the planner attaches at ``snap``."""
+    cols = planned.columns
+    order = sorted(range(len(cols.partition_keys)), key=lambda c: partition_sort_key(cols.partition_keys[c]))
+    row_of = np.empty(len(order), dtype=np.int64)
+    row_of[order] = np.arange(len(order))
+    labels = [cols.partition_labels[c] for c in order]
+    rows = row_of[cols.partition] if len(cols) else np.zeros(0, dtype=np.int64)
+    codes = [CONTENT_CODES[k] for k in _KINDS[1:]]
+    kinds = [k for k, c in zip(_KINDS[1:], codes) if (cols.content == c).any()] or [_KINDS[1]]
+    col_of = np.full(len(FileContent), 0, dtype=np.int64)
+    for j, k in enumerate(kinds):
+        col_of[CONTENT_CODES[k]] = j
+    data = cols.is_data
     z = np.zeros((len(labels), len(kinds)), dtype=float)
+    np.add.at(z, (rows[planned.data_rows], col_of[cols.content[planned.delete_rows]]), 1)
     files = np.zeros((len(labels), len(kinds) + 1), dtype=int)
+    np.add.at(files[:, 0], rows[data], 1)
+    deletes = ~data
+    np.add.at(files, (rows[deletes], 1 + col_of[cols.content[deletes]]), 1)
     most = np.zeros(len(labels), dtype=int)
-    kind_col = {x.id: col[x.content] for x in state.delete_files}
-    pair_rows: list[int] = []
-    pair_cols: list[int] = []
-    for d in state.data_files:
-        i = rows[d.partition_key()]
-        files[i, 0] += 1
-        ids = attached.get(d.id, ())
-        if len(ids) > most[i]:
-            most[i] = len(ids)
-        pair_rows += [i] * len(ids)
-        pair_cols += [kind_col[x] for x in ids]
-    np.add.at(z, (np.asarray(pair_rows, dtype=int), np.asarray(pair_cols, dtype=int)), 1)
-    for x in state.delete_files:
-        files[rows[x.partition_key()], 1 + col[x.content]] += 1
+    np.maximum.at(most, rows[data], planned.opened()[data])
+    data_count = int(np.count_nonzero(data))
     cd = np.empty((len(labels), len(kinds)), dtype=object)
     for i in range(len(labels)):
         for j in range(len(kinds)):
@@ -730,25 +733,28 @@ def aggregated_decisions_figure(state: TableState, attached) -> go.Figure:
     fig = go.Figure(data=[heatmap])
     fig.update_layout(
         title={"x": 0.01, "text": f"Delete files scan planning attaches, per partition and delete kind, at sequence "
-                                  f"{state.snapshot.sequence_number} ({len(state.data_files):,} data files × "
-                                  f"{len(state.delete_files):,} delete files, aggregated)"},
+                                  f"{snap.sequence_number} ({data_count:,} data files × "
+                                  f"{len(cols) - data_count:,} delete files, aggregated)"},
         template=LIGHT, height=max(300, min(1400, 120 + 14 * len(labels))),
         margin={"l": 10, "r": 10, "t": 60, "b": 40},
-        meta={"kind": "decision-matrix", "aggregated": True, "sequence_number": state.snapshot.sequence_number})
+        meta={"kind": "decision-matrix", "aggregated": True, "sequence_number": snap.sequence_number})
     fig.update_xaxes(side="top", type="category")
     fig.update_yaxes(autorange="reversed", type="category")
     return fig
 
 
 def inspection_figures(result, snapshot_id: int | None = None) -> dict[str, go.Figure]:
-    """The figures of an inspected table: the usual ones, or aggregated ones above AGGREGATE_ABOVE_FILES."""
+    """The figures of an inspected table: the usual ones, or aggregated ones above AGGREGATE_ABOVE_FILES (these
+    come from the planner's columns and every file's history: a big table needs no full capture for them)."""
     snap = result.select(snapshot_id=snapshot_id) if snapshot_id is not None else result.select()
-    state = result.capture.state(snapshot_id=snap.snapshot_id)
-    if not should_aggregate(state):
+    planned = result.planned(snapshot_id=snap.snapshot_id)
+    if len(planned.columns) <= AGGREGATE_ABOVE_FILES:
         return {"timeline": timeline_figure(result, snapshot_id=snap.snapshot_id),
                 "decisions": decision_matrix_figure(result, snapshot_id=snap.snapshot_id)}
-    return {"timeline": aggregated_timeline_figure(result.capture, snap.snapshot_id),
-            "decisions": aggregated_decisions_figure(state, result.attachments(snapshot_id=snap.snapshot_id))}
+    snapshots, history = result.file_history()
+    data = int(np.count_nonzero(planned.columns.is_data))
+    return {"timeline": aggregated_timeline_figure(snapshots, history, snap, data, len(planned.columns) - data),
+            "decisions": aggregated_decisions_figure(planned, snap)}
 
 
 # ------------------------------------------------------------------------------------------ a row over time

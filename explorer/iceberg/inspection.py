@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from explorer.iceberg.columns import CONTENT_CODES, FileColumns, partition_sort_key
-from explorer.iceberg.model import Capture, FileContent, FileRecord, TableState
+from explorer.iceberg.columns import CONTENT_CODES, FileColumns, FileHistory, partition_sort_key, with_expired_snapshots
+from explorer.iceberg.model import Capture, FileContent, FileRecord, SnapshotRecord, TableState
 from explorer.iceberg.planner import attachments_from_pairs, planned_pairs
 from explorer.iceberg.resolution import Outcome
 from explorer.iceberg.resolver import DeleteFileIndex, RowMatcher, id_order_key
@@ -46,13 +46,15 @@ class InspectResult(IcebergResult):
     def __init__(self, capture: Capture | None, *, focus_snapshot_id: int, metadata_location: str | None = None,
                  contents: bool = True, outline: Capture | None = None,
                  build_capture: Callable[[], Capture] | None = None,
-                 columns_at: Callable[[int], FileColumns] | None = None):
+                 columns_at: Callable[[int], FileColumns] | None = None,
+                 history: Callable[[], FileHistory] | None = None):
         if capture is None and (outline is None or build_capture is None):
             raise ValueError("an InspectResult without a capture needs an outline and a way to build the capture")
         self._capture = capture
         self._outline = outline
         self._build_capture = build_capture
         self._columns_at = columns_at
+        self._history = history
         super().__init__(capture)
         self.focus_snapshot_id = focus_snapshot_id
         self.metadata_location = metadata_location
@@ -62,7 +64,7 @@ class InspectResult(IcebergResult):
     @property
     def capture(self) -> Capture:
         if self._capture is None:
-            self._columns_at = None  # the capture will answer every snapshot: let the columns' source go first
+            self._columns_at = self._history = None  # the capture answers every snapshot: let the columns go
             self._capture = self._build_capture()
         return self._capture
 
@@ -83,6 +85,14 @@ class InspectResult(IcebergResult):
         if sequence_number is None and snapshot_id is None and ref is None:
             snapshot_id = self.focus_snapshot_id
         return super().select(sequence_number, snapshot_id=snapshot_id, ref=ref)
+
+    def file_history(self) -> tuple[tuple[SnapshotRecord, ...], FileHistory]:
+        """(every snapshot, expired ones that files still name included; every file's kind, adding and removing
+        snapshot): what the aggregated timeline counts, without the full capture when it is not built."""
+        if self._capture is None and self._history is not None:
+            history = self._history()
+            return with_expired_snapshots(self._outline.snapshots, history), history
+        return tuple(self.capture.snapshots), FileHistory.from_records(self.capture.files)
 
     def agrees(self, sequence_number: int | None = None, **selector) -> bool | None:
         """Whether the engine's read and plan agree with the model at the selected snapshot; None when nothing

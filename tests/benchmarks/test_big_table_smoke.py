@@ -22,7 +22,7 @@ def test_smoke_table_is_metadata_only_and_inspect_attaches_what_planfiles_attach
     sizes = {"data_files": 100, "delete_files": 10, "partitions": 2, "rounds": 2}
     m = big_table.measure(sizes, reps=1, log=lambda *_: None, spark=spark)
     assert m["built"] == "100 data files, 10 delete files (2 equality), 4 snapshots"
-    assert m["files_in_capture"] == 110 and m["files_on_disk"] == 0  # every file, none written
+    assert m["files_in_columns"] == 110 and m["files_on_disk"] == 0  # every file, none written
     assert m["tasks"] == m["data_files_compared"] == 100
     assert m["attached_sets_differ"] == 0 and m["attached"] > 0
     assert m["summary"][0] == "100 live data files, 10 live delete files"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
@@ -33,6 +34,7 @@ from explorer.iceberg.columns import (
     POSITION_DELETES,
     UNKNOWN_COUNT,
     FileColumns,
+    FileHistory,
     partition_key_label,
 )
 from explorer.iceberg.spark.metadata import FILE_PATH_ID, decode_bound, local_path, parse_avro, plain_value
@@ -302,31 +304,35 @@ def _relative_paths(column, root: str, spelling: str | None = None) -> np.ndarra
     return _objects([rel[c] for c in codes.tolist()])
 
 
-def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None) -> FileColumns:
-    """The live files of ``snapshot_id`` as columns, ids numbered as a full capture numbers them.
+@dataclass(frozen=True, eq=False)
+class EntryWalk:
+    """The entries in the order the recorder meets them, and the files they give birth to."""
 
-    ``recorder``: an attached :class:`IcebergRecorder` whose metadata is read (its FileIO reader, its table
-    location and schema). ``entries`` / ``walk``: what :func:`read_entries` / :func:`manifest_walk` returned,
-    when the caller already has them.
-    """
+    order: np.ndarray  # entry rows of the Arrow table, in walk order (every array below is in that order)
+    where: np.ndarray  # each entry's manifest, as an index into names
+    names: list
+    status: np.ndarray
+    snapshot_id: np.ndarray
+    data_seq: np.ndarray
+    file_seq: np.ndarray
+    code: np.ndarray  # content codes (DV told from position deletes)
+    key_codes: np.ndarray  # one code per file: path (and blob offset) plus data sequence number
+    born: np.ndarray  # the entries where files are born, in order of birth
+    number: np.ndarray  # a born entry's number among the files of its kind (D1, D2, ...)
+    spelling: str | None
+
+
+def walk_entries(recorder, table, walk: dict[str, int]) -> EntryWalk:
+    """The entries of :func:`read_entries` in the order the recorder meets them, and the births."""
     import pandas as pd
     import pyarrow.compute as pc
 
-    walk, listed = walk if walk is not None else manifest_walk(recorder)
-    if snapshot_id not in listed:
-        raise LookupError(f"the table has no snapshot {snapshot_id}")
-    table = entries if entries is not None else read_entries(spark, recorder.full_name)
-    if table is None or table.num_rows == 0:
-        return FileColumns.from_records(())
-
-    # -- the walk: entries in the order the recorder meets them (arrays below are in that order)
     where, names = _factorize(table.column("manifest"))
     place = np.array([walk.get(m, walk.get(local_path(m), len(walk))) for m in names], dtype=np.int64)[where]
     order = np.lexsort((table.column("rid").to_numpy(), place))
     where = where[order]
     status = _numbers(table.column("status"))[order]
     data_seq = _numbers(table.column("sequence_number"))[order]
-    file_seq = _numbers(table.column("file_sequence_number"))[order]
     content = _numbers(table.column("content"))[order]
     puffin = pc.equal(pc.utf8_upper(table.column("file_format").combine_chunks()), "PUFFIN")
     puffin = puffin.fill_null(False).to_numpy(zero_copy_only=False)[order]
@@ -347,29 +353,65 @@ def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None)
         file_codes[blob] = int(path_codes.max()) + 1 + pairs
     key_codes = pd.factorize(file_codes * (int(data_seq.max()) + 1) + data_seq)[0]
 
-    # -- births: the first live entry of each file in walk order
-    live = status != 2
-    live_rows = np.flatnonzero(live)
+    # births: the first live entry of each file in walk order
+    live_rows = np.flatnonzero(status != 2)
     _, first_of = np.unique(key_codes[live_rows], return_index=True)
-    born = np.sort(live_rows[first_of])  # entry rows, in order of birth
+    born = np.sort(live_rows[first_of])
     code = np.where(content == 0, DATA, np.where(content == 2, EQUALITY_DELETES,
                                                   np.where(puffin, DELETION_VECTOR, POSITION_DELETES)))
     number = np.zeros(len(key_codes), dtype=np.int64)
     for c in _PREFIXES:
         rows = born[code[born] == c]
         number[rows] = np.arange(1, len(rows) + 1)
+    return EntryWalk(order=order, where=where, names=names, status=status,
+                 snapshot_id=_numbers(table.column("snapshot_id"), -1)[order], data_seq=data_seq,
+                 file_seq=_numbers(table.column("file_sequence_number"))[order], code=code.astype(np.int8),
+                 key_codes=key_codes, born=born, number=number, spelling=spelling)
 
-    # -- the snapshot: its manifests' live entries, each the file born for its key
-    mine = [i for i, m in enumerate(names) if m in listed[snapshot_id] or local_path(m) in listed[snapshot_id]]
-    wanted = np.unique(key_codes[np.isin(where, mine) & live])
-    birth_of_key = np.full(int(key_codes.max()) + 1, -1, dtype=np.int64)
-    birth_of_key[key_codes[born]] = born
+
+def file_history(spark, recorder, entries=None, walk=None, walked: EntryWalk | None = None) -> FileHistory:
+    """Every file the table's snapshots list, in order of birth: kind, file sequence number, the snapshot that
+    added it and the first that removed it, as the recorder records them (a removal is a DELETED entry, met in
+    the manifest its snapshot wrote)."""
+    walk = walk if walk is not None else manifest_walk(recorder)
+    table = entries if entries is not None else read_entries(spark, recorder.full_name)
+    if table is None or table.num_rows == 0:
+        return FileHistory.from_records(())
+    w = walked if walked is not None else walk_entries(recorder, table, walk[0])
+    removed_at = np.full(int(w.key_codes.max()) + 1, -1, dtype=np.int64)
+    gone = np.flatnonzero(w.status == 2)[::-1]  # the first in walk order written last, so it stays
+    removed_at[w.key_codes[gone]] = w.snapshot_id[gone]
+    return FileHistory(content=w.code[w.born], file_sequence_number=w.file_seq[w.born],
+                       added_snapshot_id=w.snapshot_id[w.born], removed_snapshot_id=removed_at[w.key_codes[w.born]])
+
+
+def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None, walked: EntryWalk | None = None
+                     ) -> FileColumns:
+    """The live files of ``snapshot_id`` as columns, ids numbered as a full capture numbers them.
+
+    ``recorder``: an attached :class:`IcebergRecorder` whose metadata is read (its FileIO reader, its table
+    location and schema). ``entries`` / ``walk``: what :func:`read_entries` / :func:`manifest_walk` returned,
+    when the caller already has them.
+    """
+    walk, listed = walk if walk is not None else manifest_walk(recorder)
+    if snapshot_id not in listed:
+        raise LookupError(f"the table has no snapshot {snapshot_id}")
+    table = entries if entries is not None else read_entries(spark, recorder.full_name)
+    if table is None or table.num_rows == 0:
+        return FileColumns.from_records(())
+    w = walked if walked is not None else walk_entries(recorder, table, walk)
+
+    # the snapshot: its manifests' live entries, each the file born for its key
+    mine = [i for i, m in enumerate(w.names) if m in listed[snapshot_id] or local_path(m) in listed[snapshot_id]]
+    wanted = np.unique(w.key_codes[np.isin(w.where, mine) & (w.status != 2)])
+    birth_of_key = np.full(int(w.key_codes.max()) + 1, -1, dtype=np.int64)
+    birth_of_key[w.key_codes[w.born]] = w.born
     rows = birth_of_key[wanted]
-    prefix_rank = np.array([sorted(_PREFIXES.values()).index(_PREFIXES[c]) for c in range(4)])[code[rows]]
-    rows = rows[np.lexsort((number[rows], prefix_rank, file_seq[rows]))]
-    take = table.take(order[rows])
-    paths = _relative_paths(take.column("file_path"), recorder._local_root, spelling)
-    return _columns(recorder, take, code[rows].astype(np.int8), number[rows], data_seq[rows], file_seq[rows], paths)
+    prefix_rank = np.array([sorted(_PREFIXES.values()).index(_PREFIXES[c]) for c in range(4)])[w.code[rows]]
+    rows = rows[np.lexsort((w.number[rows], prefix_rank, w.file_seq[rows]))]
+    take = table.take(w.order[rows])
+    paths = _relative_paths(take.column("file_path"), recorder._local_root, w.spelling)
+    return _columns(recorder, take, w.code[rows], w.number[rows], w.data_seq[rows], w.file_seq[rows], paths)
 
 
 def _columns(recorder, take, content: np.ndarray, number: np.ndarray, data_seq: np.ndarray,

@@ -18,9 +18,17 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
+from explorer.iceberg.columns import FileHistory, with_expired_snapshots
 from explorer.iceberg.inspection import InspectResult, RowExplanation, explain_row
-from explorer.iceberg.model import Capture, SnapshotRecord
-from explorer.iceberg.spark.columnar import manifest_walk, read_entries, read_entries_in_jvm, snapshot_columns
+from explorer.iceberg.model import Capture
+from explorer.iceberg.spark.columnar import (
+    file_history,
+    manifest_walk,
+    read_entries,
+    read_entries_in_jvm,
+    snapshot_columns,
+    walk_entries,
+)
 from explorer.iceberg.spark.metadata import (
     IcebergRecorder,
     engine_rows_at,
@@ -139,21 +147,9 @@ def _scenario(metadata: Mapping[str, Any], name: str) -> Scenario:
 
 
 def _with_expired_snapshots(capture: Capture) -> Capture:
-    """Files added by snapshots that have since expired still name them; keep such ids known (as 'expired'
-    snapshots before the first remaining one) so every file's 'added in' can be shown."""
-    known = {s.snapshot_id for s in capture.snapshots}
-    missing: dict[int, int] = {}
-    for f in capture.files:
-        if f.added_snapshot_id not in known:
-            seq = missing.get(f.added_snapshot_id)
-            missing[f.added_snapshot_id] = f.file_sequence_number if seq is None else min(seq, f.file_sequence_number)
-    if not missing:
-        return capture
-    ghosts = [SnapshotRecord(ordinal=0, snapshot_id=sid, parent_id=None, sequence_number=seq, operation="expired",
-                             timestamp_ms=0, label="expired snapshot", entries=MappingProxyType({}))
-              for sid, seq in sorted(missing.items(), key=lambda item: item[1])]
-    ordered = [replace(s, ordinal=i) for i, s in enumerate(ghosts + list(capture.snapshots), start=1)]
-    return replace(capture, snapshots=tuple(ordered))
+    """The capture with a snapshot record for every expired snapshot its files still name."""
+    snapshots = with_expired_snapshots(capture.snapshots, FileHistory.from_records(capture.files))
+    return capture if len(snapshots) == len(capture.snapshots) else replace(capture, snapshots=snapshots)
 
 
 def table_recorder(spark, name: str, jtable) -> IcebergRecorder:
@@ -248,7 +244,8 @@ def _columnar_result(spark, name: str, recorder: IcebergRecorder, at_snapshot: i
         entries = read_entries_in_jvm(spark, recorder.jtable)
         if entries is None:  # partition types the JVM reader does not carry: Spark's metadata table reads them
             entries = read_entries(spark, name)
-        first = snapshot_columns(spark, recorder, focus, entries=entries, walk=walk)
+        walked = walk_entries(recorder, entries, walk[0]) if entries is not None else None
+        first = snapshot_columns(spark, recorder, focus, entries=entries, walk=walk, walked=walked)
     except Exception as exc:
         raise EngineError(f"Spark could not read the manifests of {name}", field="table",
                           detail=engine_reason(exc)) from None
@@ -256,8 +253,14 @@ def _columnar_result(spark, name: str, recorder: IcebergRecorder, at_snapshot: i
 
     def columns_at(snapshot_id: int):
         if snapshot_id not in known:
-            known[snapshot_id] = snapshot_columns(spark, recorder, snapshot_id, entries=entries, walk=walk)
+            known[snapshot_id] = snapshot_columns(spark, recorder, snapshot_id, entries=entries, walk=walk,
+                                                  walked=walked)
         return known[snapshot_id]
+
+    def history():
+        if "history" not in known:
+            known["history"] = file_history(spark, recorder, entries=entries, walk=walk, walked=walked)
+        return known["history"]
 
     def build_capture() -> Capture:
         import pyarrow
@@ -268,7 +271,8 @@ def _columnar_result(spark, name: str, recorder: IcebergRecorder, at_snapshot: i
         return _with_expired_snapshots(recorder.capture())
 
     return InspectResult(None, focus_snapshot_id=focus, metadata_location=recorder.metadata_location,
-                         contents=False, outline=outline, build_capture=build_capture, columns_at=columns_at)
+                         contents=False, outline=outline, build_capture=build_capture, columns_at=columns_at,
+                         history=history)
 
 
 def _focus(capture: Capture, at_snapshot: int | None, at_seq: int | None, ref: str | None) -> int:

@@ -87,3 +87,24 @@ def test_columnar_inspect_refuses_contents_and_checks(spark, preset_capture):
     capture = preset_capture("seed-delete-insert-delete")
     with pytest.raises(ScenarioError, match="metadata only"):
         inspect_table(spark, capture.table_name, contents=True, columnar=True)
+
+
+@pytest.mark.parametrize("preset", ["seed-delete-insert-delete", "compaction-starting-sequence", "cherry-pick",
+                                    "spec-evolution-global-delete", "regression-v3-one-puffin-many-dvs"])
+def test_aggregated_figures_need_no_capture_and_match_it(spark, preset_capture, preset, monkeypatch):
+    """Above the aggregation threshold (lowered here to 0) the timeline and the decision figure of a columnar
+    inspect come from the columns and every file's history; they are the figures the full capture gives."""
+    from explorer.iceberg import figures
+
+    monkeypatch.setattr(figures, "AGGREGATE_ABOVE_FILES", 0)
+    capture = preset_capture(preset)
+    full = inspect_table(spark, capture.table_name, contents=False, check=False, columnar=False)
+    columnar = inspect_table(spark, capture.table_name, contents=False, check=False, columnar=True)
+    for snap in full.capture.snapshots:
+        if snap.operation == "expired":
+            continue
+        mine = figures.inspection_figures(columnar, snap.snapshot_id)
+        theirs = figures.inspection_figures(full, snap.snapshot_id)
+        for name in ("timeline", "decisions"):
+            assert mine[name].to_json() == theirs[name].to_json(), f"{preset}: {name} at {snap.sequence_number}"
+    assert not columnar.capture_built

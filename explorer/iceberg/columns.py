@@ -36,14 +36,9 @@ def _objects(values: Iterable[Any], n: int) -> np.ndarray:
     return out
 
 
-def partition_label(f: FileRecord) -> str:
-    """A file's partition as people read it: ``k=v, k=v`` (and its spec when not the first), or
-    ``(unpartitioned)``."""
-    return partition_key_label(f.partition_key())
-
-
 def partition_key_label(key: tuple) -> str:
-    """The label of a ``FileRecord.partition_key()``: (spec id, sorted (field, value) pairs)."""
+    """A partition as people read it, from a ``FileRecord.partition_key()`` (spec id, sorted (field, value)
+    pairs): ``k=v, k=v`` (and its spec when not the first), or ``(unpartitioned)``."""
     spec_id, items = key
     if not items:
         return "(unpartitioned)"
@@ -117,9 +112,6 @@ class FileColumns:
     @property
     def is_delete(self) -> np.ndarray:
         return self.content != DATA
-
-    def count(self, content: FileContent) -> int:
-        return int(np.count_nonzero(self.content == CONTENT_CODES[content]))
 
     @classmethod
     def from_records(cls, files: Iterable[FileRecord]) -> FileColumns:

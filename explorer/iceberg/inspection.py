@@ -70,8 +70,7 @@ class InspectResult(IcebergResult):
 
     @capture.setter
     def capture(self, value: Capture | None) -> None:
-        if value is not None or self._capture is None:
-            self._capture = value
+        self._capture = value
 
     @property
     def capture_built(self) -> bool:

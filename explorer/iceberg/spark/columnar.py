@@ -432,7 +432,7 @@ def _columns(recorder, take, content: np.ndarray, number: np.ndarray, data_seq: 
     if "partition" in take.column_names:
         struct = take.column("partition").combine_chunks()
         for i in range(struct.type.num_fields):
-            fields[struct.type.field(i).name] = _factorize(pa_chunked(struct.field(i)))
+            fields[struct.type.field(i).name] = _factorize(struct.field(i))
     partition = pd.factorize(spec_id)[0]  # codes in order of first appearance, as from_records numbers them
     for name, (codes, values) in fields.items():
         member = np.zeros(n, dtype=bool)
@@ -496,12 +496,6 @@ def _columns(recorder, take, content: np.ndarray, number: np.ndarray, data_seq: 
         lower=MappingProxyType(lower), upper=MappingProxyType(upper),
         null_counts=MappingProxyType(nulls), value_counts=MappingProxyType(counts),
     )
-
-
-def pa_chunked(array):
-    import pyarrow as pa
-
-    return pa.chunked_array([array])
 
 
 def _objects(values: list) -> np.ndarray:

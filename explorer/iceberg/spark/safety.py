@@ -191,7 +191,7 @@ class StatementChecker:
         value = str(table.value()) if literal and table.value() is not None else None
         allowed = {".".join(self.parts), ".".join(self.parts[1:])}
         if value is None or value.lower() not in allowed:
-            raise _Refused(f"the procedure's table argument must be '{{table}}', the scenario's table")
+            raise _Refused("the procedure's table argument must be '{table}', the scenario's table")
 
     def _set(self, plan) -> None:
         kv = plan.kv()

@@ -1,13 +1,14 @@
-"""Where the per-step overhead goes: the explorer with each of its two per-snapshot engine checks on or off.
+"""Where the per-step overhead goes: the explorer's per-snapshot engine check, as it is and as a Spark job.
 
-``step_overhead.py`` measures the explorer against plain Spark SQL with every check on. This experiment takes
-the same runs apart, alternating on one warm session: plain Spark SQL; the explorer as it is (Spark reads every
-snapshot back *and* Iceberg Java's ``planFiles()`` runs at every snapshot); the explorer with only the
-``planFiles()`` cross-check; with only Spark's read-back; with neither (capture and resolver only). The checks
-are switched by replacing the runner's ``_read_back`` method for the experiment only: the product has no switch
-to turn them off, because the app's time travel shows what Spark read and what Java attached at every snapshot.
-Then, on one finished table, Spark's read of one snapshot is timed alone (``spark.read...option("snapshot-id")
-.collect()``), its planning apart from its execution.
+``step_overhead.py`` measures the explorer against plain Spark SQL with every check on. This experiment takes the
+same runs apart, alternating on one warm session: plain Spark SQL; the explorer as it is (Spark's Iceberg source
+reads every snapshot back in the driver: the rows and the deletes attached to each data file,
+:func:`explorer.iceberg.spark.readback.read_back`); the explorer reading every snapshot back as it did before,
+with a Spark job (``spark.read.option("snapshot-id", id)...collect()``) plus Iceberg Java's
+``table.newScan().useSnapshot(id).planFiles()`` over py4j; and the explorer with neither (capture and resolver
+only). The configurations are switched by replacing the runner's ``_read_back`` method for the experiment only:
+the product has no switch to turn the check off, because the app's time travel shows what Spark read and what
+Java attached at every snapshot. Then, on one finished table, one snapshot's read-back is timed alone both ways.
 
     python benchmarks/read_back_share.py [--reps N] [--preset NAME] [--json PATH]
 """
@@ -23,27 +24,40 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_common as bc
 import step_overhead
 
+PRODUCT = "read-back in the driver (the product)"
+AS_A_JOB = "read-back as a Spark job + planFiles()"
+NEITHER = "neither (capture + resolver)"
+
+
+def job_read_back(spark, name: str, snapshot_id: int, *, lineage: bool = False):
+    """The same ReadBack as :func:`~explorer.iceberg.spark.readback.read_back`, the earlier way: a Spark job
+    reads the snapshot (with the lineage metadata columns on v3) and Iceberg Java plans it over py4j."""
+    from types import MappingProxyType
+
+    from explorer.iceberg.spark.metadata import LINEAGE_COLUMNS, load_iceberg_table
+    from explorer.iceberg.spark.planning import java_plan
+    from explorer.iceberg.spark.readback import ReadBack, row_sort_key
+
+    frame = spark.read.format("iceberg").option("snapshot-id", snapshot_id).load(name)
+    columns = frame.columns
+    extra = ("_file", "_pos", *LINEAGE_COLUMNS) if lineage else ()
+    read = frame.select(*columns, *extra).collect()
+    rows = tuple(sorted((MappingProxyType({c: r[c] for c in columns}) for r in read), key=row_sort_key))
+    found = {(str(r["_file"]), int(r["_pos"])): (r["_row_id"], r["_last_updated_sequence_number"])
+             for r in read} if lineage else None
+    return ReadBack(rows, java_plan(spark._jvm, load_iceberg_table(spark, name), snapshot_id), found)
+
 
 def _modes(runner_class):
-    from explorer.iceberg.spark import runner as r
-
     if not callable(getattr(runner_class, "_read_back", None)):
         raise SystemExit("the runner has no _read_back method any more: this experiment needs updating")
 
-    def submit(self, snapshot_ids, rows: bool, plans: bool):
+    def as_a_job(self, snapshot_ids):
         for sid in snapshot_ids:
-            if rows:
-                self._reads[sid] = self._reader.submit(r.engine_read_at, self.spark, self.name, sid,
-                                                       lineage=self.spec.format_version >= 3)
-            if plans:
-                self._plans[sid] = self._reader.submit(r.java_plan, self.spark._jvm, self.recorder.jtable, sid)
+            self._reads[sid] = self._reader.submit(job_read_back, self.spark, self.name, sid,
+                                                   lineage=self.spec.format_version >= 3)
 
-    return {
-        "all checks (the product)": runner_class._read_back,
-        "planFiles() cross-check only": lambda self, ids: submit(self, ids, rows=False, plans=True),
-        "Spark read-back only": lambda self, ids: submit(self, ids, rows=True, plans=False),
-        "neither (capture + resolver)": lambda self, ids: submit(self, ids, rows=False, plans=False),
-    }
+    return {PRODUCT: runner_class._read_back, AS_A_JOB: as_a_job, NEITHER: lambda self, ids: None}
 
 
 def what_each_mode_checks(spark, scenario) -> dict[str, dict[str, bool]]:
@@ -90,22 +104,34 @@ def measure(spark, scenario, reps: int, log=print, *, warm_up: bool = True) -> d
 
 
 def one_read(spark, scenario, reps: int) -> dict:
-    """Spark's read of one snapshot of a finished run's table, alone: total, planning, the rest."""
+    """One snapshot of a finished run's table read back alone, both ways (alternating): the product's read in
+    the driver, and a Spark job's read (its planning apart) plus Java's planFiles()."""
     from explorer import api
+    from explorer.iceberg.spark.metadata import load_iceberg_table
+    from explorer.iceberg.spark.planning import java_plan
+    from explorer.iceberg.spark.readback import read_back
 
     result = api.run(scenario, spark=spark, keep_warehouse=True)
     name, sid = result.capture.table_name, result.capture.snapshots[-1].snapshot_id
-    totals, plans = [], []
+    jtable = load_iceberg_table(spark, name)
+    driver, jobs, plans, java = [], [], [], []
     for _ in range(reps + 1):
+        started = time.perf_counter()
+        read_back(spark, name, sid)
+        driver.append(time.perf_counter() - started)
         started = time.perf_counter()
         frame = spark.read.format("iceberg").option("snapshot-id", sid).load(name)
         frame._jdf.queryExecution().executedPlan()
         planned = time.perf_counter()
         frame.collect()
-        totals.append(time.perf_counter() - started)
+        read = time.perf_counter()
+        java_plan(spark._jvm, jtable, sid)
+        java.append(time.perf_counter() - read)
+        jobs.append(read - started)
         plans.append(planned - started)
     spark.sql(f"DROP TABLE {name} PURGE")
-    return {"read_s": statistics.median(totals[1:]), "planning_s": statistics.median(plans[1:])}
+    return {"driver_s": statistics.median(driver[1:]), "read_s": statistics.median(jobs[1:]),
+            "planning_s": statistics.median(plans[1:]), "java_plan_s": statistics.median(java[1:])}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,9 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     print(bc.table(["explorer run", "seconds", "x plain"],
                    [["plain Spark SQL", m["plain_s"], "1.00x"]]
                    + [[n, v["seconds"], bc.fmt_ratio(v["ratio"])] for n, v in m["modes"].items()]))
-    print(f"\nSpark reading one snapshot of the finished table back, alone: {read['read_s'] * 1000:.0f} ms "
-          f"({read['planning_s'] * 1000:.0f} ms of it planning); a plain step takes "
-          f"{m['plain_s'] / m['steps'] * 1000:.0f} ms on average")
+    print(f"\nOne snapshot of the finished table read back alone: in the driver (rows and attachments) "
+          f"{read['driver_s'] * 1000:.0f} ms; as a Spark job {read['read_s'] * 1000:.0f} ms "
+          f"({read['planning_s'] * 1000:.0f} ms of it planning) plus Java's planFiles() "
+          f"{read['java_plan_s'] * 1000:.0f} ms; a plain step takes {m['plain_s'] / m['steps'] * 1000:.0f} ms "
+          "on average")
     bc.write_json(args.json, {"benchmark": "read_back_share", "machine": info, "result": m, "one_read": read,
                               "checks": checks})
     return 0

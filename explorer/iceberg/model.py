@@ -247,7 +247,7 @@ class Capture:
     # Concurrent steps only: every job's outcome, in commit order within each step.
     jobs: tuple[JobOutcome, ...] = ()
     # snapshot id -> data file id -> ids of the delete files Iceberg Java's own scan planning attached to it
-    # (``table.newScan().useSnapshot(id).planFiles()`` -> ``FileScanTask.deletes()``), if captured
+    # (``FileScanTask.deletes()`` of ``planFiles()``, in the scan Spark read that snapshot with), if captured
     engine_plans: Mapping[int, Mapping[str, frozenset[str]]] = field(default_factory=lambda: MappingProxyType({}))
     # The table's refs at the end of the run (name -> snapshot id; "main" is the current snapshot), if captured.
     refs: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))

@@ -3,10 +3,10 @@
 Every manifest the table's snapshots list is read through Iceberg's ``ALL_ENTRIES`` metadata table (Iceberg's
 own manifest reader, through the table's FileIO), each entry tagged with the manifest it came from and its place
 there. :func:`read_entries_in_jvm` does it in the driver JVM with a small helper (``java/ManifestColumns.java``,
-compiled at first use by Janino, the compiler Spark ships for its own generated code) that writes flat columns
-for numpy and Arrow; :func:`read_entries` does it with a Spark job over the ``all_entries`` table
-(``input_file_name()`` names the manifest) and stays as the reader for partition types the helper does not
-carry. Both give the same Arrow table, so everything after is one code path. The files are
+compiled at first use by :mod:`explorer.iceberg.spark.jvm`) that writes flat columns for numpy and Arrow;
+:func:`read_entries` does it with a Spark job over the ``all_entries`` table (``input_file_name()`` names the
+manifest) and stays as the reader for partition types the helper does not carry. Both give the same Arrow
+table, so everything after is one code path. The files are
 then born, numbered and kept exactly as :class:`~explorer.iceberg.spark.metadata.IcebergRecorder` does it
 walking the snapshots one by one (commit order, each snapshot's manifest list in order, each manifest's entries
 in order; a file is its path, or path and blob offset for a deletion vector, plus its data sequence number), so
@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 import numpy as np
 
@@ -37,6 +36,7 @@ from explorer.iceberg.columns import (
     FileHistory,
     partition_key_label,
 )
+from explorer.iceberg.spark.jvm import java_helper
 from explorer.iceberg.spark.metadata import FILE_PATH_ID, decode_bound, local_path, parse_avro, plain_value
 
 _EPOCH_DAY, _EPOCH = date(1970, 1, 1), datetime(1970, 1, 1)
@@ -74,27 +74,9 @@ def read_entries(spark, name: str):
     return pa.Table.from_batches(batches)
 
 
-_JAVA_SOURCE = Path(__file__).with_name("java") / "ManifestColumns.java"
-_HELPERS: dict[str, Any] = {}  # Spark application id -> the compiled ManifestColumns instance
 _LONGS = ("manifest", "status", "snapshot_id", "sequence_number", "file_sequence_number", "content", "spec_id",
           "record_count", "content_offset", "puffin")
 _PARTITION_TYPES = {"int", "long", "string", "date", "timestamp", "timestamptz", "boolean", "double", "float"}
-
-
-def _manifest_columns(spark):
-    """The ManifestColumns helper in Spark's driver JVM, compiled once per application with Janino (Spark's own
-    runtime compiler) under the class loader that loaded Iceberg."""
-    key = spark.sparkContext.applicationId
-    helper = _HELPERS.get(key)
-    if helper is None:
-        jvm, gateway = spark._jvm, spark.sparkContext._gateway
-        compiler = jvm.org.codehaus.janino.SimpleCompiler()
-        compiler.setParentClassLoader(jvm.org.apache.iceberg.Table._java_lang_class.getClassLoader())
-        compiler.cook(_JAVA_SOURCE.read_text(encoding="utf-8"))
-        cls = compiler.getClassLoader().loadClass("ManifestColumns")
-        helper = _HELPERS[key] = cls.getDeclaredConstructor(gateway.new_array(jvm.java.lang.Class, 0)).newInstance(
-            gateway.new_array(jvm.java.lang.Object, 0))
-    return helper
 
 
 def read_entries_in_jvm(spark, jtable, threads: int | None = None):
@@ -110,7 +92,7 @@ def read_entries_in_jvm(spark, jtable, threads: int | None = None):
     folder = tempfile.mkdtemp(prefix="explorer-entries-")
     try:
         threads = threads or max(1, min(4, os.cpu_count() or 1))
-        chunks = int(_manifest_columns(spark).write(jtable, folder, threads))
+        chunks = int(java_helper(spark, "ManifestColumns").write(jtable, folder, threads))
         base = Path(folder)
         parts = [line.split("\t") for line in (base / "part.txt").read_text(encoding="utf-8").splitlines()]
         if not chunks or any(kind not in _PARTITION_TYPES for _, kind in parts):

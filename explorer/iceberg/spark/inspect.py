@@ -31,12 +31,12 @@ from explorer.iceberg.spark.columnar import (
 )
 from explorer.iceberg.spark.metadata import (
     IcebergRecorder,
-    engine_rows_at,
     load_iceberg_table,
     local_path,
     snapshot_record,
 )
 from explorer.iceberg.spark.planning import java_plan
+from explorer.iceberg.spark.readback import engine_rows_at
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.model import Column, Scenario, TableSpec, read_yaml
 

@@ -40,9 +40,11 @@ _EPOCH_DAY = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1)
 FILE_PATH_ID = 2147483546  # the reserved field id of a position delete file's file_path column
 
+# Iceberg v3 row lineage: the reserved metadata columns (rewritten data files carry them too; Iceberg 1.10's Spark
+# 3.5 table offers them to a read).
+LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
 
-# Iceberg v3 row lineage: rewritten data files carry these reserved metadata columns.
-ROW_LINEAGE_COLUMNS = frozenset(("_row_id", "_last_updated_sequence_number"))
+
 
 
 # Characters after which urlparse would read a path differently (query, fragment, params, escapes, whitespace and
@@ -51,10 +53,14 @@ _URL_SPECIAL = re.compile(r"[?#;%\x00-\x20\x7f]")
 
 
 def _entry_key(data_file: dict) -> str:
-    """How the recorder tells files apart: by path, except deletion vectors. One Puffin file can hold the DVs
-    of several data files (one DELETE touching many files), each a blob at its own content offset."""
-    path = local_path(str(data_file["file_path"]))
-    offset = data_file.get("content_offset")
+    """How the recorder tells files apart: :func:`file_key` of a manifest entry's data file."""
+    return file_key(str(data_file["file_path"]), data_file.get("content_offset"))
+
+
+def file_key(location: str, offset: int | None) -> str:
+    """A file's key: its path, except deletion vectors. One Puffin file can hold the DVs of several data files
+    (one DELETE touching many files), each a blob at its own content offset: ``path#offset``."""
+    path = local_path(location)
     return path if offset is None else f"{path}#{offset}"
 
 
@@ -410,7 +416,7 @@ class IcebergRecorder:
             return replace(record, positions=tuple(
                 DeletedPosition(self.relative(p), int(pos)) for p, pos in zip(paths, positions)))
         # v3 compaction writes row-lineage columns into the new files; they are metadata, not table columns.
-        names = [n for n in table.column_names if n not in ROW_LINEAGE_COLUMNS]
+        names = [n for n in table.column_names if n not in LINEAGE_COLUMNS]
         if len(names) != table.num_columns:
             table = table.select(names)
         rows = tuple(MappingProxyType({k: plain_value(v) for k, v in row.items()}) for row in table.to_pylist())
@@ -442,13 +448,14 @@ class IcebergRecorder:
                                           for sid, lineage in self.row_lineage.items()}),
         )
 
-    def record_read(self, snapshot_id: int, read: tuple) -> None:
-        """Keep one read-back of :func:`engine_read_at`: the rows, and on a v3 table their lineage by file."""
-        rows, lineage = read
-        self.engine_rows[snapshot_id] = rows
-        if lineage is not None:
+    def record_read(self, snapshot_id: int, read) -> None:
+        """Keep one :class:`~explorer.iceberg.spark.readback.ReadBack`: the rows, the deletes attached to each
+        data file, and on a v3 table the rows' lineage by file."""
+        self.engine_rows[snapshot_id] = read.rows
+        self.engine_plans[snapshot_id] = read.plan
+        if read.lineage is not None:
             self.row_lineage[snapshot_id] = {(self.relative(path), pos): values
-                                             for (path, pos), values in lineage.items()}
+                                             for (path, pos), values in read.lineage.items()}
 
     def _plan_by_id(self, snapshot: SnapshotRecord, plan: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
         """A plan keyed by file key, in short ids of the files live at ``snapshot``; a file the capture does not
@@ -456,31 +463,3 @@ class IcebergRecorder:
         live = snapshot.live_file_ids or frozenset()
         ids = {key[0]: born.record.id for key, born in self.files.items() if born.record.id in live}
         return {ids.get(k, k): frozenset(ids.get(x, x) for x in v) for k, v in plan.items()}
-
-
-def engine_rows_at(spark, full_name: str, snapshot_id: int) -> tuple[Mapping[str, Any], ...]:
-    """What Spark itself reads at one snapshot, in a stable order (Spark's own order depends on tasks)."""
-    rows = spark.read.format("iceberg").option("snapshot-id", snapshot_id).load(full_name).collect()
-    plain = [MappingProxyType(row.asDict()) for row in rows]
-    return tuple(sorted(plain, key=_row_sort_key))
-
-
-LINEAGE_COLUMNS = ("_row_id", "_last_updated_sequence_number")
-
-
-def engine_read_at(spark, full_name: str, snapshot_id: int, *, lineage: bool = False) -> tuple:
-    """(rows, lineage): :func:`engine_rows_at`, and with ``lineage`` (format v3: Iceberg 1.10's Spark 3.5 table
-    offers the row lineage metadata columns) every row's ``{(_file, _pos): (_row_id,
-    _last_updated_sequence_number)}`` from the same scan; else None."""
-    if not lineage:
-        return engine_rows_at(spark, full_name, snapshot_id), None
-    frame = spark.read.format("iceberg").option("snapshot-id", snapshot_id).load(full_name)
-    columns = frame.columns
-    read = frame.select(*columns, "_file", "_pos", *LINEAGE_COLUMNS).collect()
-    rows = tuple(sorted((MappingProxyType({c: r[c] for c in columns}) for r in read), key=_row_sort_key))
-    return rows, {(str(r["_file"]), int(r["_pos"])): (r["_row_id"], r["_last_updated_sequence_number"])
-                  for r in read}
-
-
-def _row_sort_key(row: Mapping[str, Any]) -> tuple:
-    return tuple((v is None, str(type(v).__name__), v if v is not None else 0) for v in row.values())

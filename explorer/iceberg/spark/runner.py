@@ -44,8 +44,8 @@ from explorer.scenario.model import (
     UpsertStep,
 )
 
-from explorer.iceberg.spark.metadata import IcebergRecorder, engine_read_at
-from explorer.iceberg.spark.planning import java_plan
+from explorer.iceberg.spark.metadata import IcebergRecorder
+from explorer.iceberg.spark.readback import read_back
 from explorer.scenario.errors import engine_reason
 from explorer.iceberg.spark.session import (
     CATALOG,
@@ -163,7 +163,6 @@ class _Runner:
         for phase in ("statement", "capture", "engine_rows_wait"):
             self.timings.setdefault(phase, 0.0)
         self._reads: dict[int, Future] = {}
-        self._plans: dict[int, Future] = {}
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explorer-read")
 
     def run(self) -> Capture:
@@ -204,21 +203,15 @@ class _Runner:
             except Exception as exc:  # a read that fails is an engine failure too; never hide it
                 raise EngineError(f"Spark could not read snapshot {sid} back", detail=engine_reason(exc)) \
                     from None
-        for sid, future in self._plans.items():
-            try:
-                self.recorder.engine_plans[sid] = future.result()
-            except Exception as exc:
-                raise EngineError(f"Iceberg Java could not plan a scan of snapshot {sid}",
-                                  detail=engine_reason(exc)) from None
         self.timings["engine_rows_wait"] += time.perf_counter() - started
         return self.recorder.capture()
 
     def _read_back(self, snapshot_ids: tuple[int, ...]) -> None:
-        # Snapshots never change, so Spark reads each one back while the next step already runs.
+        # Snapshots never change, so Spark reads each one back (rows and attached deletes) while the next step
+        # already runs.
         for sid in snapshot_ids:
-            self._reads[sid] = self._reader.submit(engine_read_at, self.spark, self.name, sid,
+            self._reads[sid] = self._reader.submit(read_back, self.spark, self.name, sid,
                                                    lineage=self.spec.format_version >= 3)
-            self._plans[sid] = self._reader.submit(java_plan, self.spark._jvm, self.recorder.jtable, sid)
 
     def _run_step(self, step: Step) -> StepOutcome:
         started = time.perf_counter()

@@ -32,11 +32,51 @@ def java_helper(spark, class_name: str):
     return helper
 
 
-def java_strings(spark, values) -> Any:
-    """A Java ``String[]`` of ``values`` (py4j passes a Python list as a List, not an array)."""
-    jvm, gateway = spark._jvm, spark.sparkContext._gateway
-    values = list(values)
-    array = gateway.new_array(jvm.java.lang.String, len(values))
-    for i, value in enumerate(values):
-        array[i] = value
-    return array
+_POOLS_STARTED: set[str] = set()  # Spark application ids whose Iceberg pools have all their threads
+
+
+def start_iceberg_pools(spark) -> None:
+    """Start every thread of Iceberg's two shared worker pools now, from the calling thread.
+
+    A Linux thread inherits its creator's scheduling priority, and the pools start their (never retired) threads
+    on demand, from whichever thread first gives them work. Started here, at normal priority, they cannot be
+    started by a low-priority read-back thread (:func:`lower_thread_priority`) and then slow down every later
+    statement that plans a scan or loads delete files. A fixed pool starts a thread per task until it is full, so
+    one no-op task (an unstarted ``java.lang.Thread``, whose ``run`` does nothing) per thread is enough."""
+    key = spark.sparkContext.applicationId
+    with _LOCK:
+        if key in _POOLS_STARTED:
+            return
+        pools = spark._jvm.org.apache.iceberg.util.ThreadPools
+        for pool, size in ((pools.getWorkerPool(), pools.WORKER_THREAD_POOL_SIZE),
+                           (pools.getDeleteWorkerPool(), pools.DELETE_WORKER_THREAD_POOL_SIZE)):
+            for _ in range(int(size)):
+                pool.execute(spark._jvm.java.lang.Thread())
+        _POOLS_STARTED.add(key)
+
+
+def lower_thread_priority(spark, niceness: int) -> bool:
+    """Give the calling Python thread, and the driver JVM thread py4j pairs with it, a lower scheduling priority
+    (Linux ``nice``), so work they do yields the cores to everything else the session runs.
+
+    PySpark gives every Python thread a JVM thread of its own, alive as long as the Python thread is. The JVM
+    thread names itself through ``/proc/thread-self``, asked from this thread, so the call runs on exactly that
+    JVM thread. Raising niceness needs no privilege, and cannot be undone without one: threads the JVM thread
+    starts inherit it, so the caller starts shared pools first (:func:`start_iceberg_pools`), and the thread must
+    be one that ends (py4j's JVM thread ends with its Python thread). False (and nothing changed) where there is
+    no ``/proc/thread-self`` or the JVM is not a process of this machine."""
+    import os
+
+    if not hasattr(os, "setpriority"):
+        return False
+    try:
+        task = str(spark._jvm.java.io.File("/proc/thread-self").getCanonicalPath())  # /proc/<pid>/task/<tid>
+        parts = task.split("/")
+        pid, tid = int(parts[2]), int(parts[4])
+        if pid != int(spark._jvm.ProcessHandle.current().pid()) or not os.path.isdir(task):
+            return False
+        os.setpriority(os.PRIO_PROCESS, tid, niceness)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
+        return True
+    except Exception:  # no /proc (not Linux), a remote JVM, or the system refused: keep the priority
+        return False

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from explorer.iceberg.spark.jvm import java_helper, java_strings
+from explorer.iceberg.spark.jvm import java_helper
 from explorer.iceberg.spark.metadata import LINEAGE_COLUMNS, file_key
 
 _LINEAGE_READ = ("_file", "_pos", *LINEAGE_COLUMNS)
@@ -42,8 +42,7 @@ def read_back(spark, full_name: str, snapshot_id: int, *, lineage: bool = False)
     """Spark's Iceberg source reads ``full_name`` at ``snapshot_id`` (see the module docstring); with ``lineage``
     (format v3) every row's ``_row_id`` and ``_last_updated_sequence_number`` by ``(_file, _pos)`` as well."""
     extra = _LINEAGE_READ if lineage else ()
-    payload = java_helper(spark, "SnapshotRead").read(spark._jsparkSession, full_name, snapshot_id,
-                                                      java_strings(spark, extra))
+    payload = java_helper(spark, "SnapshotRead").read(spark._jsparkSession, full_name, snapshot_id, ",".join(extra))
     names, read, tasks = pickle.loads(payload)
     columns = names[:len(names) - len(extra)]
     rows = tuple(sorted((MappingProxyType(dict(zip(columns, row))) for row in read), key=row_sort_key))

@@ -45,6 +45,7 @@ from explorer.scenario.model import (
 )
 
 from explorer.iceberg.spark.metadata import IcebergRecorder
+from explorer.iceberg.spark.jvm import lower_thread_priority, start_iceberg_pools
 from explorer.iceberg.spark.readback import read_back
 from explorer.scenario.errors import engine_reason
 from explorer.iceberg.spark.session import (
@@ -62,6 +63,7 @@ from explorer.iceberg.spark.session import (
 Progress = Callable[[int, int, "StepOutcome | None", str], None]
 
 _DISTRIBUTION_CONF = "spark.sql.iceberg.distribution-mode"
+READ_BACK_NICENESS = 10  # Linux nice of the read-back thread (0 normal, 19 lowest)
 _view_counter = itertools.count(1)
 
 
@@ -163,7 +165,11 @@ class _Runner:
         for phase in ("statement", "capture", "engine_rows_wait"):
             self.timings.setdefault(phase, 0.0)
         self._reads: dict[int, Future] = {}
-        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explorer-read")
+        # Reads run at a low scheduling priority: on a busy machine they take the cores the statements leave idle
+        # instead of slowing the next statement down (measured: benchmarks/read_back_share.py).
+        start_iceberg_pools(spark)
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explorer-read",
+                                          initializer=lower_thread_priority, initargs=(spark, READ_BACK_NICENESS))
 
     def run(self) -> Capture:
         total = len(self.scenario.steps)

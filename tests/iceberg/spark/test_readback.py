@@ -47,13 +47,12 @@ def test_the_read_back_is_what_a_spark_job_reads_and_java_plans(spark, preset_ca
 
 def test_a_row_lineage_read_names_unknown_metadata_columns(spark, preset_capture):
     """The helper refuses a metadata column the table does not offer instead of reading without it."""
-    from explorer.iceberg.spark.jvm import java_helper, java_strings
+    from explorer.iceberg.spark.jvm import java_helper
 
     capture = preset_capture("seed-delete-insert-delete")
     sid = capture.snapshots[-1].snapshot_id
     with pytest.raises(Exception, match="offers no metadata column _no_such"):
-        java_helper(spark, "SnapshotRead").read(spark._jsparkSession, capture.table_name, sid,
-                                                java_strings(spark, ["_no_such"]))
+        java_helper(spark, "SnapshotRead").read(spark._jsparkSession, capture.table_name, sid, "_file,_no_such")
 
 
 @pytest.mark.parametrize("vectorized", [True, False], ids=["vectorized", "row-reader"])
@@ -85,3 +84,58 @@ def test_nulls_and_every_column_type_read_as_a_spark_job_reads_them(spark, vecto
         assert [r["b"] for r in last if r["k"] in (2, 5)] == [None, None]
     finally:
         drop_run_table(spark, RunTable(*capture.table_name.split(".")), capture.table_location)
+
+
+def _raised_niceness(pid: int) -> dict[str, int]:
+    """The JVM's threads whose niceness is not 0 (name -> niceness)."""
+    import os
+
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as stat, open(f"/proc/{pid}/task/{tid}/comm") as comm:
+                nice = int(stat.read().rsplit(")", 1)[1].split()[16])
+                name = comm.read().strip()
+        except (FileNotFoundError, ProcessLookupError):  # the thread ended meanwhile
+            continue
+        if nice:
+            out[f"{name} ({tid})"] = nice
+    return out
+
+
+def test_reads_run_at_low_priority_and_leave_no_thread_behind_at_it(spark, monkeypatch):
+    """The runner reads every snapshot back at READ_BACK_NICENESS, on its own Python thread and the JVM thread py4j
+    pairs with it; threads inherit niceness, so after the run no thread of the JVM (Iceberg's shared pools
+    included) keeps it."""
+    import gc
+    import os
+    import sys
+    import threading
+    import time
+
+    from explorer.api import load_preset
+    from explorer.iceberg.spark import runner
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("thread priorities are set on Linux only")
+    pid = int(spark._jvm.ProcessHandle.current().pid())
+    seen = []
+    real = runner.read_back
+
+    def observed(spark_, name, sid, **kw):
+        task = str(spark_._jvm.java.io.File("/proc/thread-self").getCanonicalPath())
+        with open(f"{task}/stat") as stat:
+            jvm_nice = int(stat.read().rsplit(")", 1)[1].split()[16])
+        seen.append((os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), jvm_nice))
+        return real(spark_, name, sid, **kw)
+
+    monkeypatch.setattr(runner, "read_back", observed)
+    capture = runner.run_iceberg(load_preset("seed-delete-insert-delete"), spark=spark)
+    assert len(seen) == len(capture.snapshots) == 6
+    assert set(seen) == {(runner.READ_BACK_NICENESS, runner.READ_BACK_NICENESS)}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == 0  # the caller's thread is untouched
+    deadline = time.monotonic() + 10
+    while _raised_niceness(pid) and time.monotonic() < deadline:  # the JVM thread ends with its Python thread
+        gc.collect()
+        time.sleep(0.2)
+    assert _raised_niceness(pid) == {}

@@ -54,11 +54,29 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 public class SnapshotRead {
 
-  public byte[] read(SparkSession spark, String tableName, long snapshotId, String[] metadataColumns)
+  private final HashMap resolved = new HashMap(); // table name -> Spark3Util.CatalogAndIdentifier (parsed once)
+
+  public SnapshotRead() {
+    EvaluatePython.registerPicklers();
+  }
+
+  // metadataColumns: the metadata columns to read after the table's own, comma-separated ("" for none).
+  public byte[] read(SparkSession spark, String tableName, long snapshotId, String metadataColumnList)
       throws Exception {
-    Spark3Util.CatalogAndIdentifier resolved = Spark3Util.catalogAndIdentifier(spark, tableName);
-    TableCatalog catalog = (TableCatalog) resolved.catalog();
-    Table table = catalog.loadTable(resolved.identifier(), Long.toString(snapshotId));
+    String[] metadataColumns = metadataColumnList.isEmpty() ? new String[0] : metadataColumnList.split(",");
+    Spark3Util.CatalogAndIdentifier name;
+    synchronized (resolved) {
+      name = (Spark3Util.CatalogAndIdentifier) resolved.get(tableName);
+      if (name == null) {
+        if (resolved.size() > 64) { // one entry per run's table: keep the map small
+          resolved.clear();
+        }
+        name = Spark3Util.catalogAndIdentifier(spark, tableName);
+        resolved.put(tableName, name);
+      }
+    }
+    TableCatalog catalog = (TableCatalog) name.catalog();
+    Table table = catalog.loadTable(name.identifier(), Long.toString(snapshotId));
 
     HashMap options = new HashMap();
     options.put("snapshot-id", Long.toString(snapshotId));
@@ -101,7 +119,6 @@ public class SnapshotRead {
     for (int i = 0; i < fields.length; i++) {
       types[i] = fields[i].dataType();
     }
-    EvaluatePython.registerPicklers();
     ArrayList rows = new ArrayList();
     ArrayList plan = new ArrayList();
     for (int p = 0; p < partitions.length; p++) {

@@ -11,7 +11,7 @@ import itertools
 import json
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from explorer.iceberg.model import Capture, StepOutcome
@@ -100,7 +100,7 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
 
             check_scenario_sql(spark, scenario, table)
         runner = _Runner(spark, table, scenario, progress, timings)
-        with one_shuffle_partition(spark), _session_conf_kept(spark):
+        with one_shuffle_partition(spark), (_session_conf_kept(spark) if _runs_sql(scenario) else nullcontext()):
             return runner.run()
     except Exception as exc:
         if workspace.engine_stopped(spark):  # the JVM died under this run: say so, leave nothing of it behind
@@ -115,6 +115,12 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
     finally:
         if not keep_warehouse and not workspace.engine_stopped(spark):
             drop_run_table(spark, table, runner.recorder.location if runner else None)
+
+
+def _runs_sql(scenario: Scenario) -> bool:
+    """Whether a step (or a concurrent step's job) runs the scenario's own SQL, which may change a setting."""
+    steps = [*scenario.steps, *(j.step for s in scenario.steps if isinstance(s, ConcurrentStep) for j in s.jobs)]
+    return any(isinstance(step, SqlStep) for step in steps)
 
 
 @contextmanager

@@ -119,11 +119,73 @@ public class SnapshotRead {
     for (int i = 0; i < fields.length; i++) {
       types[i] = fields[i].dataType();
     }
-    ArrayList rows = new ArrayList();
     ArrayList plan = new ArrayList();
     for (int p = 0; p < partitions.length; p++) {
-      InputPartition partition = partitions[p];
-      addTasks(partition, plan);
+      addTasks(partitions[p], plan);
+    }
+    // The second half of the partitions is read on a second thread, as Spark runs tasks side by side.
+    int half = (partitions.length + 1) / 2;
+    Partitions second = new Partitions(factory, partitions, half, partitions.length, schema, types);
+    Thread other = null;
+    if (half < partitions.length) {
+      other = new Thread(second, "explorer-read-back");
+      other.setDaemon(true);
+      other.start();
+    }
+    Partitions first = new Partitions(factory, partitions, 0, half, schema, types);
+    first.run();
+    if (other != null) {
+      other.join();
+    }
+    rethrow(first.failure);
+    rethrow(second.failure);
+    ArrayList rows = first.rows;
+    rows.addAll(second.rows);
+    Object[] out = new Object[] {names, rows, plan};
+    return new Pickler(true, false).dumps(out);
+  }
+
+  private static void rethrow(Throwable failure) throws Exception {
+    if (failure instanceof Exception) {
+      throw (Exception) failure;
+    }
+    if (failure instanceof Error) {
+      throw (Error) failure;
+    }
+  }
+
+  // Reads partitions [from, to) to the end, each with the reader Spark would use (vectorized or row-based).
+  private static final class Partitions implements Runnable {
+    private final PartitionReaderFactory factory;
+    private final InputPartition[] partitions;
+    private final int from;
+    private final int to;
+    private final StructType schema;
+    private final DataType[] types;
+    final ArrayList rows = new ArrayList();
+    Throwable failure; // rethrown by the calling thread, so a failed half never passes for an empty one
+
+    Partitions(PartitionReaderFactory factory, InputPartition[] partitions, int from, int to, StructType schema,
+        DataType[] types) {
+      this.factory = factory;
+      this.partitions = partitions;
+      this.from = from;
+      this.to = to;
+      this.schema = schema;
+      this.types = types;
+    }
+
+    public void run() {
+      try {
+        for (int p = from; p < to; p++) {
+          read(partitions[p]);
+        }
+      } catch (Throwable t) {
+        failure = t;
+      }
+    }
+
+    private void read(InputPartition partition) throws Exception {
       if (factory.supportColumnarReads(partition)) {
         PartitionReader reader = factory.createColumnarReader(partition);
         try {
@@ -147,8 +209,6 @@ public class SnapshotRead {
         }
       }
     }
-    Object[] out = new Object[] {names, rows, plan};
-    return new Pickler(true, false).dumps(out);
   }
 
   // One row of the read schema's columns as PySpark's collect() hands it over. As Spark's own generated code does,

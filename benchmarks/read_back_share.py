@@ -29,12 +29,13 @@ AS_A_JOB = "read-back as a Spark job + planFiles()"
 NEITHER = "neither (capture + resolver)"
 
 
-def job_read_back(spark, name: str, snapshot_id: int, *, lineage: bool = False):
+def job_read_back(spark, name: str, snapshot_id: int, jtable, *, lineage: bool = False):
     """The same ReadBack as :func:`~explorer.iceberg.spark.readback.read_back`, the earlier way: a Spark job
-    reads the snapshot (with the lineage metadata columns on v3) and Iceberg Java plans it over py4j."""
+    reads the snapshot (with the lineage metadata columns on v3) and Iceberg Java plans it over py4j, on the
+    run's already loaded Java table ``jtable`` as the runner did."""
     from types import MappingProxyType
 
-    from explorer.iceberg.spark.metadata import LINEAGE_COLUMNS, load_iceberg_table
+    from explorer.iceberg.spark.metadata import LINEAGE_COLUMNS
     from explorer.iceberg.spark.planning import java_plan
     from explorer.iceberg.spark.readback import ReadBack, row_sort_key
 
@@ -45,7 +46,7 @@ def job_read_back(spark, name: str, snapshot_id: int, *, lineage: bool = False):
     rows = tuple(sorted((MappingProxyType({c: r[c] for c in columns}) for r in read), key=row_sort_key))
     found = {(str(r["_file"]), int(r["_pos"])): (r["_row_id"], r["_last_updated_sequence_number"])
              for r in read} if lineage else None
-    return ReadBack(rows, java_plan(spark._jvm, load_iceberg_table(spark, name), snapshot_id), found)
+    return ReadBack(rows, java_plan(spark._jvm, jtable, snapshot_id), found)
 
 
 def _modes(runner_class):
@@ -54,7 +55,7 @@ def _modes(runner_class):
 
     def as_a_job(self, snapshot_ids):
         for sid in snapshot_ids:
-            self._reads[sid] = self._reader.submit(job_read_back, self.spark, self.name, sid,
+            self._reads[sid] = self._reader.submit(job_read_back, self.spark, self.name, sid, self.recorder.jtable,
                                                    lineage=self.spec.format_version >= 3)
 
     return {PRODUCT: runner_class._read_back, AS_A_JOB: as_a_job, NEITHER: lambda self, ids: None}

@@ -8,6 +8,20 @@ label): ``points()``, ``point(...)`` to select one, ``to_plain(at=point)`` / ``t
 The registry names each engine's module as text and imports it on first use, so validating an Iceberg scenario
 never imports pypaimon, and nothing here imports Spark. Callers (the CLI, the app, ``explorer.api``) dispatch
 through :func:`engine_for`; no module outside this registry branches on an engine's name.
+
+Optional protocols: one history, every format (``explorer compare-formats``)
+----------------------------------------------------------------------------
+An engine joins the cross-format comparison by implementing two more methods; the registry then finds it
+(:func:`history_engines`), and nothing else changes:
+
+- on the engine, :class:`RunsHistories` ``scenarios_for_history(history)``: the scenario(s) that tell a
+  :class:`~explorer.scenario.history.History` (insert / delete by key / update / merge) in this format's own
+  terms, one per variant worth showing (Iceberg: merge-on-read and copy-on-write); raise ``ScenarioError``
+  naming the step when the format cannot tell it. ``run(scenario, changelog=True)`` must then also read the
+  format's changelog (engines for which that costs nothing may ignore the option).
+- on the result, :class:`Comparable` ``format_facts()``: a :class:`FormatFacts` (the clock, how each delete
+  found its rows, the rows the engine itself reads at the last point, the changelog as :class:`ChangeRow` s
+  with who produced it, and the notes where the library differs from its format's spec).
 """
 
 from __future__ import annotations
@@ -95,6 +109,82 @@ class Engine(Protocol):
     def run(self, scenario: Scenario, *, progress: Progress | None = None, **options: Any) -> Result: ...
 
 
+# ------------------------------------------------------------------ optional: one history, every format
+
+CHANGE_KINDS = ("insert", "delete", "update_preimage", "update_postimage")
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """One row of a format's changelog. ``point``: the :attr:`Point.snapshot_id` of the commit that produced
+    it; ``change``: one of :data:`CHANGE_KINDS` (Paimon's +I / -D / -U / +U map onto them); ``carry_over``: an
+    unchanged row that a file rewrite deleted and inserted again (Iceberg's raw changes show these)."""
+
+    point: int
+    change: str
+    row: Mapping[str, Any]
+    carry_over: bool = False
+
+
+@dataclass(frozen=True)
+class Changelog:
+    """A format's changelog of one run. ``producer``: who writes it and when, in the format's own words (e.g.
+    the writer, as Delta's change data files; or derived at read time from added and removed files, as
+    Iceberg's changes table); ``read_with``: the call that read it; ``agrees``: whether it equals what the
+    explorer derives from the run's own capture (None: nothing to check it against); ``note``: anything a
+    learner must know (e.g. the format refuses a changelog for this table)."""
+
+    producer: str
+    read_with: str
+    rows: tuple[ChangeRow, ...]
+    agrees: bool | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class DeleteWay:
+    """How one step found the rows it removed or replaced. ``way`` is short and comparable across formats
+    ("equality delete file", "position delete file", "deletion vector", "file rewrite (remove + add)",
+    "key merge (-D record)", "catalog delete file"); ``detail`` says what this run's files show."""
+
+    step: int
+    point: int | None
+    way: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class FormatFacts:
+    """What the comparison shows of one run. ``format`` / ``variant``: e.g. "Delta Lake" / "delta-rs 1.6.6,
+    copy-on-write"; ``clock``: what orders the commits, in one sentence; ``final_rows``: the engine's own read
+    at the last point (not the model's); ``notes``: where the library differs from its format's spec, and
+    anything modelled rather than executed."""
+
+    format: str
+    variant: str
+    clock: str
+    deletes: tuple[DeleteWay, ...]
+    final_rows: tuple[Mapping[str, Any], ...]
+    changelog: Changelog | None
+    notes: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Comparable(Protocol):
+    """A result that can stand in the cross-format comparison."""
+
+    def format_facts(self) -> FormatFacts: ...
+
+
+@runtime_checkable
+class RunsHistories(Protocol):
+    """An engine that can tell a format-neutral history (see the module docstring)."""
+
+    name: str
+
+    def scenarios_for_history(self, history: Any) -> tuple[Scenario, ...]: ...
+
+
 # Engine name -> the module whose ``ENGINE`` attribute implements :class:`Engine`.
 _REGISTRY: Mapping[str, str] = {"iceberg": "explorer.iceberg.engine", "paimon": "explorer.paimon.engine"}
 assert set(_REGISTRY) == set(ENGINES)
@@ -105,6 +195,12 @@ def engine_for(name_or_scenario: str | Scenario) -> Engine:
     if name not in _REGISTRY:
         raise ScenarioError(f"must be one of {', '.join(_REGISTRY)}, got {name!r}", field="engine")
     return importlib.import_module(_REGISTRY[name]).ENGINE
+
+
+def history_engines() -> tuple[RunsHistories, ...]:
+    """Every registered engine that implements :class:`RunsHistories`, in registry order."""
+    engines = (engine_for(name) for name in _REGISTRY)
+    return tuple(e for e in engines if isinstance(e, RunsHistories))
 
 
 def safe_default() -> bool:

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from explorer.engine import Progress, engine_for, resolve_safe, validate
 from explorer.scenario import model
 from explorer.scenario.errors import ScenarioError
-from explorer.scenario.limits import check_yaml_size
+from explorer.scenario.limits import DEFAULT_LIMITS, check_yaml_size
 from explorer.scenario.model import Scenario
 
 PRESETS_DIR = Path(__file__).parent / "presets"
@@ -35,8 +35,32 @@ def scenario_from_yaml(text: str, *, safe: bool | None = None) -> Scenario:
 
 
 def load_scenario(source: str | Path, *, safe: bool | None = None) -> Scenario:
-    """A ``.yaml`` path (or YAML text) → a scenario its engine accepts."""
+    """A ``.yaml`` path (or YAML text) → a scenario its engine accepts. In safe mode a file gets the same size
+    limit as pasted text, before it is parsed (and no more of it is read than the limit needs)."""
+    if resolve_safe(safe) and (isinstance(source, Path) or (isinstance(source, str) and "\n" not in source
+                                                            and source.endswith((".yaml", ".yml")))):
+        return scenario_from_yaml(_read_limited(Path(source)), safe=safe)
     return validate(model.load_scenario(source), safe=safe)
+
+
+def _read_limited(path: Path) -> str:
+    """The text of a scenario file, refused unparsed when it is longer than safe mode's YAML limit (at most
+    four bytes per character: a file needs at most that many bytes read to know)."""
+    limit = DEFAULT_LIMITS.yaml_chars
+    try:
+        with path.open("rb") as f:
+            head = f.read(4 * limit + 4)
+            size = path.stat().st_size
+    except OSError as exc:
+        raise ScenarioError(f"cannot read scenario file {path}: {exc.strerror or exc}") from None
+    text = head.decode("utf-8", errors="ignore")  # a character cut at the end of `head` is dropped, not refused
+    if len(text) > limit:
+        raise ScenarioError(f"the scenario file {path.name} is {size:,} bytes; safe mode accepts at most "
+                            f"{limit:,} characters of YAML", field="yaml")
+    try:
+        return head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"the scenario file {path.name} is not UTF-8 text (byte {exc.start})") from None
 
 
 def preset_paths() -> dict[str, Path]:

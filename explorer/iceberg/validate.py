@@ -18,8 +18,10 @@ from explorer.scenario.model import (
     Scenario,
     SqlStep,
     TableSpec,
+    SQL_SPEC_UNKNOWN,
     UpdateStep,
     evolve_partition_fields,
+    sql_partition_step,
 )
 
 
@@ -32,12 +34,19 @@ def validate_iceberg(scenario: Scenario, *, safe: bool = False) -> None:
         check_limits(scenario)
     table = scenario.table
     upgraded = False
-    fields = tuple(table.partitioned_by)  # the partition spec in force (a partition step evolves it)
+    # The partition spec in force: a partition step evolves it, and so does a sql step's ALTER TABLE ...
+    # PARTITION FIELD. After SQL this cannot follow, it is unknown (None) and Iceberg judges the later steps.
+    fields: tuple[str, ...] | None = tuple(table.partitioned_by)
     for step in scenario.steps:
-        if isinstance(step, PartitionStep):
+        if isinstance(step, PartitionStep) and fields is not None:
             fields = check_partition_step(step, fields)
         if isinstance(step, SqlStep):
             upgraded = True  # a statement may change the format version or write modes; let Iceberg judge
+            change = sql_partition_step(step)
+            if isinstance(change, PartitionStep) and fields is not None:
+                fields = check_partition_step(change, fields, where="sql")
+            elif change == SQL_SPEC_UNKNOWN:
+                fields = None
         if isinstance(step, ConcurrentStep) and not upgraded:
             check_concurrent(step, table)
         if isinstance(step, MergeStep) and step.matched == "none" and step.not_matched == "none":
@@ -77,24 +86,26 @@ def check_concurrent(step: ConcurrentStep, spec: TableSpec) -> None:
                 step=step.index, field=f"{where}.options")
 
 
-def check_partition_step(step: PartitionStep, fields: tuple[str, ...]) -> tuple[str, ...]:
+def check_partition_step(step: PartitionStep, fields: tuple[str, ...], *, where: str | None = None
+                         ) -> tuple[str, ...]:
     """Refuse a drop of a field the spec in force lacks, or an add of one it has (Spark's ALTER TABLE would);
-    return the fields after the step."""
+    return the fields after the step. ``where``: the field to name instead of the partition step's own (``sql``
+    for a sql step's ALTER TABLE ... PARTITION FIELD)."""
     for n, expr in enumerate(step.drop, start=1):
         if expr not in fields:
             raise ScenarioError(f"the spec in force has no field {expr!r} (it has: {', '.join(fields) or 'none'})",
-                                step=step.index, field=f"partition.drop[{n}]")
+                                step=step.index, field=where or f"partition.drop[{n}]")
     after_drop = [f for f in fields if f not in step.drop]
     for old, new in step.replace:
         if old not in after_drop:
             raise ScenarioError(f"the spec in force has no field {old!r} to replace (it has: "
-                                f"{', '.join(after_drop) or 'none'})", step=step.index, field=f"partition.replace.{old}")
+                                f"{', '.join(after_drop) or 'none'})", step=step.index, field=where or f"partition.replace.{old}")
         if new in after_drop:
             raise ScenarioError(f"the spec in force already has {new!r}", step=step.index,
-                                field=f"partition.replace.{old}")
+                                field=where or f"partition.replace.{old}")
         after_drop[after_drop.index(old)] = new
     for n, expr in enumerate(step.add, start=1):
         if expr in after_drop or expr in step.add[:n - 1]:
             raise ScenarioError(f"the spec in force already has {expr!r}", step=step.index,
-                                field=f"partition.add[{n}]")
+                                field=where or f"partition.add[{n}]")
     return evolve_partition_fields(step, fields)

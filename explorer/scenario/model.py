@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Mapping
 
 from explorer.scenario.errors import ScenarioError
+from explorer.scenario.sql_spec import UNKNOWN as SQL_SPEC_UNKNOWN, sql_partition_change
 from explorer.scenario.values import COLUMN_TYPES, FrozenDict, ValueProblem, coerce_value, freeze, plain_row, to_plain
 
 ENGINES = ("iceberg", "paimon")
@@ -603,12 +604,18 @@ def parse_scenario(data: Any) -> Scenario:
         raise ScenarioError("must be a list of steps", field="steps")
     # Each step is checked against the partition spec in force when it runs: a partition step changes it.
     steps_list: list[Step] = []
-    in_force, fields = table, tuple(table.partitioned_by)
+    # A sql step may evolve it too (ALTER TABLE ... PARTITION FIELD); after one this model cannot follow, the
+    # fields are unknown (None) and the engine decides (it refuses a delete missing a partition column).
+    in_force, fields_in_force = table, tuple(table.partitioned_by)
+    known: tuple[str, ...] | None = fields_in_force
     for i, raw in enumerate(raw_steps, start=1):
         step = _parse_step(i, raw, in_force, engine)
-        if isinstance(step, PartitionStep):
-            fields = evolve_partition_fields(step, fields)
-            in_force = replace(in_force, partitioned_by=partition_columns(fields))
+        change = sql_partition_step(step) if isinstance(step, SqlStep) else step
+        if isinstance(change, PartitionStep) and known is not None:
+            known = evolve_partition_fields(change, known)
+            in_force = replace(in_force, partitioned_by=partition_columns(known))
+        elif change == SQL_SPEC_UNKNOWN:
+            known, in_force = None, replace(in_force, partitioned_by=())
         steps_list.append(step)
     steps = tuple(steps_list)
     _check_v1_equality_deletes(steps, table)
@@ -985,6 +992,22 @@ def evolve_partition_fields(step: PartitionStep, fields: tuple[str, ...]) -> tup
     new_of = dict(step.replace)
     kept = [new_of.get(f, f) for f in fields if f not in step.drop]
     return tuple(kept + [f for f in step.add if f not in kept])
+
+
+def sql_partition_step(step: "SqlStep") -> "PartitionStep | str | None":
+    """What a sql step does to the partition spec: a :class:`PartitionStep` for ``ALTER TABLE {table}
+    ADD|DROP|REPLACE PARTITION FIELD ...``, :data:`SQL_SPEC_UNKNOWN` for a statement that may change the spec in
+    a way not followed here, None for one that cannot (:mod:`explorer.scenario.sql_spec`)."""
+    change = sql_partition_change(step.sql)
+    if change is None or change == SQL_SPEC_UNKNOWN:
+        return change
+    add, drop, swaps = change
+    try:
+        add, drop = tuple(partition_field(f)[0] for f in add), tuple(partition_field(f)[0] for f in drop)
+        swaps = tuple((partition_field(a)[0], partition_field(b)[0]) for a, b in swaps)
+    except ValueError:
+        return SQL_SPEC_UNKNOWN
+    return PartitionStep(index=step.index, label=step.label, add=add, drop=drop, replace=swaps)
 
 
 def partition_columns(fields: tuple[str, ...]) -> tuple[str, ...]:

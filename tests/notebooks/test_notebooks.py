@@ -330,7 +330,7 @@ def test_07_branches_rollback_tags_executes(kernel_env, tmp_path):
     nb = execute("07-branches-rollback-tags.ipynb", tmp_path)
     text = text_of(nb)
     blocks = text.split("resolver and engine agree at every snapshot: ")
-    assert len(blocks) == 5 and all(b.startswith("True") for b in blocks[1:]), text
+    assert len(blocks) == 7 and all(b.startswith("True") for b in blocks[1:]), text
     # A branch commit takes sequence number 2: main's history skips it; Spark reads B only on the branch.
     skips = _refs_read(blocks[0])
     assert skips["main"] == ([1, 3, 4], "[(3, 'C')]"), skips
@@ -344,18 +344,26 @@ def test_07_branches_rollback_tags_executes(kernel_env, tmp_path):
     assert "main and audit name the same snapshot: True" in text
     wap = _refs_read(blocks[1].split("before the publish")[1])
     assert wap["main"] == wap["audit"] == ([1, 2, 3], "[(1, 'A'), (3, 'C')]"), wap
+    # spark.wap.branch without write.wap.enabled: the load went to main, audit still holds A alone (#28).
+    wap_conf = _refs_read(blocks[2])
+    assert wap_conf == {"audit": ([1], "[(1, 'A')]"), "main": ([1, 2], "[(1, 'A'), (2, 'B')]")}, wap_conf
     # Cherry-pick: one file path, data sequence number 3 on dev and 6 on main; the delete at 5 misses it.
     picked = {ref: (path, int(seq)) for ref, path, seq in re.findall(
         r"^on (dev|main): user 4's file (\S+) has data sequence number (\d+)$", text, flags=re.MULTILINE)}
     assert picked["dev"][0] == picked["main"][0] and (picked["dev"][1], picked["main"][1]) == (3, 6), picked
     assert re.search(r"^on main, E1 x D\d+: 6 < 5 -> ignored-by-sequence$", text, flags=re.MULTILINE)
-    pick = _refs_read(blocks[2])
+    pick = _refs_read(blocks[3])
     assert pick["main"] == ([1, 4, 5, 6], "[(1, 'A'), (3, 'C'), (4, 'D')]"), pick
     assert pick["dev"] == ([1, 2, 3], "[(1, 'A'), (2, 'B'), (4, 'D')]"), pick
     # Rollback: three snapshots, B's is not on main's history; the next commit still took 3.
     assert "snapshots made, by sequence number: [1, 2, 3]" in text
     assert "B's snapshot (sequence number 2) on main's history: False" in text
-    rollback = _refs_read(blocks[3])
+    # A pick whose parent is main's head is a fast-forward: no snapshot, B keeps data sequence number 2 (#28).
+    assert "the cherry-pick step made 0 snapshot(s)" in blocks[4]
+    assert re.findall(r"^B's file \S+: data sequence number (\d+)$", blocks[4], flags=re.MULTILINE) == ["2"]
+    ff = _refs_read(blocks[4])
+    assert ff["main"] == ([1, 2, 3], "[(1, 'A'), (2, 'B'), (3, 'C')]"), ff
+    rollback = _refs_read(blocks[5])
     assert rollback["main"] == ([1, 3], "[(1, 'A'), (3, 'C')]"), rollback
     assert rollback["first_load"] == ([1], "[(1, 'A')]"), rollback
     assert_figures_offline(nb, at_least=2)

@@ -161,6 +161,20 @@ class _RowDeltaWriter:
         add(writer.toDeleteFile())
 
 
+def spec_columns_missing(jtable, rows: Iterable[Mapping[str, Any]]) -> list[tuple[int, str, int]]:
+    """(row number, column, spec id) for each source column of the table's *current* partition spec that a row
+    does not name. The scenario's checks follow partition steps and the ALTER TABLE ... PARTITION FIELD
+    statements they can read; this is Iceberg's own answer, for a spec SQL changed in other ways."""
+    spec = jtable.spec()
+    if spec.isUnpartitioned():
+        return []
+    schema = jtable.schema()
+    fields = spec.fields()
+    columns = [str(schema.findColumnName(fields.get(i).sourceId())) for i in range(fields.size())]
+    return [(r, c, int(spec.specId())) for r, row in enumerate(rows, start=1) for c in dict.fromkeys(columns)
+            if c not in row]
+
+
 def commit_row_delta(spark, jtable, table: TableSpec, *, delete_rows: Iterable[Mapping[str, Any]],
                      equality: Iterable[str], data_rows: Iterable[Mapping[str, Any]] = (), into=None) -> None:
     """Write equality deletes on ``equality`` (and ``data_rows``) per partition; commit them as one RowDelta.

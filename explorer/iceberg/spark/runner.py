@@ -307,9 +307,13 @@ class _Runner:
         if isinstance(step, MergeStep):
             return self._merge(step)
         if isinstance(step, (EqualityDeleteStep, UpsertStep)):
-            from explorer.iceberg.spark.rowdelta import commit_row_delta, commit_upsert
+            from explorer.iceberg.spark.rowdelta import commit_row_delta, commit_upsert, spec_columns_missing
 
             jtable = self.recorder.jtable
+            for r, column, spec_id in spec_columns_missing(jtable, step.rows)[:1]:
+                raise EngineError(f"Iceberg writes partition spec {spec_id} now, which is partitioned by "
+                                  f"{column!r}: say which partition this {step.kind} belongs to",
+                                  step=step.index, field=f"{step.kind}[{r}].{column}")
             if isinstance(step, EqualityDeleteStep):
                 commit_row_delta(self.spark, jtable, self.spec, delete_rows=step.rows, equality=step.columns)
             else:

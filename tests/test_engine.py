@@ -84,7 +84,7 @@ def test_every_preset_is_accepted_by_its_engine(name):
 
 def test_an_unknown_engine_is_a_scenario_error_naming_the_field():
     with pytest.raises(ScenarioError) as info:
-        engine_for("delta")
+        engine_for("hudi")
     assert info.value.field == "engine"
 
 

@@ -14,7 +14,7 @@ from explorer.scenario.errors import ScenarioError
 from explorer.scenario.sql_spec import UNKNOWN as SQL_SPEC_UNKNOWN, sql_partition_change
 from explorer.scenario.values import COLUMN_TYPES, FrozenDict, ValueProblem, coerce_value, freeze, plain_row, to_plain
 
-ENGINES = ("iceberg", "paimon")
+ENGINES = ("iceberg", "paimon", "delta")
 WRITE_MODES = ("merge-on-read", "copy-on-write")
 FORMAT_VERSIONS = (1, 2, 3)
 MAX_ROWS_PER_STEP = 10_000
@@ -384,7 +384,13 @@ ICEBERG_STEPS: dict[str, type[Step]] = {
     (InsertStep, EqualityDeleteStep, DeleteStep, UpdateStep, UpsertStep, MergeStep, CompactStep, SqlStep,
      ConcurrentStep, PartitionStep)}
 PAIMON_STEPS: dict[str, type[Step]] = {cls.kind: cls for cls in (WriteStep, CompactStep)}
-STEP_KINDS = {"iceberg": ICEBERG_STEPS, "paimon": PAIMON_STEPS}
+# Delta Lake (delta-rs): the commands a Delta writer has; concurrent = two handles on one version.
+DELTA_STEPS: dict[str, type[Step]] = {
+    cls.kind: cls for cls in (InsertStep, DeleteStep, UpdateStep, MergeStep, ConcurrentStep)}
+STEP_KINDS = {"iceberg": ICEBERG_STEPS, "paimon": PAIMON_STEPS, "delta": DELTA_STEPS}
+FORMAT_NAMES = {"iceberg": "Iceberg", "paimon": "Paimon", "delta": "Delta Lake"}
+# The job kinds a concurrent step may hold, per engine.
+CONCURRENT_KINDS = {"iceberg": CONCURRENT_JOB_KINDS, "delta": ("insert", "delete", "update", "merge")}
 MODIFIERS = ("files", "key", "on", "writer")  # keys that sit beside the kind key in a step's YAML
 _MODIFIERS = {"label", *MODIFIERS}
 
@@ -626,10 +632,10 @@ def parse_scenario(data: Any) -> Scenario:
 
 # Which engine each table setting belongs to (None: both). One TableSpec carries them all; a scenario may only
 # set its own engine's.
-TABLE_SETTINGS: dict[str, str | None] = {
+TABLE_SETTINGS: dict[str, str | tuple[str, ...] | None] = {
     "columns": None, "partitioned_by": None,
-    "format_version": "iceberg", "write_mode": "iceberg", "properties": "iceberg", "identifier_fields": "iceberg",
-    "primary_key": "paimon", "options": "paimon",
+    "format_version": "iceberg", "write_mode": "iceberg", "properties": ("iceberg", "delta"),
+    "identifier_fields": "iceberg", "primary_key": "paimon", "options": "paimon",
 }
 
 
@@ -641,10 +647,13 @@ def _parse_table(raw: Any, engine: str) -> TableSpec:
             raise ScenarioError(f"unknown table setting; use {', '.join(sorted(TABLE_SETTINGS))}",
                                 field=f"table.{key}")
         owner = TABLE_SETTINGS[key]
-        if owner is not None and owner != engine:
-            own = sorted(k for k, e in TABLE_SETTINGS.items() if e == engine)
-            raise ScenarioError(f"only {owner.capitalize()} tables have this; a {engine.capitalize()} table's own "
-                                f"settings are {', '.join(own)}", field=f"table.{key}")
+        owners = (owner,) if isinstance(owner, str) else owner
+        if owners is not None and engine not in owners:
+            own = sorted(k for k, e in TABLE_SETTINGS.items() if e is not None
+                         and (e == engine or (not isinstance(e, str) and engine in e)))
+            names = " and ".join(FORMAT_NAMES.get(o, o) for o in owners)
+            raise ScenarioError(f"only {names} tables have this; a {FORMAT_NAMES.get(engine, engine)} table's "
+                                f"own settings are {', '.join(own)}", field=f"table.{key}")
     cols_raw = raw.get("columns")
     if not isinstance(cols_raw, Mapping) or not cols_raw:
         raise ScenarioError("required: an ordered mapping of column name to type, e.g. {user_id: int}",
@@ -736,8 +745,12 @@ def _parse_step(index: int, raw: Any, table: TableSpec, engine: str) -> Step:
                             "Split them into separate steps", step=index, field=str(kind_keys[1]))
     kind = kind_keys[0]
     if kind not in kinds:
-        other = "paimon" if engine == "iceberg" else "iceberg"
-        hint = (f" ({kind!r} is a step of {other} scenarios)" if kind in STEP_KINDS[other] else "")
+        others = [e for e in STEP_KINDS if e != engine and kind in STEP_KINDS[e]]
+        if others and engine != "iceberg":
+            raise ScenarioError(f"{FORMAT_NAMES[engine]} has no {kind!r} step (it is a step of "
+                                f"{' and '.join(others)} scenarios); a {engine} scenario uses "
+                                f"{', '.join(kinds)}", step=index, field=str(kind))
+        hint = f" ({kind!r} is a step of {' and '.join(others)} scenarios)" if others else ""
         raise ScenarioError(f"unknown step kind {kind!r}{hint}; use one of {', '.join(kinds)}",
                             step=index, field=str(kind))
     label = raw.get("label")
@@ -749,6 +762,8 @@ def _parse_step(index: int, raw: Any, table: TableSpec, engine: str) -> Step:
         if mod in raw and mod not in allowed_mods:
             raise ScenarioError(f"'{mod}' does not go with a {kind} step", step=index, field=mod)
     parse = _STEP_PARSERS[kind]
+    if kind == "concurrent":
+        return _parse_concurrent(index, label, raw[kind], raw, table, engine)
     return parse(index, label, raw[kind], raw, table)
 
 
@@ -1035,7 +1050,7 @@ def _parse_write(index, label, body, raw, table):
     return WriteStep(index=index, label=label, rows=rows, writer=writer)
 
 
-def _parse_concurrent(index, label, body, raw, table):
+def _parse_concurrent(index, label, body, raw, table, engine="iceberg"):
     if not isinstance(body, Mapping) or not isinstance(body.get("jobs"), Mapping):
         raise ScenarioError("needs {jobs: {A: {delete: ...}, B: {update: ...}}, commit_order: [B, A]}",
                             step=index, field="concurrent")
@@ -1051,11 +1066,12 @@ def _parse_concurrent(index, label, body, raw, table):
                                 field=where)
         if isinstance(job_raw, Mapping):
             kinds = [k for k in job_raw if k not in _MODIFIERS]
-            if len(kinds) == 1 and kinds[0] not in CONCURRENT_JOB_KINDS:
-                raise ScenarioError(f"a job does one of {', '.join(CONCURRENT_JOB_KINDS)}", step=index,
+            job_kinds = CONCURRENT_KINDS.get(engine, CONCURRENT_JOB_KINDS)
+            if len(kinds) == 1 and kinds[0] not in job_kinds:
+                raise ScenarioError(f"a job does one of {', '.join(job_kinds)}", step=index,
                                     field=f"{where}.{kinds[0]}")
         try:
-            inner = _parse_step(index, job_raw, table, "iceberg")
+            inner = _parse_step(index, job_raw, table, engine)
         except ScenarioError as exc:
             raise ScenarioError(exc.message, step=index,
                                 field=f"{where}.{exc.field}" if exc.field else where) from None

@@ -31,7 +31,7 @@ import traitlets
 PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Timeline", ("timeline", "race")),
     ("Decisions", ("decisions",)),
-    ("Rows", ("rows", "row_history", "engine_rows")),
+    ("Rows", ("rows", "row_history", "engine_rows", "changelog")),
     ("Snapshots & files", ("snapshots", "files")),
 )
 

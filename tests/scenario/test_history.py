@@ -22,7 +22,7 @@ def test_the_seed_story_becomes_deletes_by_key_and_ends_without_user_500():
 def test_both_changelog_sequences_end_with_the_same_rows():
     a = expected_rows(history_of(to_scenario("changelog-sequence-a")))
     b = expected_rows(history_of(to_scenario("changelog-sequence-b")))
-    key = lambda r: r["id"]  # noqa: E731
+    key = lambda r: r["id"]
     assert sorted(a, key=key) == sorted(b, key=key)
     assert sorted((r["id"], r["value"]) for r in a) == [(1, "d"), (2, "b"), (3, "c"), (5, "e"), (6, "f")]
 

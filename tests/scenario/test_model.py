@@ -120,7 +120,7 @@ def test_bad_steps_name_the_step_and_the_field(data, step, field, words):
      "merge-on-read"),
     (scenario({"insert": [{"user_id": 1}]}, table={**BASE_TABLE, "partitioned_by": ["region"]}),
      "table.partitioned_by", "unknown column"),
-    (scenario({"insert": [{"user_id": 1}]}, engine="delta"), "engine", "iceberg, paimon"),
+    (scenario({"insert": [{"user_id": 1}]}, engine="hudi"), "engine", "iceberg, paimon, delta"),
     (scenario({"insert": [{"user_id": 1}]}, table={**BASE_TABLE, "primary_key": ["user_id"]}),
      "table.primary_key", "only Paimon tables"),
     (scenario({"insert": [{"user_id": 1}]}, table={**BASE_TABLE, "options": {}}), "table.options",
@@ -128,7 +128,8 @@ def test_bad_steps_name_the_step_and_the_field(data, step, field, words):
     # a Paimon table refuses every Iceberg-only setting, even one equal to Iceberg's default
     *[(scenario({"write": [{"user_id": 1}]}, engine="paimon",
                 table={**BASE_TABLE, "primary_key": ["user_id"], key: value}), f"table.{key}",
-       "only Iceberg tables have this; a Paimon table's own settings are options, primary_key")
+       ("only Iceberg and Delta Lake tables" if key == "properties" else "only Iceberg tables")
+       + " have this; a Paimon table's own settings are options, primary_key")
       for key, value in [("write_mode", "merge-on-read"), ("format_version", 2), ("properties", {}),
                          ("identifier_fields", ["user_id"])]],
     (scenario({"insert": [{"user_id": 1}]}, colour="red"), "colour", "unknown key"),

@@ -43,13 +43,12 @@ def p90(values: list[float]) -> float:
 
 
 def progress_seconds(page, what: str) -> float | None:
-    """A time the app's progress line reports ("engine 3.2 s, first view 0.12 s"): the engine's own run time,
-    or the kernel's time from the engine's end to the first view sent."""
-    import re
-
-    text = page.locator(".widget-label", has_text="engine").first.text_content() or ""
-    found = re.search(rf"{what} ([\d.]+) s", text)
-    return float(found.group(1)) if found else None
+    """A time the app's progress line holds ("engine", "first view"): the engine's own run time, or the kernel's
+    time from the engine's end to the first view sent. Learners do not see them: they sit in the line's data
+    attributes (explorer.ui.app.progress_html)."""
+    line = page.locator(".sx-progress[data-engine-s]").first
+    value = line.get_attribute(f"data-{what.replace(' ', '-')}-s") if line.count() else None
+    return float(value) if value else None
 
 
 def engine_seconds(page) -> float | None:

@@ -294,8 +294,17 @@ def preset_select(page):
     return page.locator(".widget-dropdown", has=page.locator("label", has_text="Preset")).locator("select").first
 
 
+def preset_of_label(text: str) -> str:
+    """The preset a picker line names: "02 · same-commit-upsert — Upsert ..." → same-commit-upsert."""
+    text = text.replace("\u00a0", " ")
+    return text.split(" · ", 1)[1].split(" — ", 1)[0] if " · " in text else text
+
+
 def choose_preset(page, name: str) -> None:
-    preset_select(page).select_option(label=name)
+    # The picker's lines read "02 · name — title" (explorer/ui/preset_menu.py): choose the one naming ``name``.
+    label = preset_select(page).evaluate("""(s, name) => ([...s.options].find(o => o.text === name
+        || o.text.replace(/\\u00a0/g, ' ').split(' · ')[1]?.split(' — ')[0] === name) || {}).text""", name)
+    preset_select(page).select_option(label=label or name)
     page.wait_for_function("""name => [...document.querySelectorAll('.sx-story h3, .widget-text input')]
         .some(e => e.value === name)""", arg=name, timeout=30_000)
 

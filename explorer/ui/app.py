@@ -28,19 +28,22 @@ from explorer.scenario.values import plain_row
 from explorer.ui.common import error_html, escape
 from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow, quiet_steps, step_of, trailing_quiet_steps
 from explorer.ui.open_table import OpenTableView
+from explorer.ui.preset_menu import menu as preset_menu
 from explorer.ui.timetravel import PANELS, SnapshotView, TimeTravel
 
 SINGLE_VALUE_BODY = {"insert": "rows", "equality_delete": "rows", "upsert": "rows", "write": "rows",
                      "delete": "where", "sql": "sql"}
 DEFAULT_PRESET = "seed-delete-insert-delete"
 PREDICT_NOTE = "Make your prediction above, then press Reveal."
+STORY_HIDDEN_NOTE = "The story is hidden in predict mode (it tells the answer); it comes back when you Reveal."
 
 
 def _dump(value: Any) -> str:
     """Compact YAML for a text field: flow style, so a row list stays on one or two lines."""
     if value is None:
         return ""
-    return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, allow_unicode=True, width=100).strip()
+    text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, allow_unicode=True, width=100).strip()
+    return text.removesuffix("\n...").strip()  # a lone scalar ends with YAML's document-end marker: not for a field
 
 
 @dataclass
@@ -70,6 +73,48 @@ class StepDraft:
         if self.label.strip():
             out["label"] = self.label.strip()
         return out
+
+
+ROW_KINDS = ("insert", "equality_delete", "upsert", "write")  # kinds whose body is a list of rows
+
+
+def _rows_and_where(kind: str, body: Any) -> tuple[list[dict], Any]:
+    """What a step's body says, in both shapes: its rows (a list of mappings) and its condition (a column =
+    value mapping or a SQL predicate). One shape is derived from the other where it can be."""
+    rows: list[dict] = []
+    where: Any = None
+    if kind in ROW_KINDS and isinstance(body, list):
+        rows = [dict(r) for r in body if isinstance(r, Mapping)]
+    elif kind == "merge" and isinstance(body, Mapping) and isinstance(body.get("rows"), list):
+        rows = [dict(r) for r in body["rows"] if isinstance(r, Mapping)]
+    elif kind == "delete":
+        where = body
+    elif kind == "update" and isinstance(body, Mapping):
+        where = body.get("where")
+    if rows and where is None:
+        first = next(iter(rows[0]), None)
+        if len(rows) == 1:
+            where = rows[0]
+        elif first is not None and all(first in r and r[first] is not None for r in rows):
+            # the rows' first column names them (a key, in every preset): col IN (...)
+            where = f"{first} IN ({', '.join(_sql_literal(r[first]) for r in rows)})"
+        else:
+            where = " OR ".join(f"({_sql_condition(r)})" for r in rows)
+    if isinstance(where, Mapping) and not rows:
+        rows = [dict(where)]
+    return rows, where
+
+
+def _sql_literal(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    return "'" + str(v).replace("'", "''") + "'"
+
+
+def _sql_condition(row: Mapping[str, Any]) -> str:
+    return " AND ".join(f"{k} IS NULL" if v is None else f"{k} = {_sql_literal(v)}" for k, v in row.items())
 
 
 def _load_text(text: str, index: int, field: str) -> Any:
@@ -145,6 +190,7 @@ class App(traitlets.HasTraits):
     preset = traitlets.Unicode(None, allow_none=True)  # the preset the editor holds exactly (None: its own)
     title = traitlets.Unicode("")
     description = traitlets.Unicode("")
+    story_note = traitlets.Unicode("")  # said under the story once the learner has edited the preset it tells
     result = traitlets.Any(None, allow_none=True)
     index = traitlets.Int(0)  # the snapshot on screen, in the order of snapshot_options
     predict_mode = traitlets.Bool(False)
@@ -193,23 +239,38 @@ class App(traitlets.HasTraits):
     # ------------------------------------------------------------------------------------ widgets
 
     def _build_widgets(self) -> None:
-        self.w_preset = W.Dropdown(options=sorted(self._presets), value=None, description="Preset")
-        W.link((self, "preset"), (self.w_preset, "value"))
+        # By chapter in reading order, one line each (explorer/ui/preset_menu.py). A preset the menu does not offer
+        # (a regression scenario loaded by name) leaves the picker blank.
+        self.w_preset = W.Dropdown(options=preset_menu(self._presets), value=None, description="Preset",
+                                   layout=W.Layout(width="560px"))
+        offered = {name for _, name in self.w_preset.options}
+        self.observe(lambda c: setattr(self.w_preset, "value", c["new"] if c["new"] in offered else None), "preset")
+        self.w_preset.observe(lambda c: setattr(self, "preset", c["new"]) if c["new"] is not None else None,
+                              "value")
         self.w_run = W.Button(description="Run", button_style="primary", icon="play")
         self.w_run.on_click(lambda _: self.run())
         W.dlink((self, "running"), (self.w_run, "disabled"))
         self.w_predict = W.Checkbox(description="Predict before reveal", value=False, indent=False)
         W.link((self, "predict_mode"), (self.w_predict, "value"))
-        self.w_progress = W.IntProgress(min=0, max=1, value=0, layout=W.Layout(width="200px"))
-        self.w_progress_label = W.Label("", layout=W.Layout(width="auto"))
-        W.dlink((self, "progress_text"), (self.w_progress_label, "value"))
+        # The bar shows only while a run is under way; the line says what happened in a learner's words (the
+        # timings a benchmark reads sit in its tooltip: see progress_html).
+        self.w_progress = W.IntProgress(min=0, max=1, value=0,
+                                        layout=W.Layout(width="200px", visibility="hidden"))
+        self.w_progress_label = W.HTML("", layout=W.Layout(width="auto"))
+        W.dlink((self, "progress_text"), (self.w_progress_label, "value"),
+                lambda text: progress_html(text, self.timings if text.startswith("done") else {}))
+        self.observe(lambda c: setattr(self.w_progress.layout, "visibility", "visible" if c["new"] else "hidden"),
+                     "running")
         self.w_error = W.HTML("")
-        W.dlink((self, "error"), (self.w_error, "value"), lambda exc: error_html(exc) if exc is not None else "")
+        self.w_yaml_error = W.HTML("")  # a failed Load YAML is said beside its button, not at the top
+        self._yaml_failed: ExplorerError | None = None  # the last Load YAML's error, until a scenario is loaded
+        self.observe(lambda _: self._draw_error(), "error")
         self.w_banner = W.HTML("")
         # table settings
         self.w_name = W.Text(description="Name")
         self.w_columns = W.Text(description="Columns", layout=W.Layout(width="420px"))
-        self.w_format = W.Dropdown(options=[1, 2, 3], description="Format v")
+        self.w_format = W.Dropdown(options=[1, 2, 3], description="Format version",
+                                   style={"description_width": "initial"})
         self.w_mode = W.Dropdown(options=["merge-on-read", "copy-on-write"], description="Write mode")
         self.w_partition = W.Text(description="Partition by", placeholder="comma-separated columns")
         self.w_files = W.BoundedIntText(min=1, max=64, value=1, description="Files/insert")
@@ -235,7 +296,8 @@ class App(traitlets.HasTraits):
         self.w_export.on_click(lambda _: self._export_clicked())
         self.w_import = W.Button(description="Load YAML", icon="upload")
         self.w_import.on_click(lambda _: self.import_yaml(self.w_yaml.value))
-        self.w_yaml_box = W.Accordion(children=[W.VBox([W.HBox([self.w_export, self.w_import]), self.w_yaml])],
+        self.w_yaml_box = W.Accordion(children=[W.VBox([W.HBox([self.w_export, self.w_import]), self.w_yaml_error,
+                                                        self.w_yaml])],
                                       titles=("Scenario as YAML",), selected_index=None)
         self.w_editor.children = (W.VBox([*editor.children, self.w_yaml_box]),)
         # beside the editor: an existing Iceberg table instead of a scenario (explorer/ui/open_table.py)
@@ -243,8 +305,7 @@ class App(traitlets.HasTraits):
         self.w_open_table = W.Accordion(children=[self.open_table.widget], titles=("Open a table",),
                                         selected_index=None)
         self.w_story = W.HTML("")
-        for name in ("title", "description"):
-            self.observe(lambda _: setattr(self.w_story, "value", story_html(self.title, self.description)), name)
+        self.observe(lambda _: self._draw_story(), ("title", "description", "story_note", "predict_mode", "score"))
         self.widget = W.VBox([
             self.w_story,
             W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label],
@@ -275,17 +336,28 @@ class App(traitlets.HasTraits):
             return
         self.load_scenario(self._presets[name])
 
-    def load_scenario(self, scenario: Scenario) -> None:
+    def load_scenario(self, scenario: Scenario, *, keep_page: bool = False) -> None:
+        """Put ``scenario`` in the editor. The last result is forgotten; with ``keep_page`` its views stay on the
+        page greyed out (so the page keeps its height) until the next Run replaces them."""
         plain = scenario.to_plain()
         self._scenario_meta = {k: plain[k] for k in ("name", "title", "description", "engine") if k in plain}
         self._table = dict(plain["table"])
         self._drafts = [StepDraft.from_plain(s) for s in plain["steps"]]
         self._files_per_insert = 1
-        self._clear_result()
+        stale = keep_page and bool(self.w_time.payload)
+        self._clear_result(keep_page=stale)
+        if stale:
+            self.w_time.stale_note = (f"Loaded \u201c{scenario.title or scenario.name}\u201d "
+                                      f"({_plural(len(scenario.steps), 'step')}). The results below are from the "
+                                      f"previous scenario: press Run to see this one's.")
+            self.w_time.look_here += 1
+        self._yaml_failed = None
         self._clear_error()
+        self._draw_error()
         self._sync_table_widgets()
         self._render_steps()
-        self.w_yaml.value = scenario.to_yaml()
+        self.w_yaml.value = self._yaml_shown = scenario.to_yaml()
+        self.story_note = ""
         self.title, self.description = scenario.title or "", scenario.description or ""
         # The picker names the preset only when the editor holds exactly it (else it is blank, and choosing any
         # preset, even the one named before, loads it).
@@ -301,9 +373,25 @@ class App(traitlets.HasTraits):
             self.select_preset(name)
 
     def _edited(self) -> None:
-        """The learner changed the scenario: it is their own now, so the picker names no preset."""
+        """The learner changed the scenario: it is their own now, so the picker names no preset, the story says it
+        was the preset's, results on screen are greyed out as no longer matching, and the YAML box follows the
+        edit (unless the learner typed in it: their text is never overwritten)."""
+        was = self.preset or (self._loaded.name if self._loaded is not None else None)
         self._loaded = None
         self.preset = None
+        if was is not None and self._presets.get(was) is not None:
+            self.story_note = (f"You have edited this scenario: the story above is the preset \u201c{was}\u201d's "
+                               f"and may no longer match it.")
+        if self._yaml_failed is not None:  # working in the editor now: Run runs what the editor shows
+            self._yaml_failed = None
+            self._draw_error()
+        if self.w_time.payload and not self.w_time.hidden_note:
+            self.w_time.stale_note = "You have edited the scenario since this run: press Run to update these results."
+        if self.w_yaml.value == self._yaml_shown:
+            try:
+                self.w_yaml.value = self._yaml_shown = self.scenario().to_yaml()
+            except ExplorerError:
+                pass  # half-typed: the box keeps the last valid version; Run names the problem
 
     def steps_plain(self) -> list[dict]:
         """The steps as YAML mappings (files-per-insert applied); raises ScenarioError on unreadable text."""
@@ -398,6 +486,8 @@ class App(traitlets.HasTraits):
         if fields or kind != draft.kind:
             current = draft.to_plain(index) if kind == draft.kind else {}
             new = step_plain_from_fields(kind, fields or self._template(kind))
+            if kind != draft.kind and not fields:  # a kind switched in the editor keeps the rows that still fit
+                new = self._carried_over(draft, index, new)
             if kind == draft.kind:
                 body_old, body_new = current.get(kind), new.get(kind)
                 if isinstance(body_old, Mapping) and isinstance(body_new, Mapping) and \
@@ -413,6 +503,33 @@ class App(traitlets.HasTraits):
             draft.label = label
         self._edited()
         self._render_steps()
+
+    def _carried_over(self, draft: StepDraft, index: int, new: dict) -> dict:
+        """A step switched to another kind: its rows, condition and writer carried into the new kind's body where
+        they fit (``equality_delete [{user_id: 500}]`` → ``delete {user_id: 500}``); the rest from the template.
+        Text that does not parse yet is left behind (the template stands)."""
+        try:
+            old = draft.to_plain(index)
+        except ScenarioError:
+            return new
+        rows, where = _rows_and_where(draft.kind, old.get(draft.kind))
+        kind = next(k for k in new if k not in ("label", *MODIFIERS))
+        body = new[kind]
+        if kind in ROW_KINDS and rows:
+            sample = (body or [{}])[0] if isinstance(body, list) else {}
+            # An insert needs every column: a value the old rows do not have comes from the template.
+            new[kind] = [{**sample, **r} for r in rows] if kind in ("insert", "write") else rows
+        elif kind == "delete" and where is not None:
+            new[kind] = where
+        elif kind == "update" and where is not None and isinstance(body, Mapping):
+            new[kind] = {**body, "where": where}
+        elif kind == "merge" and rows and isinstance(body, Mapping):
+            new[kind] = {**body, "rows": rows}
+        if "writer" in old:
+            new["writer"] = old["writer"]
+        if "files" in old and kind in ("insert", "write"):
+            new["files"] = old["files"]
+        return new
 
     def _check_index(self, index: int) -> None:
         if not 1 <= index <= len(self._drafts):
@@ -535,13 +652,22 @@ class App(traitlets.HasTraits):
             self._show_error(exc)
 
     def import_yaml(self, text: str) -> bool:
-        """Replace the editor's scenario with YAML text; on a bad file, show the error and keep the old one."""
+        """Replace the editor's scenario with YAML text.
+
+        On a bad text the error shows under Load YAML, the results on screen are greyed out as stale, and Run
+        refuses (saying why) until a scenario is loaded, picked or edited: the learner never mistakes a run of the
+        previous scenario for theirs. A good text replaces the scenario; the old results stay greyed out in place
+        (the page does not jump), with a note to press Run."""
         try:
             scenario = scenario_from_yaml(text, safe=self.safe)
         except ExplorerError as exc:
+            self._yaml_failed = exc
+            self.w_time.stale_note = ("These results are from the previous scenario: the YAML you loaded has an "
+                                      "error (see under Load YAML).") if self.w_time.payload else ""
             self._show_error(exc)
+            self._draw_error()
             return False
-        self.load_scenario(scenario)
+        self.load_scenario(scenario, keep_page=True)
         return True
 
     # ------------------------------------------------------------------------------------ running
@@ -549,6 +675,12 @@ class App(traitlets.HasTraits):
     def run(self):
         """Validate and run the scenario on its engine (synchronously); returns the result or None on error."""
         if self.running:
+            return None
+        if self._yaml_failed is not None:
+            self._show_error(ScenarioError(
+                "the YAML you loaded has an error (shown under Load YAML), so the editor still holds the previous "
+                "scenario. Fix the YAML and press Load YAML again, or pick a preset; Run will not run the previous "
+                "scenario in its place.", field="yaml"))
             return None
         self.running = True
         self._clear_error()
@@ -577,9 +709,7 @@ class App(traitlets.HasTraits):
         self._set_result(result)
         self.timings = {"engine_s": engine_s, "first_view_s": self._first_view_at - t1,
                         "views_s": time.perf_counter() - t1}
-        self._set_progress(f"done: {_plural(len(getattr(result.capture, 'snapshots', ())), 'snapshot')} "
-                           f"(engine {engine_s:.2f} s, first view {self.timings['first_view_s']:.2f} s, "
-                           f"all views {self.timings['views_s']:.1f} s)")
+        self._set_progress(f"done: {_plural(len(getattr(result.capture, 'snapshots', ())), 'snapshot')}")
         return result
 
     def _show_partial(self, exc: ExplorerError, engine: str) -> None:
@@ -675,7 +805,9 @@ class App(traitlets.HasTraits):
             f'<div style="background:#c62828;color:white;padding:8px 12px;font-weight:bold;border-radius:4px">'
             f'{escape(bad)}</div>' if bad else "")
 
-    def _clear_result(self) -> None:
+    def _clear_result(self, *, keep_page: bool = False) -> None:
+        """Forget the last result. ``keep_page``: its views stay on the page (greyed out by a stale note), so the
+        page does not shrink under the learner's eyes; the next run replaces them."""
         self.result = None
         self.current_figures = {}
         self.snapshot_key = None
@@ -689,7 +821,9 @@ class App(traitlets.HasTraits):
         self.w_banner.value = ""
         self.w_predict_box.children = ()
         self.w_time.hidden_note = ""
-        self.w_time.clear()
+        self.progress_text = ""  # "done: 7 snapshots" was about the result just forgotten
+        if not keep_page:
+            self.w_time.clear()
 
     # ------------------------------------------------------------------------------------ time travel
 
@@ -744,9 +878,20 @@ class App(traitlets.HasTraits):
         return [r for r in self.w_steps.children if isinstance(r, W.HBox)]
 
     @property
+    def story_hidden(self) -> bool:
+        """Predict mode before Reveal: the story's description tells the answer, so only its title shows."""
+        return self.predict_mode and self.score is None and bool(self.description)
+
+    def _draw_story(self) -> None:
+        self.w_story.value = story_html(self.title, None if self.story_hidden else self.description,
+                                        note=STORY_HIDDEN_NOTE if self.story_hidden else self.story_note)
+
+    @property
     def story_text(self) -> str:
-        """The story above the app as plain text: the scenario's title, then its description."""
-        return "\n".join(filter(None, (self.title, self.description)))
+        """The story above the app as plain text, as shown: the scenario's title, then its description (hidden
+        in predict mode until Reveal), then a note (why it is hidden, or that the learner edited the preset)."""
+        note = STORY_HIDDEN_NOTE if self.story_hidden else self.story_note
+        return "\n".join(filter(None, (self.title, None if self.story_hidden else self.description, note)))
 
     @property
     def caption(self) -> str:
@@ -851,18 +996,37 @@ class App(traitlets.HasTraits):
     def _clear_error(self) -> None:
         self.error = None
 
+    def _draw_error(self) -> None:
+        """Each error beside the control that caused it: a failed Load YAML under its button (where the learner's
+        eyes are after pressing it), everything else under Run and the picker."""
+        top = self.error is not None and self.error is not self._yaml_failed
+        self.w_error.value = error_html(self.error) if top else ""
+        self.w_yaml_error.value = error_html(self._yaml_failed) if self._yaml_failed is not None else ""
+
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def story_html(title: str | None, description: str | None) -> str:
-    """The story above the app: the scenario's title and its description rendered as Markdown."""
+def story_html(title: str | None, description: str | None, *, note: str = "") -> str:
+    """The story above the app: the scenario's title and its description rendered as Markdown, then a note in
+    italics (the story hidden in predict mode, or edited since)."""
     import mistune
 
     head = f"<h3 style='margin:4px 0'>{escape(title)}</h3>" if title else ""
     body = mistune.create_markdown(escape=True)(description) if description else ""  # raw HTML stays text
-    return f"<div class='sx-story' style='max-width:100%'>{head}{body}</div>"
+    tail = f"<p class='sx-story-note' style='color:#6d4c41;font-style:italic'>{escape(note)}</p>" if note else ""
+    return f"<div class='sx-story' style='max-width:100%'>{head}{body}{tail}</div>"
+
+
+def progress_html(text: str, timings: Mapping[str, float]) -> str:
+    """The line beside Run: what is happening, in a learner's words. The run's timings (engine, first view, all
+    views) are not shown; they sit in the line's tooltip and data attributes, where benchmarks read them."""
+    if not text:
+        return ""
+    attrs = "".join(f" data-{k.replace('_', '-')}='{v:.3f}'" for k, v in timings.items())
+    tip = ", ".join(f"{k.removesuffix('_s').replace('_', ' ')} {v:.2f} s" for k, v in timings.items())
+    return f"<span class='sx-progress'{attrs} title='{escape(tip)}'>{escape(text)}</span>"
 
 
 def explore(preset: str | None = None, scenario: Scenario | str | Mapping | None = None, *, spark=None,

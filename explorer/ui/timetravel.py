@@ -158,6 +158,9 @@ const CSS = `
 .sx-tt table.sx-table td { padding: 3px 6px; border: 1px solid #e0e0e0; vertical-align: top;
   overflow-wrap: break-word; }
 .sx-tt .sx-hidden-note { padding: 16px; color: #546e7a; font-style: italic; }
+.sx-tt .sx-stale-note { padding: 8px 12px; margin: 4px 0; background: #fff8e1; border-left: 4px solid #f9a825;
+  color: #4e342e; }
+.sx-tt.sx-stale > :not(.sx-stale-note) { opacity: 0.35; pointer-events: none; filter: grayscale(1); }
 `;
 
 function el(tag, cls, text) {
@@ -206,11 +209,30 @@ export default {
     const tabs = el("div", "sx-tabs");
     const panelsBox = el("div", "sx-panels");
     const note = el("div", "sx-hidden-note");
+    // Results that no longer match the editor (edited since, or another scenario loaded) stay in place, greyed
+    // out under a note: the page keeps its height, so nothing jumps away from the control just used.
+    const staleNote = el("div", "sx-stale-note");
     // Views drawn but not on screen wait in `cache` (display: none); views drawn ahead of time are laid out in
     // `stage` (invisible, the panels' width) and then move to the cache. A slot holds only the view on screen.
     const cacheBox = el("div", "sx-cache");
     const stage = el("div", "sx-stage");
-    wrap.append(bar, caption, check, tabs, panelsBox, note, cacheBox, stage);
+    wrap.append(staleNote, bar, caption, check, tabs, panelsBox, note, cacheBox, stage);
+    const drawStale = () => {
+      const text = model.get("stale_note") || "";
+      staleNote.textContent = text;
+      staleNote.style.display = text ? "" : "none";
+      wrap.classList.toggle("sx-stale", !!text);
+      wrap.dataset.stale = text ? "1" : "";
+    };
+    drawStale();
+    model.on("change:stale_note", drawStale);
+    // Python asks (by counting up ``look_here``) to bring the note, and Run just above it, into view: after a
+    // Load YAML far down in the editor, the learner's next step is Run.
+    model.on("change:look_here", () => {
+      const target = staleNote.style.display === "none" ? wrap : staleNote;
+      const r = target.getBoundingClientRect();
+      if (r.top < 60 || r.top > window.innerHeight - 60) target.scrollIntoView({ block: "center" });
+    });
 
     let data = null;        // parsed payload
     let Plotly = null;
@@ -476,6 +498,8 @@ class TimeTravel(anywidget.AnyWidget):
     index = traitlets.Int(0).tag(sync=True)
     panel = traitlets.Int(0).tag(sync=True)
     hidden_note = traitlets.Unicode("").tag(sync=True)
+    stale_note = traitlets.Unicode("").tag(sync=True)  # non-empty: the views shown are stale, greyed out under it
+    look_here = traitlets.Int(0).tag(sync=True)  # counted up: the page scrolls the widget into view
     play_ms = traitlets.Int(1000).tag(sync=True)
 
     def __init__(self, **kwargs):
@@ -498,9 +522,11 @@ class TimeTravel(anywidget.AnyWidget):
         with self.hold_sync():
             self.payload = payload_json(snapshots, complete, self._run) if snapshots else ""
             self.index = len(snapshots) - 1 if index is None else index
+            self.stale_note = ""
 
     def clear(self) -> None:
         self._partial = False
         with self.hold_sync():
             self.payload = ""
             self.index = 0
+            self.stale_note = ""

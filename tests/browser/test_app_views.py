@@ -59,7 +59,8 @@ def timeline_ticks(page) -> list[str]:
 
 
 def picker_and_name(page) -> tuple[str, str]:
-    shown = B.preset_select(page).evaluate("s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : ''")
+    shown = B.preset_of_label(
+        B.preset_select(page).evaluate("s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : ''"))
     name = page.locator(".widget-text", has=page.locator("label", has_text="Name")).locator("input").first
     return shown, name.input_value()
 
@@ -112,6 +113,9 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         page.locator("text=Which rows survive?").first.wait_for(state="visible", timeout=B.RUN_TIMEOUT_MS)
         assert not page.get_by_text(re.compile(r"rows guessed right")).count(), "a stale score stayed on screen"
         assert spoilers.count() == 0, f"predict-mode Run shows: {spoilers.all_text_contents()}"
+        # The story above the app tells the answer ("the delete at 6 removes it"): hidden until Reveal (#31.3).
+        story = page.locator(".sx-story").first.inner_text()
+        assert "removes it" not in story and "hidden in predict mode" in story, f"predict mode shows: {story}"
 
         # Editing makes the scenario the learner's own: the picker goes blank; choosing the preset reloads it.
         labels = page.locator(".widget-textarea textarea")
@@ -130,8 +134,70 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         B.choose_preset(page, ui.SEED)
         page.wait_for_function("""() => [...document.querySelectorAll('textarea')]
             .some(t => t.value.startsWith('Load batch 2'))""", timeout=30_000)
+        learner_path_checks(page, server_kind, artifacts)
         stderr = B.stderr_boxes(page)
 
     assert not stderr, f"red stderr boxes on the page: {stderr}"
     assert not [c for c in console if "No such comm" in c], "'No such comm' errors in the browser console"
     assert not problems, "\n".join(problems[:40])
+
+
+BAD_YAML = "name: mine\ntable: {columns: {user_id: int}}\nsteps:\n  - insert: [{user_id: 1}]\n  - delete: {nope: 1}\n"
+GOOD_YAML = "name: mine\ntitle: My own\ntable: {columns: {user_id: int}}\nsteps:\n  - insert: [{user_id: 1}]\n"
+
+
+def learner_path_checks(page, server_kind: str, artifacts) -> None:
+    """#31.1 and #31.4 on the page a learner uses, after a run (the seed story's, in predict mode): a failed Load
+    YAML is said right under its button, in view, greys out the results and Run refuses; a good Load leaves the
+    learner looking at the app, not a blank area; the glossary link opens the glossary."""
+    page.locator(".widget-checkbox", has_text="Predict before reveal").locator("input").first.uncheck()
+    B.click_run(page)  # the seed story (just chosen again) on screen, warm: a few seconds
+    headers = ".jupyter-widget-Collapse-header, .lm-Collapse-header, .p-Collapse-header"
+    header = page.locator(headers, has_text="Scenario as YAML").first
+    if not header.is_visible():  # the editor folds away after a run: open it, as a learner would
+        page.locator(headers, has_text="Scenario editor").first.click()
+        header.wait_for(state="visible", timeout=10_000)
+    header.scroll_into_view_if_needed()
+    header.click()
+    box = page.locator("textarea").evaluate_all("ts => ts.findIndex(t => t.value.startsWith('name: '))")
+    yaml_box = page.locator("textarea").nth(box)
+    load = page.locator("button.jupyter-button", has_text="Load YAML").first
+    yaml_box.fill(BAD_YAML)
+    load.click()
+    error = page.get_by_text(re.compile(r"step 2, field 'delete.nope'")).first
+    error.wait_for(state="visible", timeout=15_000)
+    b, e = load.bounding_box(), error.bounding_box()
+    assert 0 <= e["y"] - (b["y"] + b["height"]) < 80, f"the error is {e['y'] - b['y']:.0f} px from Load YAML"
+    assert 0 <= e["y"] and e["y"] + e["height"] <= 900, "the error under Load YAML is out of view"
+    page.wait_for_function(f"() => document.querySelector('{B.TIME_TRAVEL}').dataset.stale === '1'",
+                           timeout=10_000)
+    page.screenshot(path=str(artifacts / f"learner-{server_kind}-bad-yaml.png"))
+    B.run_button(page).first.click()
+    page.get_by_text(re.compile(r"will not run the previous scenario")).first.wait_for(state="visible",
+                                                                                      timeout=15_000)
+    assert page.locator(f"{B.TIME_TRAVEL}").first.evaluate("w => w.dataset.stale") == "1", "Run ran the old one"
+    # A good text: no error left, and the screen shows the app (the greyed results and their note), not blank.
+    yaml_box.scroll_into_view_if_needed()
+    yaml_box.fill(GOOD_YAML)
+    load.click()
+    note = page.locator(f"{B.TIME_TRAVEL} .sx-stale-note", has_text="My own").first
+    note.wait_for(state="visible", timeout=15_000)
+    page.wait_for_timeout(300)
+    n = note.bounding_box()
+    assert n and 0 <= n["y"] <= 900, f"after a good Load the note to press Run is out of view ({n})"
+    assert not page.get_by_text(re.compile(r"will not run the previous scenario")).count()
+    page.screenshot(path=str(artifacts / f"learner-{server_kind}-good-yaml.png"))
+    # The glossary, linked on the notebook's first lines, opens (JupyterLab: a tab; voila: a new page).
+    link = page.locator("a", has_text=re.compile(r"^glossary$")).first
+    link.scroll_into_view_if_needed()
+    if server_kind == "lab":
+        link.click()
+        frame = page.frame_locator(".jp-HTMLViewer iframe, .jp-RenderedHTML iframe").first
+        frame.get_by_text("Data sequence number.").first.wait_for(state="visible", timeout=30_000)
+    else:
+        with page.context.expect_page() as popup:
+            link.click()
+        glossary = popup.value
+        glossary.wait_for_load_state()
+        assert glossary.get_by_text("Data sequence number.").count(), glossary.url
+        glossary.close()

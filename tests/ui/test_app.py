@@ -341,3 +341,96 @@ def test_moving_the_slider_does_not_leave_widgets_behind(seed_capture):
             app.set_snapshot(snapshot_id=snap.snapshot_id)
     app.set_snapshot(6)
     assert open_widgets() <= before
+
+
+# ----------------------------------------------------------------------------------- the learner's path (#31)
+
+
+def test_a_failed_load_yaml_is_said_beside_its_button_and_run_refuses_the_old_scenario(seed_capture):
+    """#31.1: the error sits under Load YAML (not at the top), the results on screen are greyed out as stale, and
+    Run says why it will not run instead of silently running the previous scenario."""
+    app = explore(SEED)
+    app.show_result(IcebergResult(seed_capture))
+    assert not app.import_yaml("name: x\ntable: {columns: {a: int}}\nsteps: [{insert: [{a: 1}]}, {delete: {b: 1}}]")
+    assert "step 2, field &#x27;delete.b&#x27;" in app.w_yaml_error.value and app.w_error.value == ""
+    assert app.w_time.stale_note and app.w_time.payload  # still there (the page keeps its height), greyed out
+    assert app.run() is None
+    assert "Load YAML" in app.w_error.value and "will not run the previous scenario" in app.error_text
+    assert "delete.b" in app.w_yaml_error.value, "Run must not wipe the load error"
+    # A good text loads: the error goes, the old views stay greyed out under a note to press Run.
+    assert app.import_yaml("name: tiny\ntitle: Tiny\ntable: {columns: {a: int}}\nsteps: [{insert: [{a: 1}]}]")
+    assert app.w_yaml_error.value == "" and app.w_error.value == "" and app.result is None
+    assert "Tiny" in app.w_time.stale_note and "press Run" in app.w_time.stale_note and app.w_time.look_here == 1
+    assert app.progress_text == ""  # no "done: 5 snapshots" about the scenario just replaced
+    # Working in the editor after a failed load: Run runs what the editor shows.
+    app.import_yaml("steps: [")
+    app.edit_step(1, label="mine")
+    assert app.w_yaml_error.value == "" and app._yaml_failed is None
+
+
+def test_switching_a_steps_kind_keeps_its_rows_where_they_fit():
+    """#31.2: equality_delete [{user_id: 500}] switched to delete deletes user 500, not the template's user 1."""
+    app = explore(SEED)
+    app.edit_step(4, kind="delete")
+    step = app.scenario().steps[3]
+    assert step.kind == "delete" and step.where.to_plain() == {"user_id": 500} and step.label == "Delete user 500"
+    app.edit_step(4, kind="equality_delete")
+    assert [dict(r) for r in app.scenario().steps[3].rows] == [{"user_id": 500}]
+    app.edit_step(1, kind="delete")  # two rows: named by their first column
+    assert app.scenario().steps[0].where.to_plain() == "user_id IN (100, 200)"
+    app.edit_step(5, kind="upsert")  # an insert's rows become the upsert's
+    assert [r["user_id"] for r in app.scenario().steps[4].rows] == [500]
+
+
+def test_predict_mode_hides_the_storys_answer_until_reveal(seed_capture):
+    """#31.3: the seed story's description gives the answer away; predict mode shows only its title."""
+    app = explore("same-commit-upsert")
+    answer = "survives"
+    assert answer in app.story_text
+    app.set_predict_mode(True)
+    assert answer not in app.story_text and answer not in app.w_story.value and "hidden" in app.story_text
+    app = explore(SEED)
+    app.set_predict_mode(True)
+    app.show_result(IcebergResult(seed_capture))
+    assert "removes it" not in app.w_story.value and load_preset(SEED).title in app.w_story.value
+    app.predict([])
+    app.reveal()
+    assert "removes it" in app.w_story.value
+    app.show_result(IcebergResult(seed_capture))  # the next round hides it again
+    assert "removes it" not in app.w_story.value
+
+
+def test_stale_information_goes_when_it_stops_being_true(seed_capture):
+    """#31.9 and #31.14: an edit greys out the results and says the story was the preset's; the YAML box follows
+    the edits (not over the learner's own text); the progress line has no timings and the bar hides."""
+    app = explore(SEED)
+    app.show_result(IcebergResult(seed_capture))
+    app.edit_step(6, label="my delete")
+    assert "edited" in app.w_time.stale_note and "edited this scenario" in app.story_text
+    assert "label: my delete" in app.w_yaml.value
+    app.w_yaml.value = "name: typing"  # the learner's own text is never overwritten by an edit
+    app.edit_step(6, label="again")
+    assert app.w_yaml.value == "name: typing"
+    app.select_preset(SEED)
+    assert app.w_time.stale_note == "" and "edited" not in app.story_text
+    app.timings = {"engine_s": 3.2}
+    app._set_progress("done: 6 snapshots")
+    assert "engine" not in app.w_progress_label.value.split(">", 1)[1]  # only in the tooltip
+    assert "data-engine-s='3.200'" in app.w_progress_label.value
+    assert app.w_progress.layout.visibility == "hidden"
+
+
+def test_the_picker_lists_presets_by_chapter_with_a_line_each():
+    """#31.11: reading order, chapter number and title on each line; no regression-* scenario offered."""
+    from explorer import api
+
+    app = explore(SEED)
+    labels = [label for label, _ in app.w_preset.options]
+    assert labels[0].startswith("01 · seed-delete-insert-delete — ")
+    assert not any("regression-" in label for label in labels)
+    offered = {name for _, name in app.w_preset.options}
+    assert offered == {p.name for p in api.list_presets() if not p.name.startswith("regression-")}
+    chapters = [label.split(" · ")[0] for label in labels]
+    assert chapters.index("06") < chapters.index("03")  # 06 is read third, 03 seventh
+    app.select_preset("regression-v3-one-puffin-many-dvs")  # still loads by name; the picker goes blank
+    assert app.w_preset.value is None and app.scenario().name == "regression-v3-one-puffin-many-dvs"

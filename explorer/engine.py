@@ -187,7 +187,8 @@ class RunsHistories(Protocol):
 
 # Engine name -> the module whose ``ENGINE`` attribute implements :class:`Engine`.
 _REGISTRY: Mapping[str, str] = {"iceberg": "explorer.iceberg.engine", "paimon": "explorer.paimon.engine",
-                                "delta": "explorer.delta.engine"}
+                                "delta": "explorer.delta.engine",
+                                "ducklake": "explorer.ducklake.engine"}
 assert set(_REGISTRY) == set(ENGINES)
 
 

@@ -14,7 +14,7 @@ from explorer.scenario.errors import ScenarioError
 from explorer.scenario.sql_spec import UNKNOWN as SQL_SPEC_UNKNOWN, sql_partition_change
 from explorer.scenario.values import COLUMN_TYPES, FrozenDict, ValueProblem, coerce_value, freeze, plain_row, to_plain
 
-ENGINES = ("iceberg", "paimon", "delta")
+ENGINES = ("iceberg", "paimon", "delta", "ducklake")
 WRITE_MODES = ("merge-on-read", "copy-on-write")
 FORMAT_VERSIONS = (1, 2, 3)
 MAX_ROWS_PER_STEP = 10_000
@@ -387,10 +387,14 @@ PAIMON_STEPS: dict[str, type[Step]] = {cls.kind: cls for cls in (WriteStep, Comp
 # Delta Lake (delta-rs): the commands a Delta writer has; concurrent = two handles on one version.
 DELTA_STEPS: dict[str, type[Step]] = {
     cls.kind: cls for cls in (InsertStep, DeleteStep, UpdateStep, MergeStep, ConcurrentStep)}
-STEP_KINDS = {"iceberg": ICEBERG_STEPS, "paimon": PAIMON_STEPS, "delta": DELTA_STEPS}
-FORMAT_NAMES = {"iceberg": "Iceberg", "paimon": "Paimon", "delta": "Delta Lake"}
+# DuckLake (DuckDB's ducklake extension): the SQL writes DuckDB runs on a DuckLake table, its compaction, a race.
+DUCKLAKE_STEPS: dict[str, type[Step]] = {
+    cls.kind: cls for cls in (InsertStep, DeleteStep, UpdateStep, MergeStep, CompactStep, SqlStep, ConcurrentStep)}
+STEP_KINDS = {"iceberg": ICEBERG_STEPS, "paimon": PAIMON_STEPS, "delta": DELTA_STEPS, "ducklake": DUCKLAKE_STEPS}
+FORMAT_NAMES = {"iceberg": "Iceberg", "paimon": "Paimon", "delta": "Delta Lake", "ducklake": "DuckLake"}
 # The job kinds a concurrent step may hold, per engine.
-CONCURRENT_KINDS = {"iceberg": CONCURRENT_JOB_KINDS, "delta": ("insert", "delete", "update", "merge")}
+CONCURRENT_KINDS = {"iceberg": CONCURRENT_JOB_KINDS, "delta": ("insert", "delete", "update", "merge"),
+                    "ducklake": ("insert", "delete", "update", "merge")}
 MODIFIERS = ("files", "key", "on", "writer")  # keys that sit beside the kind key in a step's YAML
 _MODIFIERS = {"label", *MODIFIERS}
 

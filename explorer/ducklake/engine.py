@@ -1,0 +1,49 @@
+"""The DuckLake engine behind the explorer's one protocol (:mod:`explorer.engine`).
+
+``validate`` is :func:`explorer.ducklake.validate.validate_ducklake_scenario` (plus, in safe mode, every SQL text
+checked with DuckDB's own parser: :mod:`explorer.ducklake.safety`); ``run`` writes a real DuckLake table through
+DuckDB (imported only when needed) and returns a :class:`~explorer.ducklake.result.DuckLakeResult`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from explorer.ducklake.validate import validate_ducklake_scenario
+from explorer.engine import Progress
+from explorer.scenario.limits import check_limits
+from explorer.scenario.model import Scenario
+
+
+class DuckLakeEngine:
+    name = "ducklake"
+
+    def validate(self, scenario: Scenario, *, safe: bool = False) -> None:
+        if safe:
+            check_limits(scenario)
+        validate_ducklake_scenario(scenario)
+        if safe:
+            from explorer.ducklake.safety import check_scenario
+
+            check_scenario(scenario)
+
+    def run(self, scenario: Scenario, *, progress: Progress | None = None, keep_warehouse: bool = False,
+            warehouse: str | Path | None = None, safe: bool = False, timings: dict[str, float] | None = None,
+            **_: Any):
+        from explorer.ducklake.runner import run_ducklake
+
+        return run_ducklake(scenario, warehouse=warehouse, keep_warehouse=keep_warehouse or warehouse is not None,
+                            progress=progress, safe=safe, timings=timings)
+
+    def warm_up(self, **_: Any) -> None:
+        """Import DuckDB now (there is no server to start)."""
+        import explorer.ducklake.runner  # noqa: F401
+
+    def result_of(self, capture):
+        from explorer.ducklake.result import DuckLakeResult
+
+        return DuckLakeResult(capture)
+
+
+ENGINE = DuckLakeEngine()

@@ -1,0 +1,334 @@
+"""What a DuckLake run recorded (:class:`DuckLakeCapture`, plain data) and the explained result
+(:class:`DuckLakeResult`): the pure model of :mod:`explorer.ducklake.model` next to DuckDB's own read at every
+snapshot, loudly when they differ. Pure: no DuckDB here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from explorer.ducklake.model import (
+    Change,
+    DataFile,
+    DeleteFile,
+    Pairing,
+    RowFate,
+    RowsCheck,
+    change_key,
+    compare,
+    model_changes,
+    pairings,
+    row_fates,
+    row_key,
+    visible_rows,
+)
+from explorer.engine import Point, StepOutcome
+from explorer.scenario.model import Scenario
+from explorer.scenario.values import to_plain
+
+ReadRow = tuple[int | None, Mapping[str, Any]]  # (rowid, values) as DuckDB returned it
+
+
+@dataclass(frozen=True)
+class DuckLakeSnapshot:
+    snapshot_id: int
+    step: int | None
+    label: str
+    changes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # ducklake_snapshots().changes
+    job: str | None = None  # the job of a concurrent step that committed it
+
+
+@dataclass(frozen=True)
+class DuckLakeCapture:
+    """Everything one run recorded. ``reads``: DuckDB's time-travel read (``AT (VERSION => n)``) of every step's
+    snapshot, made after the last step; ``reads_at_commit``: its read right after each commit."""
+
+    scenario: Scenario
+    snapshots: tuple[DuckLakeSnapshot, ...]
+    data_files: tuple[DataFile, ...]
+    delete_files: tuple[DeleteFile, ...]
+    reads: Mapping[int, tuple[ReadRow, ...]]
+    reads_at_commit: Mapping[int, tuple[ReadRow, ...]]
+    changes: tuple[Change, ...]
+    steps: tuple[StepOutcome, ...]
+    first_snapshot: int  # the snapshot before the first step (the empty table)
+    engine_version: str = ""
+    extension_version: str = ""
+    warehouse: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def last_snapshot_id(self) -> int | None:
+        return self.snapshots[-1].snapshot_id if self.snapshots else None
+
+
+class DuckLakeResult:
+    engine = "ducklake"
+
+    def __init__(self, capture: DuckLakeCapture):
+        self.capture = capture
+
+    # ------------------------------------------------------------------------------------ Result protocol
+    @property
+    def scenario(self) -> Scenario:
+        return self.capture.scenario
+
+    @property
+    def warehouse(self) -> str | None:
+        return self.capture.warehouse
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.scenario.table.column_names
+
+    def points(self) -> tuple[Point, ...]:
+        """Every snapshot a step made, on DuckLake's clock (snapshot ids count every catalog change, table
+        creation included, so the first step's snapshot is not 1)."""
+        return tuple(Point(snapshot_id=s.snapshot_id, sequence_number=None, ordinal=i, label=s.label)
+                     for i, s in enumerate(self.capture.snapshots, start=1))
+
+    def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
+              ref: str | None = None) -> Point | None:
+        if ref is not None:
+            raise LookupError("a DuckLake table has no branches or tags in this explorer; select a snapshot id")
+        wanted = at_snapshot if at_snapshot is not None else at_seq
+        if wanted is None:
+            return None
+        points = [p for p in self.points() if p.snapshot_id <= wanted]
+        if at_snapshot is not None and (not points or points[-1].snapshot_id != at_snapshot):
+            raise LookupError(f"the run made no snapshot {at_snapshot}")
+        if not points:
+            raise LookupError(f"no snapshot at or before {wanted}")
+        return points[-1]
+
+    # ------------------------------------------------------------------------------------------ the model
+    def fates(self, snapshot_id: int, *, spec_only: bool = False) -> tuple[RowFate, ...]:
+        return row_fates(self.capture.data_files, self.capture.delete_files, snapshot_id, spec_only=spec_only)
+
+    def pairings(self, snapshot_id: int) -> tuple[Pairing, ...]:
+        return pairings(self.capture.data_files, self.capture.delete_files, snapshot_id)
+
+    def predicted(self, snapshot_id: int) -> tuple[ReadRow, ...]:
+        return visible_rows(self.fates(snapshot_id))
+
+    def spec_only_rows(self, snapshot_id: int) -> tuple[ReadRow, ...]:
+        """What a reader that followed only begin/end snapshots of the catalog rows would return."""
+        return visible_rows(self.fates(snapshot_id, spec_only=True))
+
+    def _keys(self, rows) -> list[tuple]:
+        return [row_key(rid, v, self.columns) for rid, v in rows]
+
+    @cached_property
+    def checks(self) -> tuple[RowsCheck, ...]:
+        return tuple(compare(s.snapshot_id, self._keys(self.predicted(s.snapshot_id)),
+                             self._keys(self.capture.reads.get(s.snapshot_id, ())))
+                     for s in self.capture.snapshots if s.snapshot_id in self.capture.reads)
+
+    @property
+    def disagreements(self) -> tuple[RowsCheck, ...]:
+        return tuple(c for c in self.checks if not c.agrees)
+
+    @cached_property
+    def spec_differences(self) -> tuple[RowsCheck, ...]:
+        """Snapshots where the begin/end-only reading differs from what DuckDB reads (the embedded snapshot ids
+        matter there): ``missing`` rows DuckDB returns that such a reader would drop, ``unexpected`` the reverse."""
+        out = []
+        for s in self.capture.snapshots:
+            c = compare(s.snapshot_id, self._keys(self.spec_only_rows(s.snapshot_id)),
+                        self._keys(self.predicted(s.snapshot_id)))
+            if not c.agrees:
+                out.append(c)
+        return tuple(out)
+
+    @cached_property
+    def read_drift(self) -> tuple[RowsCheck, ...]:
+        """Snapshots whose time-travel read after the run differs from DuckDB's read right after the commit (a
+        later compaction renumbered row ids, say): ``model`` = read at commit, ``engine`` = read at the end."""
+        out = []
+        for snap, at_commit in self.capture.reads_at_commit.items():
+            later = self.capture.reads.get(snap)
+            if later is None:
+                continue
+            c = compare(snap, self._keys(at_commit), self._keys(later))
+            if not c.agrees:
+                out.append(c)
+        return tuple(out)
+
+    # ------------------------------------------------------------------------------------- change feed
+    @cached_property
+    def model_changes(self) -> tuple[Change, ...]:
+        out: list[Change] = []
+        prev: tuple[ReadRow, ...] = self.predicted(self.capture.first_snapshot)
+        for s in self.capture.snapshots:
+            rows = self.predicted(s.snapshot_id)
+            out.extend(model_changes(prev, rows, s.snapshot_id, self.columns))
+            prev = rows
+        return tuple(out)
+
+    @cached_property
+    def carry_over(self) -> tuple[Change, ...]:
+        """Update pairs in DuckDB's change feed whose pre- and post-image are equal: rows a rewrite
+        (``ducklake_rewrite_data_files``) copied unchanged, reported as updates. Not a change of the table's rows;
+        shown apart, loudly (as Iceberg's carry-over rows are)."""
+        pre = {(c.snapshot_id, c.row_id): c for c in self.capture.changes if c.change_type == "update_preimage"}
+        out = []
+        for c in self.capture.changes:
+            if c.change_type != "update_postimage":
+                continue
+            p = pre.get((c.snapshot_id, c.row_id))
+            if p is not None and change_key(p, self.columns)[3:] == change_key(c, self.columns)[3:]:
+                out += [p, c]
+        return tuple(out)
+
+    @cached_property
+    def change_check(self) -> RowsCheck:
+        """The model's changes (between consecutive predicted reads, by row id) against ducklake_table_changes
+        without its carry-over pairs (:attr:`carry_over`)."""
+        carried = {id(c) for c in self.carry_over}
+        return compare(-1, [change_key(c, self.columns) for c in self.model_changes],
+                       [change_key(c, self.columns) for c in self.capture.changes if id(c) not in carried])
+
+    @property
+    def agrees(self) -> bool:
+        return not self.disagreements and self.change_check.agrees
+
+    # ------------------------------------------------------------------------------------ plain / text
+    def _row_plain(self, rid: int | None, values: Mapping[str, Any]) -> dict:
+        return {"rowid": rid, **{c: to_plain(values.get(c)) for c in self.columns}}
+
+    def to_plain(self, at: Point | int | None = None) -> dict:
+        snap = at.snapshot_id if isinstance(at, Point) else at
+        if snap is None:
+            snap = self.capture.last_snapshot_id
+        cap = self.capture
+        shown = [s for s in cap.snapshots if snap is None or s.snapshot_id <= snap]
+        return {
+            "scenario": self.scenario.name,
+            "title": self.scenario.display_title,
+            "engine": "ducklake",
+            "engine_version": f"duckdb {cap.engine_version}, ducklake extension {cap.extension_version}",
+            "agrees": self.agrees,
+            "as_of_snapshot": snap,
+            "snapshots": [{"snapshot_id": s.snapshot_id, "step": s.step, "label": s.label, "job": s.job,
+                           "changes": {k: list(v) for k, v in s.changes.items()}} for s in shown],
+            "data_files": [{"file_id": f.file_id, "name": f.name, "begin_snapshot": f.begin_snapshot,
+                            "end_snapshot": f.end_snapshot, "record_count": f.record_count,
+                            "row_id_start": f.row_id_start, "in_catalog": f.in_catalog, "removed_at": f.removed_at}
+                           for f in cap.data_files if snap is None or f.begin_snapshot <= snap],
+            "delete_files": [{"file_id": d.file_id, "data_file_id": d.data_file_id, "name": d.name,
+                              "begin_snapshot": d.begin_snapshot, "end_snapshot": d.end_snapshot,
+                              "delete_count": d.delete_count, "in_catalog": d.in_catalog,
+                              "removed_at": d.removed_at,
+                              "positions": [{"position": p.position, "snapshot_id": p.snapshot_id}
+                                            for p in d.positions]}
+                             for d in cap.delete_files if snap is None or d.begin_snapshot <= snap],
+            "pairings": [{"data_file": p.data_file, "delete_file": p.delete_file, "applies": p.applies,
+                          "removes": list(p.removes), "waiting": list(p.waiting), "reason": p.reason}
+                         for p in (self.pairings(snap) if snap is not None else ())],
+            "rows": [self._row_plain(rid, v) for rid, v in cap.reads.get(snap, ())] if snap is not None else [],
+            "predicted_rows": [self._row_plain(rid, v) for rid, v in self.predicted(snap)] if snap is not None
+            else [],
+            "changes": [{"snapshot_id": c.snapshot_id, "rowid": c.row_id, "change_type": c.change_type,
+                         **{k: to_plain(c.values.get(k)) for k in self.columns}}
+                        for c in sorted(cap.changes, key=lambda c: (c.snapshot_id, c.change_type != "delete",
+                                                                     c.row_id if c.row_id is not None else -1))
+                        if snap is None or c.snapshot_id <= snap],
+            "disagreements": [{"snapshot_id": c.snapshot_id, "engine_only": [list(map(to_plain, r)) for r in c.missing],
+                               "model_only": [list(map(to_plain, r)) for r in c.unexpected]}
+                              for c in self.disagreements],
+            "change_feed_agrees": self.change_check.agrees,
+            "carry_over": [{"snapshot_id": c.snapshot_id, "rowid": c.row_id, "change_type": c.change_type}
+                           for c in self.carry_over],
+            "spec_differences": [{"snapshot_id": c.snapshot_id,
+                                  "begin_end_reader_drops": [list(map(to_plain, r)) for r in c.missing],
+                                  "begin_end_reader_adds": [list(map(to_plain, r)) for r in c.unexpected]}
+                                 for c in self.spec_differences],
+            "read_drift": [{"snapshot_id": c.snapshot_id, "at_commit_only": [list(map(to_plain, r)) for r in c.unexpected],
+                            "later_only": [list(map(to_plain, r)) for r in c.missing]} for c in self.read_drift],
+            "steps": [{"step": s.step, "kind": s.kind, "title": s.title, "snapshot_ids": list(s.snapshot_ids),
+                       "note": s.note} for s in cap.steps],
+            "notes": list(cap.notes),
+        }
+
+    def to_text(self, at: Point | int | None = None) -> str:
+        p = self.to_plain(at)
+        snap = p["as_of_snapshot"]
+        lines = [f"{self.scenario.display_title}  [DuckLake, {p['engine_version']}]",
+                 "Clock: DuckLake snapshot ids (every catalog change takes the next id; the empty table is "
+                 f"snapshot {self.capture.first_snapshot})", "", "Snapshots:"]
+        for s in p["snapshots"]:
+            who = f" (job {s['job']})" if s["job"] else ""
+            changes = "; ".join(f"{k}: {', '.join(v)}" for k, v in s["changes"].items())
+            lines.append(f"  {s['snapshot_id']}: step {s['step']}{who} {s['label']}  [{changes}]")
+        for st in p["steps"]:
+            if st["note"]:
+                lines.append(f"  step {st['step']} ({st['kind']}): {st['note']}")
+        lines += ["", "Data files (ducklake_data_file):"]
+        for f in p["data_files"]:
+            gone = "" if f["in_catalog"] else f"  REMOVED from the catalog at snapshot {f['removed_at']}"
+            lines.append(f"  F{f['file_id']}: snapshots [{f['begin_snapshot']}, {_end(f['end_snapshot'])}) "
+                         f"{f['record_count']} rows, row ids from {f['row_id_start']}{gone}")
+        lines.append("Delete files (ducklake_delete_file):")
+        for d in p["delete_files"]:
+            gone = "" if d["in_catalog"] else f"  REMOVED from the catalog at snapshot {d['removed_at']}"
+            pos = ", ".join(f"{x['position']}" + (f"@{x['snapshot_id']}" if x["snapshot_id"] is not None else "")
+                            for x in d["positions"])
+            lines.append(f"  X{d['file_id']} -> F{d['data_file_id']}: snapshots [{d['begin_snapshot']}, "
+                         f"{_end(d['end_snapshot'])}) positions {pos or '-'}{gone}")
+        if snap is not None:
+            lines += ["", f"At snapshot {snap}, which delete file applies to which data file:"]
+            for pr in p["pairings"]:
+                verdict = "APPLIES" if pr["applies"] else "does not apply"
+                removes = f", removes positions {pr['removes']}" if pr["removes"] else ""
+                lines.append(f"  X{pr['delete_file']} -> F{pr['data_file']}: {verdict}{removes} ({pr['reason']})")
+            if not p["pairings"]:
+                lines.append("  (no delete file)")
+            lines.append(f"Model rows:  {_rows_text(p['predicted_rows'])}")
+            lines.append(f"DuckDB read: {_rows_text(p['rows'])}")
+        if p["changes"]:
+            lines += ["", "Change feed (ducklake_table_changes):"]
+            for c in p["changes"]:
+                vals = ", ".join(f"{k}={c[k]}" for k in self.columns)
+                lines.append(f"  snapshot {c['snapshot_id']} rowid {c['rowid']}: {c['change_type']} {{{vals}}}")
+        lines.append("")
+        if self.agrees:
+            lines.append(f"Model and DuckDB agree at every snapshot ({len(self.checks)} reads, row ids included) and "
+                         "on the change feed.")
+        else:
+            lines += ["#" * 78, "DISAGREEMENT: the model and DuckDB do not agree.", "#" * 78]
+            for d in p["disagreements"]:
+                lines.append(f"  snapshot {d['snapshot_id']}: DuckDB only {d['engine_only']}; model only "
+                             f"{d['model_only']}")
+            if not p["change_feed_agrees"]:
+                c = self.change_check
+                lines.append(f"  change feed: DuckDB only {[list(r) for r in c.missing]}; model only "
+                             f"{[list(r) for r in c.unexpected]}")
+        if self.carry_over:
+            snaps = sorted({c.snapshot_id for c in self.carry_over})
+            lines.append(f"CARRY-OVER: DuckDB's change feed reports {len(self.carry_over) // 2} row(s) that a rewrite "
+                         f"copied unchanged as update_preimage/update_postimage pairs with equal values (snapshot "
+                         f"{', '.join(map(str, snaps))}); no row changed there.")
+        for d in p["spec_differences"]:
+            parts = ([f"drop {d['begin_end_reader_drops']}"] if d["begin_end_reader_drops"] else []) + (
+                [f"return {d['begin_end_reader_adds']}"] if d["begin_end_reader_adds"] else [])
+            lines.append(f"Spec vs DuckDB at snapshot {d['snapshot_id']}: a reader using only the catalog's "
+                         f"begin/end snapshots would {' and '.join(parts)}; DuckDB does not (its files stamp "
+                         "deleted positions and compacted rows with their snapshot).")
+        for d in p["read_drift"]:
+            lines.append(f"DuckDB changed its answer for snapshot {d['snapshot_id']} after a later step: right after "
+                         f"the commit it read {d['at_commit_only']}, time travel later reads {d['later_only']}.")
+        for n in p["notes"]:
+            lines.append(f"Note: {n}")
+        return "\n".join(lines)
+
+
+def _end(end: int | None) -> str:
+    return "∞" if end is None else str(end)
+
+
+def _rows_text(rows: list[dict]) -> str:
+    if not rows:
+        return "(no rows)"
+    return "; ".join("{" + ", ".join(f"{k}={v}" for k, v in r.items()) + "}" for r in rows)

@@ -1,0 +1,364 @@
+"""Runs a DuckLake scenario on a real DuckLake table through DuckDB and returns a typed capture.
+
+One in-memory DuckDB per run attaches a fresh catalog (``<root>/cat.ducklake``, a DuckDB file) with data
+inlining off, so every write is a Parquet file and every delete a position-delete file the catalog lists. Each
+step is one transaction, so one snapshot (a race: one per job that commits). After each step the catalog's
+``ducklake_data_file`` / ``ducklake_delete_file`` rows are read (a row that disappears was removed by that
+commit) and DuckDB's read of the table right after the commit kept; after the last step every file is read
+(positions, embedded row ids and snapshot ids), every step's snapshot is read back by time travel
+(``AT (VERSION => n)``) and the change feed (``ducklake_table_changes``) is read once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from explorer.ducklake.connection import CATALOG, METADATA, TABLE, Lake, lock_down, open_lake, versions
+from explorer.ducklake.model import Change, DataFile, DeletedPosition, DeleteFile, StoredRow
+from explorer.ducklake.result import DuckLakeCapture, DuckLakeResult, DuckLakeSnapshot, ReadRow
+from explorer.ducklake.validate import COMPACT_MODES, compact_mode
+from explorer.engine import StepOutcome
+from explorer.scenario.errors import EngineError, ScenarioError
+from explorer.scenario.model import (
+    CompactStep,
+    ConcurrentStep,
+    DeleteStep,
+    InsertStep,
+    MergeStep,
+    Predicate,
+    Scenario,
+    SqlStep,
+    Step,
+    UpdateStep,
+)
+
+SQL_TYPES = {"int": "INTEGER", "long": "BIGINT", "double": "DOUBLE", "string": "VARCHAR", "boolean": "BOOLEAN",
+             "date": "DATE", "timestamp": "TIMESTAMP"}
+QUALIFIED = f"{CATALOG}.{TABLE}"
+ROW_ID_COLUMN = "_ducklake_internal_row_id"
+SNAPSHOT_COLUMN = "_ducklake_internal_snapshot_id"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+# ------------------------------------------------------------------------------------------ statements
+def _where(pred: Predicate, params: list) -> str:
+    if pred.sql is not None:
+        return pred.sql
+    parts = []
+    for col, value in (pred.equals or {}).items():
+        if value is None:
+            parts.append(f"{_ident(col)} IS NULL")
+        else:
+            parts.append(f"{_ident(col)} = ?")
+            params.append(value)
+    return " AND ".join(parts) or "true"
+
+
+def statements(step: Step, scenario: Scenario) -> list[tuple[str, list]]:
+    """The SQL (with parameters) one step runs inside its transaction."""
+    table = scenario.table
+    cols = table.column_names
+    col_list = ", ".join(_ident(c) for c in cols)
+    if isinstance(step, InsertStep):
+        chunks = [step.rows[i::step.files] for i in range(step.files)] if step.files > 1 else [step.rows]
+        out = []
+        for rows in chunks:
+            values = ", ".join("(" + ", ".join(f"CAST(? AS {SQL_TYPES[table.type_of(c)]})" for c in cols) + ")"
+                               for _ in rows)
+            out.append((f"INSERT INTO {QUALIFIED} ({col_list}) VALUES {values}",
+                        [r.get(c) for r in rows for c in cols]))
+        return out
+    if isinstance(step, DeleteStep):
+        params: list = []
+        return [(f"DELETE FROM {QUALIFIED} WHERE {_where(step.where, params)}", params)]
+    if isinstance(step, UpdateStep):
+        params = []
+        sets = ", ".join(f"{_ident(c)} = CAST(? AS {SQL_TYPES[table.type_of(c)]})" for c in step.set)
+        params.extend(step.set.values())
+        return [(f"UPDATE {QUALIFIED} SET {sets} WHERE {_where(step.where, params)}", params)]
+    if isinstance(step, MergeStep):
+        params = []
+        values = ", ".join("(" + ", ".join(f"CAST(? AS {SQL_TYPES[table.type_of(c)]})" for c in cols) + ")"
+                           for _ in step.rows)
+        params.extend(r.get(c) for r in step.rows for c in cols)
+        on = " AND ".join(f"{TABLE}.{_ident(c)} = s.{_ident(c)}" for c in step.on)
+        sql = (f"MERGE INTO {QUALIFIED} USING (SELECT * FROM (VALUES {values}) v({col_list})) s ON {on}")
+        if step.matched == "update":
+            sets = ", ".join(f"{_ident(c)} = s.{_ident(c)}" for c in cols if c not in step.on)
+            sql += f" WHEN MATCHED THEN UPDATE SET {sets}" if sets else ""
+        elif step.matched == "delete":
+            sql += " WHEN MATCHED THEN DELETE"
+        if step.not_matched == "insert":
+            sql += f" WHEN NOT MATCHED THEN INSERT ({col_list}) VALUES ({', '.join('s.' + _ident(c) for c in cols)})"
+        return [(sql, params)]
+    if isinstance(step, CompactStep):
+        mode = compact_mode(step)
+        fn = COMPACT_MODES[mode]
+        extra = ""
+        if mode == "rewrite_data_files":
+            extra = f", delete_threshold => {float(step.options.get('delete_threshold', '0.95'))}"
+        return [(f"CALL {fn}('{CATALOG}', '{TABLE}'{extra})", [])]
+    if isinstance(step, SqlStep):
+        return [(step.sql.replace("{table}", QUALIFIED), [])]
+    raise ScenarioError(f"DuckLake has no {step.kind!r} step", step=step.index, field=step.kind)
+
+
+# ---------------------------------------------------------------------------------------------- reading
+def _max_snapshot(con: duckdb.DuckDBPyConnection) -> int:
+    return int(con.execute(f"SELECT max(snapshot_id) FROM {METADATA}.ducklake_snapshot").fetchone()[0])
+
+
+def _read(con: duckdb.DuckDBPyConnection, cols: tuple[str, ...], at: int | None = None) -> tuple[ReadRow, ...]:
+    when = f" AT (VERSION => {int(at)})" if at is not None else ""
+    rows = con.execute(f"SELECT rowid, {', '.join(_ident(c) for c in cols)} FROM {QUALIFIED}{when}").fetchall()
+    return tuple((r[0], dict(zip(cols, r[1:]))) for r in rows)
+
+
+def _catalog_rows(con: duckdb.DuckDBPyConnection) -> tuple[dict[int, tuple], dict[int, tuple]]:
+    data = {r[0]: r for r in con.execute(
+        f"SELECT data_file_id, path, begin_snapshot, end_snapshot, record_count, row_id_start "
+        f"FROM {METADATA}.ducklake_data_file").fetchall()}
+    deletes = {r[0]: r for r in con.execute(
+        f"SELECT delete_file_id, data_file_id, path, begin_snapshot, end_snapshot, delete_count "
+        f"FROM {METADATA}.ducklake_delete_file").fetchall()}
+    return data, deletes
+
+
+class _CatalogLog:
+    """Every catalog row seen after any step: its latest state, and the snapshot whose commit removed it."""
+
+    def __init__(self) -> None:
+        self.data: dict[int, tuple] = {}
+        self.deletes: dict[int, tuple] = {}
+        self.data_removed: dict[int, int] = {}
+        self.deletes_removed: dict[int, int] = {}
+
+    def record(self, con: duckdb.DuckDBPyConnection, snapshot: int) -> None:
+        data, deletes = _catalog_rows(con)
+        for seen, now, removed in ((self.data, data, self.data_removed), (self.deletes, deletes, self.deletes_removed)):
+            for fid in seen:
+                if fid not in now and fid not in removed:
+                    removed[fid] = snapshot
+            seen.update(now)
+
+
+def _find(root: Path, name: str) -> Path | None:
+    hits = list((root / "data").rglob(Path(name).name))
+    return hits[0] if hits else None
+
+
+def _files(lake: Lake, log: _CatalogLog, cols: tuple[str, ...]) -> tuple[tuple[DataFile, ...], tuple[DeleteFile, ...]]:
+    con = lake.con
+    data_files = []
+    for fid, (_, path, begin, end, count, start) in sorted(log.data.items()):
+        stored: tuple[StoredRow, ...] = ()
+        where = _find(lake.root, path)
+        if where is not None:
+            names = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet(?)", [str(where)]).fetchall()]
+            extra = [n for n in (ROW_ID_COLUMN, SNAPSHOT_COLUMN) if n in names]
+            select = ", ".join([_ident(c) for c in cols] + [_ident(n) for n in extra])
+            rows = con.execute(f"SELECT file_row_number, {select} FROM read_parquet(?, file_row_number=true) "
+                               "ORDER BY file_row_number", [str(where)]).fetchall()
+            stored = tuple(StoredRow(
+                position=int(r[0]), values=dict(zip(cols, r[1:1 + len(cols)])),
+                row_id=r[1 + len(cols) + extra.index(ROW_ID_COLUMN)] if ROW_ID_COLUMN in extra else None,
+                snapshot_id=r[1 + len(cols) + extra.index(SNAPSHOT_COLUMN)] if SNAPSHOT_COLUMN in extra else None)
+                for r in rows)
+        data_files.append(DataFile(fid, Path(path).name, begin, end, count, start, stored,
+                                   in_catalog=fid not in log.data_removed, removed_at=log.data_removed.get(fid)))
+    delete_files = []
+    for fid, (_, data_id, path, begin, end, count) in sorted(log.deletes.items()):
+        positions: tuple[DeletedPosition, ...] = ()
+        where = _find(lake.root, path)
+        if where is not None:
+            names = [r[0] for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(where)]).fetchall()]
+            snap = f", {_ident(SNAPSHOT_COLUMN)}" if SNAPSHOT_COLUMN in names else ", NULL"
+            positions = tuple(DeletedPosition(int(r[0]), None if r[1] is None else int(r[1])) for r in con.execute(
+                f"SELECT pos{snap} FROM read_parquet(?) ORDER BY pos", [str(where)]).fetchall())
+        delete_files.append(DeleteFile(fid, data_id, Path(path).name, begin, end, count, positions,
+                                       in_catalog=fid not in log.deletes_removed,
+                                       removed_at=log.deletes_removed.get(fid)))
+    return tuple(data_files), tuple(delete_files)
+
+
+def _changes(con: duckdb.DuckDBPyConnection, cols: tuple[str, ...], first: int, last: int) -> tuple[Change, ...]:
+    if last <= first:
+        return ()
+    rows = con.execute(f"SELECT snapshot_id, rowid, change_type, {', '.join(_ident(c) for c in cols)} FROM "
+                       f"ducklake_table_changes('{CATALOG}', 'main', '{TABLE}', {first + 1}, {last})").fetchall()
+    return tuple(Change(int(r[0]), r[1], str(r[2]), dict(zip(cols, r[3:]))) for r in rows)
+
+
+def _snapshot_changes(con: duckdb.DuckDBPyConnection) -> dict[int, dict[str, tuple[str, ...]]]:
+    return {int(r[0]): {k: tuple(v) for k, v in (r[1] or {}).items()}
+            for r in con.execute(f"SELECT snapshot_id, changes FROM ducklake_snapshots('{CATALOG}')").fetchall()}
+
+
+# ------------------------------------------------------------------------------------------------ a run
+def _engine_error(message: str, step: Step, exc: BaseException) -> EngineError:
+    detail = " ".join(str(exc).split())
+    return EngineError(message, step=step.index, field=step.kind, detail=detail[:500])
+
+
+def run_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None, keep_warehouse: bool = False,
+                 progress: Callable[..., None] | None = None, safe: bool = False,
+                 timings: dict[str, float] | None = None) -> DuckLakeResult:
+    return DuckLakeResult(capture_ducklake(scenario, warehouse=warehouse, keep_warehouse=keep_warehouse,
+                                           progress=progress, safe=safe, timings=timings))
+
+
+def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None, keep_warehouse: bool = False,
+                     progress: Callable[..., None] | None = None, safe: bool = False,
+                     timings: dict[str, float] | None = None) -> DuckLakeCapture:
+    if scenario.engine != "ducklake":
+        raise ScenarioError(f"this is a {scenario.engine} scenario; run it with the {scenario.engine} engine",
+                            field="engine")
+    if safe:  # checked again here: a run reached without validate(safe=True) is still checked first
+        from explorer.ducklake.safety import check_scenario
+
+        check_scenario(scenario)
+    timings = timings if timings is not None else {}
+    keep_warehouse = keep_warehouse or warehouse is not None  # a named warehouse is kept, as for every engine
+    root = Path(warehouse) if warehouse is not None else Path(tempfile.mkdtemp(prefix="ducklake-explorer-"))
+    location = root / f"run-{uuid.uuid4().hex[:8]}" if warehouse is not None else root
+    cols = scenario.table.column_names
+    lake: Lake | None = None
+    snapshots: list[DuckLakeSnapshot] = []
+    steps: list[StepOutcome] = []
+    at_commit: dict[int, tuple[ReadRow, ...]] = {}
+    notes: list[str] = []
+    log = _CatalogLog()
+    first = 0
+    engine_version, extension_version = versions()
+
+    def capture(done: Scenario) -> DuckLakeCapture:
+        assert lake is not None
+        con = lake.con
+        started = time.perf_counter()
+        data_files, delete_files = _files(lake, log, cols)
+        reads = {s.snapshot_id: _read(con, cols, s.snapshot_id) for s in snapshots}
+        last = _max_snapshot(con)
+        changes = _changes(con, cols, first, last)
+        kinds = _snapshot_changes(con)
+        snaps = tuple(dataclasses.replace(s, changes=kinds.get(s.snapshot_id, {})) for s in snapshots)
+        timings["capture"] = timings.get("capture", 0.0) + time.perf_counter() - started
+        return DuckLakeCapture(scenario=done, snapshots=snaps, data_files=data_files, delete_files=delete_files,
+                               reads=reads, reads_at_commit=dict(at_commit), changes=changes, steps=tuple(steps),
+                               first_snapshot=first, engine_version=engine_version,
+                               extension_version=extension_version,
+                               warehouse=str(location) if keep_warehouse else None, notes=tuple(notes))
+
+    try:
+        lake = open_lake(location)
+        con = lake.con
+        columns = ", ".join(f"{_ident(c.name)} {SQL_TYPES[c.type]}" for c in scenario.table.columns)
+        con.execute(f"CREATE TABLE {QUALIFIED} ({columns})")
+        if safe:
+            lock_down(lake)
+        first = _max_snapshot(con)
+        log.record(con, first)
+        total = len(scenario.steps)
+        for step in scenario.steps:
+            started = time.perf_counter()
+            before = _max_snapshot(con)
+            try:
+                if isinstance(step, ConcurrentStep):
+                    made, note = _race(lake, step, scenario, snapshots, at_commit, log, cols)
+                else:
+                    con.execute("BEGIN")
+                    try:
+                        for sql, params in statements(step, scenario):
+                            con.execute(sql, params)
+                        con.execute("COMMIT")
+                    except BaseException:
+                        _rollback(con)
+                        raise
+                    after = _max_snapshot(con)
+                    made = tuple(range(before + 1, after + 1))
+                    note = None if made else "DuckDB committed nothing (no row changed), so no snapshot"
+                    for s in made:
+                        snapshots.append(DuckLakeSnapshot(s, step.index, step.title))
+                    if made:
+                        log.record(con, made[-1])
+                        at_commit[made[-1]] = _read(con, cols)
+            except duckdb.Error as exc:
+                error = _engine_error("DuckDB refused the step", step, exc)
+                done = dataclasses.replace(scenario, steps=tuple(scenario.steps[:step.index - 1]))
+                error.capture = capture(done) if snapshots else None
+                raise error from None
+            timings["statement"] = timings.get("statement", 0.0) + time.perf_counter() - started
+            outcome = StepOutcome(step.index, step.kind, step.title, made, time.perf_counter() - started, note=note)
+            steps.append(outcome)
+            if progress:
+                progress(step.index, total, outcome,
+                         f"{step.title} → snapshot {', '.join(map(str, made)) or 'none'}")
+        return capture(scenario)
+    finally:
+        if lake is not None:
+            try:  # release the catalog file now (a race's cursors share this database instance)
+                lake.con.execute(f"DETACH {CATALOG}")
+            except duckdb.Error:
+                pass
+            lake.con.close()
+        if not keep_warehouse:
+            shutil.rmtree(location, ignore_errors=True)
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass  # a failed COMMIT already ended the transaction
+
+
+def _race(lake: Lake, step: ConcurrentStep, scenario: Scenario, snapshots: list[DuckLakeSnapshot],
+          at_commit: dict[int, tuple[ReadRow, ...]], log: _CatalogLog, cols: tuple[str, ...]
+          ) -> tuple[tuple[int, ...], str]:
+    """Each job on its own connection to the one DuckDB (``cursor()``): every job begins its transaction and
+    runs its statements from the same snapshot, then they commit in ``commit_order``; DuckLake's conflict check
+    at commit decides whether a later job commits on top of the earlier one or fails."""
+    jobs = {j.name: (j, lake.con.cursor()) for j in step.jobs}
+    made: list[int] = []
+    said: list[str] = []
+    try:
+        for name, (job, cur) in jobs.items():
+            cur.execute("BEGIN")
+            for sql, params in statements(job.step, scenario):
+                cur.execute(sql, params)
+        for name in step.commit_order:
+            job, cur = jobs[name]
+            before = _max_snapshot(lake.con)
+            try:
+                cur.execute("COMMIT")
+            except duckdb.Error as exc:
+                _rollback(cur)
+                reason = " ".join(str(exc).split())
+                said.append(f"{name} failed to commit: {reason}")
+                continue
+            after = _max_snapshot(lake.con)
+            for s in range(before + 1, after + 1):
+                made.append(s)
+                snapshots.append(DuckLakeSnapshot(s, step.index, f"{name}: {job.step.title}", job=name))
+            if after > before:
+                log.record(lake.con, after)
+                at_commit[after] = _read(lake.con, cols)
+                said.append(f"{name} committed snapshot {after}")
+            else:
+                said.append(f"{name} committed nothing")
+    finally:
+        for _, cur in jobs.values():
+            _rollback(cur)
+            cur.close()
+    return tuple(made), "; ".join(said)

@@ -1,0 +1,65 @@
+"""DuckLake's own checks on a scenario, made before anything runs (``explorer validate`` and ``run`` alike).
+
+The structural parse already refuses step kinds DuckLake has no counterpart for (equality deletes, upserts,
+partition evolution, Paimon writes), naming the step and the format. Here: what the parse cannot know about
+DuckLake. Pure: no DuckDB.
+"""
+
+from __future__ import annotations
+
+from explorer.scenario.errors import ScenarioError
+from explorer.scenario.model import SNAPSHOT_PLACEHOLDER, CompactStep, ConcurrentStep, Scenario, SqlStep
+
+RACE_JOB_KINDS = ("insert", "delete", "update", "merge")
+COMPACT_MODES = {"merge_adjacent_files": "ducklake_merge_adjacent_files",
+                 "rewrite_data_files": "ducklake_rewrite_data_files"}
+
+
+def compact_mode(step: CompactStep) -> str:
+    return step.options.get("mode", "merge_adjacent_files")
+
+
+def validate_ducklake_scenario(scenario: Scenario) -> None:
+    table = scenario.table
+    if table.partitioned_by:
+        raise ScenarioError("partitioned DuckLake tables are not modelled here yet; leave partitioned_by out",
+                            field="table.partitioned_by")
+    for step in scenario.steps:
+        if isinstance(step, CompactStep):
+            if not step.use_starting_sequence_number:
+                raise ScenarioError("DuckLake has no sequence numbers; use_starting_sequence_number is an Iceberg "
+                                    "setting", step=step.index, field="compact.use_starting_sequence_number")
+            for key, value in step.options.items():
+                if key == "mode":
+                    if value not in COMPACT_MODES:
+                        raise ScenarioError(f"must be one of {', '.join(COMPACT_MODES)}", step=step.index,
+                                            field="compact.options.mode")
+                elif key == "delete_threshold":
+                    try:
+                        ok = 0.0 <= float(value) <= 1.0
+                    except ValueError:
+                        ok = False
+                    if not ok:
+                        raise ScenarioError("must be a number from 0 to 1 (the share of a file's rows deleted)",
+                                            step=step.index, field="compact.options.delete_threshold")
+                    if compact_mode(step) != "rewrite_data_files":
+                        raise ScenarioError("delete_threshold goes with mode: rewrite_data_files", step=step.index,
+                                            field="compact.options.delete_threshold")
+                else:
+                    raise ScenarioError("unknown option; DuckLake's compaction takes mode (merge_adjacent_files or "
+                                        "rewrite_data_files) and delete_threshold", step=step.index,
+                                        field=f"compact.options.{key}")
+        elif isinstance(step, SqlStep):
+            if SNAPSHOT_PLACEHOLDER.search(step.sql):
+                raise ScenarioError("{snapshot:N} is an Iceberg placeholder; a DuckLake sql step only knows {table}",
+                                    step=step.index, field="sql")
+        elif isinstance(step, ConcurrentStep):
+            for job in step.jobs:
+                if job.step.kind not in RACE_JOB_KINDS:
+                    raise ScenarioError(f"a DuckLake race job does one of {', '.join(RACE_JOB_KINDS)}; DuckLake has "
+                                        f"no {job.step.kind!r} step", step=step.index,
+                                        field=f"concurrent.jobs.{job.name}.{job.step.kind}")
+            if step.isolation != "serializable":
+                raise ScenarioError("DuckLake has one isolation level here (DuckDB transactions with DuckLake's "
+                                    "conflict check); leave isolation out", step=step.index,
+                                    field="concurrent.isolation")

@@ -23,10 +23,12 @@ class IcebergEngine:
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, spark=None, catalog: str | None = None,
             keep_warehouse: bool = False, warehouse: str | Path | None = None, safe: bool = False, workspace=None,
-            timings: dict[str, float] | None = None, **_: Any):
+            timings: dict[str, float] | None = None, changelog: bool = False, **_: Any):
         from explorer.iceberg.result import IcebergResult
         from explorer.iceberg.spark.runner import run_iceberg
 
+        if changelog:
+            return self._run_with_changelog(scenario, progress=progress, spark=spark, safe=safe)
         keep = keep_warehouse or warehouse is not None
         if warehouse is not None:
             if catalog is not None:
@@ -43,6 +45,33 @@ class IcebergEngine:
 
             kept = keep_table(spark or get_spark(), capture)
         return IcebergResult(capture, kept=kept)
+
+    def _run_with_changelog(self, scenario: Scenario, *, progress, spark, safe: bool):
+        """A run whose raw changelog (Spark's ``<table>.changes``) is read before the table is dropped."""
+        from explorer.iceberg.result import IcebergResult
+        from explorer.iceberg.spark.changelog_reader import read_raw
+        from explorer.iceberg.spark.runner import run_iceberg
+        from explorer.iceberg.spark.session import RunTable, drop_run_table, get_spark
+        from explorer.scenario.errors import EngineError
+
+        spark = spark or get_spark()
+        capture = run_iceberg(scenario, spark=spark, keep_warehouse=True, progress=progress, safe=safe)
+        result = IcebergResult(capture)
+        try:
+            result.changelog = read_raw(spark, capture)
+        except EngineError as err:
+            result.changelog_note = err.detail or err.message
+        finally:
+            parts = capture.table_name.split(".")
+            if len(parts) == 3:
+                drop_run_table(spark, RunTable(*parts), capture.table_location)
+        return result
+
+    def scenarios_for_history(self, history) -> tuple[Scenario, ...]:
+        """The history on Iceberg v2, merge-on-read and copy-on-write (:mod:`explorer.iceberg.history`)."""
+        from explorer.iceberg.history import iceberg_scenarios
+
+        return iceberg_scenarios(history)
 
     def warm_up(self, *, spark=None) -> None:
         """Start the Spark session now (a learner's first Run then finds it running)."""

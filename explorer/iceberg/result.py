@@ -76,6 +76,16 @@ class IcebergResult:
 
     engine = "iceberg"
     modelled = False  # the rows come from a real engine run, not from a model
+    # Set by IcebergEngine.run(changelog=True): the raw changelog (explorer.iceberg.changelog.Changelog), or why
+    # Spark could not read it; format_facts() shows it in the cross-format comparison.
+    changelog = None
+    changelog_note: str | None = None
+
+    def format_facts(self):
+        """What ``explorer compare-formats`` shows of this run (:class:`explorer.engine.FormatFacts`)."""
+        from explorer.iceberg.facts import format_facts
+
+        return format_facts(self)
 
     def __init__(self, capture: Capture, *, kept=None):
         self.capture = capture

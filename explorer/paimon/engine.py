@@ -34,6 +34,12 @@ class PaimonEngine:
         """Import pypaimon now (there is no server to start)."""
         import explorer.paimon.runner  # noqa: F401
 
+    def scenarios_for_history(self, history) -> tuple[Scenario, ...]:
+        """The history as records with row kinds on a primary-key table (:mod:`explorer.paimon.history`)."""
+        from explorer.paimon.history import paimon_scenario
+
+        return (paimon_scenario(history),)
+
     def result_of(self, capture):
         """The result of a run that stopped early (``EngineError.capture``: its snapshots so far)."""
         from explorer.paimon.result import PaimonResult

@@ -123,6 +123,12 @@ class PaimonResult:
 
     engine = "paimon"
 
+    def format_facts(self):
+        """What ``explorer compare-formats`` shows of this run (:class:`explorer.engine.FormatFacts`)."""
+        from explorer.paimon.facts import format_facts
+
+        return format_facts(self)
+
     def __init__(self, capture: PaimonCapture):
         self.capture = capture
         self.warehouse = capture.warehouse  # the kept warehouse directory, when the run kept it

@@ -304,13 +304,20 @@ class App(traitlets.HasTraits):
         self.open_table = OpenTableView(spark=self._spark)
         self.w_open_table = W.Accordion(children=[self.open_table.widget], titles=("Open a table",),
                                         selected_index=None)
+        # one history run on every format, side by side (explorer/ui/formats.py)
+        from explorer.ui.formats import FormatsApp
+
+        self.formats = FormatsApp()
+        self.w_formats = W.Accordion(children=[self.formats.widget], titles=("One history, every format",),
+                                     selected_index=None)
         self.w_story = W.HTML("")
         self.observe(lambda _: self._draw_story(), ("title", "description", "story_note", "predict_mode", "score"))
         self.widget = W.VBox([
             self.w_story,
             W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label],
                    layout=W.Layout(flex_flow="row wrap", align_items="center")),
-            self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor, self.w_open_table],
+            self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor, self.w_open_table,
+            self.w_formats],
             layout=W.Layout(width="100%"))
 
     def _ipython_display_(self):  # pragma: no cover - notebook display hook

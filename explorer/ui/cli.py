@@ -97,6 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     p_validate.add_argument("scenario", help="path to a scenario YAML file (or a preset name)")
     p_validate.add_argument("--json", action="store_true")
 
+    p_formats = sub.add_parser("compare-formats", help="run one scenario's history on every format the explorer "
+                               "executes (Iceberg merge-on-read and copy-on-write, Paimon, Delta, ...) side by side")
+    p_formats.add_argument("scenario", help="a scenario file or preset name, e.g. seed-delete-insert-delete")
+    p_formats.add_argument("--engine", action="append", default=None, metavar="NAME",
+                           help="only this engine (repeatable); default: every engine that can run the history")
+    p_formats.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p_formats.add_argument("--markdown", action="store_true", help="print only the comparison table (Markdown)")
+
     p_show = sub.add_parser("show", help="print a preset's YAML (a starting point for your own scenario)")
     p_show.add_argument("preset", help="a preset name (or a scenario file, printed as the explorer reads it)")
     return parser
@@ -154,6 +162,16 @@ def _dispatch(args: argparse.Namespace) -> int:
         idents = _column_list(args.identifier_columns, args.view)
         result = changelog(_scenario_from_args(args, "reading"), view=args.view, identifier_columns=idents)
         return _emit(result, args.json)
+    if args.command == "compare-formats":
+        from explorer.compare_formats import compare_formats
+
+        result = compare_formats(_resolve(args.scenario, verb="comparing"), engines=args.engine,
+                                 progress=lambda message: print(f"[compare-formats] {message}", file=sys.stderr))
+        if args.markdown:
+            print(result.to_markdown())
+        else:
+            _emit(result, args.json)
+        return EXIT_OK if result.agrees else EXIT_DISAGREE
     if args.command == "compare":
         from explorer.changelog_api import compare
 

@@ -1,0 +1,117 @@
+"""The "one history, every format" view: a history run on every format the explorer executes, side by side.
+
+A learner picks a history (the seed story, or sequence A or B of the changelog seed), presses Run, and sees
+one column per format run: the clock it uses, how each delete found its rows, the rows the engine read at the
+end (equal everywhere, checked) and the changelog it produced, with who wrote it. Plain HTML, no figure
+widgets, so it stays light in voila. ``select`` and ``run`` are the controls' public twins for tests.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+from explorer.scenario.errors import ExplorerError
+from explorer.ui.common import error_html, escape
+
+HISTORIES = {"seed-delete-insert-delete": "Seed story: delete at 4, insert at 5, delete at 6",
+             "changelog-sequence-a": "Changelog seed, sequence A: insert, then MERGE",
+             "changelog-sequence-b": "Changelog seed, sequence B: MERGE, then the same MERGE"}
+_CELL = "border:1px solid #ddd;padding:3px 6px;vertical-align:top;font-size:12px"
+_CHANGE_COLOURS = {"insert": "#e8f5e9", "delete": "#ffebee", "update_preimage": "#fff8e1",
+                   "update_postimage": "#e3f2fd"}
+
+
+def _table(heads: list[str], rows: list[list[str]], *, role: str) -> str:
+    head = "".join(f'<th style="{_CELL};background:#f5f5f5;text-align:left">{escape(h)}</th>' for h in heads)
+    body = "".join("<tr>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in row) + "</tr>" for row in rows)
+    return f'<table data-role="{role}" style="border-collapse:collapse;width:100%"><tr>{head}</tr>{body}</table>'
+
+
+def comparison_html(comparison) -> str:
+    """The comparison as HTML: the summary table, then one column per run with its deletes and changelog."""
+    plain = comparison.to_plain()
+    heads = ["Format", "Run on", "Clock", "How a delete finds its rows", "Final rows", "Changelog"]
+    keys = ["format", "variant", "clock", "deletes", "final rows", "changelog"]
+    summary = _table(heads, [[escape(r[k]) for k in keys] for r in comparison.table_rows()], role="formats-table")
+    verdict = ('<div data-role="formats-verdict" style="border-left:4px solid #2e7d32;padding:6px 10px;'
+               f'background:#e8f5e9">Final rows equal in every executed format ({len(comparison.executed)} runs), '
+               'and equal to the history replayed.</div>' if comparison.final_rows_equal else
+               '<div data-role="formats-verdict" style="border-left:4px solid #c62828;padding:6px 10px;'
+               'background:#ffebee"><b>THE FORMATS DO NOT END WITH THE SAME ROWS</b> (see "Final rows").</div>')
+    cols = list(comparison.history.column_names)
+    columns = []
+    for run in plain["runs"]:
+        if run["error"]:
+            columns.append(f'<div style="min-width:0"><b>{escape(run["engine"])}</b><br>did not run: '
+                           f'{escape(run["error"])}</div>')
+            continue
+        deletes = "".join(f"<li>step {d['step']} (at {escape(str(d['at']))}): <b>{escape(d['way'])}</b> — "
+                          f"{escape(d['detail'])}</li>" for d in run["deletes"]) or "<li>no delete</li>"
+        log = run["changelog"]
+        if log is None:
+            changes = "<i>no changelog</i>"
+        elif not log["rows"]:
+            changes = f"<i>{escape(log['note'])}</i>"
+        else:
+            rows = [[escape(str(c["at"])),
+                     f'<span style="background:{_CHANGE_COLOURS.get(c["change"].split(" ")[0], "#fff")}">'
+                     f'{escape(c["change"])}</span>', *[escape(str(c[k])) for k in cols]] for c in log["rows"]]
+            changes = _table(["at", "change", *cols], rows, role="formats-changelog")
+        checked = "" if log is None or log["agrees"] is None else (
+            " Checked against the capture: " + ("agrees." if log["agrees"] else "<b>DIFFERS</b>."))
+        notes = "".join(f'<div style="font-size:11px;color:#6d4c41">Note: {escape(n)}</div>' for n in run["notes"])
+        columns.append(
+            f'<div data-role="formats-run" style="min-width:0"><b>{escape(run["format"])}</b><br>'
+            f'<span style="font-size:12px">{escape(run["variant"])}</span>'
+            f'<div style="font-size:12px;margin-top:4px"><b>Clock:</b> {escape(run["clock"])}</div>'
+            f'<ul style="font-size:12px;padding-left:16px;margin:4px 0">{deletes}</ul>'
+            f'<div style="font-size:12px"><b>Changelog</b> ({escape(log["read_with"]) if log else ""}):'
+            f'{checked}</div>{changes}{notes}</div>')
+    grid = (f'<div style="display:grid;grid-template-columns:repeat({max(1, len(columns))}, minmax(0, 1fr));'
+            f'gap:12px;margin-top:10px">{"".join(columns)}</div>')
+    return verdict + summary + grid
+
+
+class FormatsApp:
+    """Run a history on every format and show them side by side (display it, or use ``.widget``)."""
+
+    def __init__(self, history: str = "seed-delete-insert-delete"):
+        self.comparison = None
+        self.error_text = ""
+        self.w_history = W.Dropdown(options=[(title, name) for name, title in HISTORIES.items()], value=history,
+                                    description="History", layout=W.Layout(width="460px"))
+        self.w_run = W.Button(description="Run on every format", button_style="primary",
+                              layout=W.Layout(width="200px"))
+        self.w_status = W.HTML("")
+        self.w_out = W.HTML("")
+        self.w_run.on_click(lambda _: self.run())
+        self.widget = W.VBox([W.HBox([self.w_history, self.w_run, self.w_status],
+                                     layout=W.Layout(flex_flow="row wrap", align_items="center")), self.w_out],
+                             layout=W.Layout(width="100%"))
+
+    def _ipython_display_(self):  # pragma: no cover - notebook display hook
+        from IPython.display import display
+
+        display(self.widget)
+
+    def select(self, history: str) -> None:
+        self.w_history.value = history
+
+    def run(self):
+        from explorer.compare_formats import compare_formats
+
+        self.w_run.disabled = True
+        self.error_text = ""
+        try:
+            self.comparison = compare_formats(
+                self.w_history.value,
+                progress=lambda m: setattr(self.w_status, "value", f"running {escape(m)} ..."))
+            self.w_out.value = comparison_html(self.comparison)
+            self.w_status.value = "done"
+        except ExplorerError as exc:
+            self.error_text = str(exc)
+            self.w_out.value = error_html(exc)
+            self.w_status.value = ""
+        finally:
+            self.w_run.disabled = False
+        return self.comparison

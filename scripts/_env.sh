@@ -28,7 +28,11 @@ ensure_venv() {
   if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ]; then
     echo "[setup] installing sequence-explorer[$extra] into $VENV" >&2
     "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
-    "$VENV/bin/python" -m pip install -q -e "$ROOT[$extra]"
+    # setuptools says, boxed, that an editable install may import a same-named folder of the working directory
+    # instead: true of every editable install, nothing a newcomer can act on, so that one message (matched by
+    # its text, nothing else) is filtered; pip's errors and every other warning still show.
+    PYTHONWARNINGS="ignore:Editable installation${PYTHONWARNINGS:+,$PYTHONWARNINGS}" \
+      "$VENV/bin/python" -m pip install -q -e "$ROOT[$extra]"
     touch "$stamp"
   fi
 }

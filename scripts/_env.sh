@@ -35,6 +35,18 @@ ensure_venv() {
       "$VENV/bin/python" -m pip install -q -e "$ROOT[$extra]"
     touch "$stamp"
   fi
+  link_voila_template
+}
+
+link_voila_template() {
+  # The project's voila template and the voila.json that picks it, in the venv's own Jupyter dirs, so that
+  # `voila notebooks/05-playground.ipynb` started by hand serves it too (no page asks a CDN for anything). An
+  # editable install does not copy pyproject's data-files (a regular `pip install .` does): linked here, they
+  # follow the working tree.
+  local templates="$VENV/share/jupyter/voila/templates" etc="$VENV/etc/jupyter"
+  mkdir -p "$templates" "$etc"
+  [ -e "$templates/explorer" ] || ln -s "$ROOT/explorer/ui/jupyter_data/voila/templates/explorer" "$templates/explorer"
+  [ -e "$etc/voila.json" ] || ln -s "$ROOT/explorer/ui/jupyter_config/voila.json" "$etc/voila.json"
 }
 
 ensure_browser() {

@@ -1,5 +1,6 @@
 """No page asks the internet for anything: JupyterLab on a notebook, voila inside JupyterLab's server (Binder's
-``urlpath=voila/render/...``), and the voila dashboard of ``scripts/lab --voila``.
+``urlpath=voila/render/...``), the voila dashboard of ``scripts/lab --voila``, and ``voila 05-playground.ipynb``
+started by hand (the environment's own voila.json picks the project's template).
 
 Every request a page makes is recorded (``page.on("request")``); any whose host is not the page's own fails the
 test. A workshop room with bad Wi-Fi must not wait on a CDN.
@@ -7,11 +8,16 @@ test. A workshop room with bad Wi-Fi must not wait on a CDN.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import time
 import urllib.parse
 from pathlib import Path
 
 import pytest
+
+from explorer.testing import browser as B
 
 pytestmark = pytest.mark.browser
 
@@ -94,5 +100,39 @@ def test_the_voila_dashboard_requests_only_its_own_host(ui, page, artifacts, voi
             document.body.appendChild(i); return getComputedStyle(i).fontFamily; }""")
     assert "cdn.jsdelivr.net" not in html
     assert "Font Awesome" in family, family
+    assert len(urls) > 10
+    assert foreign(urls, server.url) == [], foreign(urls, server.url)
+
+
+def test_voila_started_by_hand_serves_the_projects_template_and_requests_only_its_own_host(ui, page, artifacts,
+                                                                                           tmp_path):
+    """``voila notebooks/05-playground.ipynb`` as a reader would type it: not through the launcher, without the
+    project's JUPYTER_PATH, from another directory. The venv's voila.json (linked by scripts/_env.sh, installed
+    by a regular ``pip install .``) must pick the project's template, whose page loads nothing from a CDN."""
+    ui.require_notebook(PLAYGROUND)
+    env = B.private_jupyter_env(tmp_path / "state")
+    for key in ("JUPYTER_PATH", "JUPYTER_CONFIG_PATH"):
+        env.pop(key, None)
+    port = ui.free_port()
+    notebook = ui.notebook_copy(tmp_path) / PLAYGROUND
+    log = tmp_path / "voila.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "voila", str(notebook), f"--port={port}", "--no-browser"],
+                                cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    server = B.Launched(proc, f"http://localhost:{port}/", log)
+    urls = record_requests(page)
+    with ui.session_on(page, server, artifacts, "offline-voila-by-hand", {}):
+        deadline = time.monotonic() + B.SERVER_START_TIMEOUT
+        while not B.port_open(server.url):
+            assert proc.poll() is None and time.monotonic() < deadline, server.log_tail()
+            time.sleep(0.2)
+        page.goto(server.url, timeout=180_000)
+        wait_for_preset_dropdown(page)
+        page.wait_for_timeout(QUIET_MS)
+        html = page.content()
+        B.shutdown_kernels(server)
+    # the project's template, not the stock one: it sets MathJax's URL to "null" (the stock page names a CDN)
+    assert '"fullMathjaxUrl": "null"' in html, "voila served its stock template: is the venv's voila.json there?"
+    assert "cdn.jsdelivr.net" not in html
     assert len(urls) > 10
     assert foreign(urls, server.url) == [], foreign(urls, server.url)

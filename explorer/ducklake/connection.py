@@ -4,7 +4,8 @@ nothing is downloaded at run time. Safe mode then locks the connection down (:fu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -35,10 +36,22 @@ def extension_path() -> Path:
 class Lake:
     con: duckdb.DuckDBPyConnection
     root: Path
+    _release: threading.Lock | None = field(default=None, repr=False)
 
     @property
     def data_path(self) -> Path:
         return self.root / "data"
+
+    def close(self) -> None:
+        """Detach the catalog (its file is free again) and close the connection."""
+        try:
+            self.con.execute(f"DETACH {CATALOG}")
+        except duckdb.Error:
+            pass
+        self.con.close()
+        if self._release is not None:
+            self._release.release()
+            self._release = None
 
 
 def plain_connection() -> duckdb.DuckDBPyConnection:
@@ -46,15 +59,47 @@ def plain_connection() -> duckdb.DuckDBPyConnection:
     return duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
 
 
-def open_lake(root: Path) -> Lake:
-    """A fresh in-memory DuckDB with the DuckLake catalog ``<root>/cat.ducklake`` attached as ``lake``; data files
-    under ``<root>/data``; data inlining off, so every write is a Parquet file the catalog lists."""
-    root.mkdir(parents=True, exist_ok=True)
+# Loading the extension costs ~0.5 s per DuckDB instance, so runs that need no lock-down share one instance with
+# it loaded; each run gets its own connection (``cursor()``) and holds the lock while the catalog is attached as
+# ``lake`` (one run at a time per process). Safe-mode runs lock their instance's configuration: they get their own.
+_SHARED: duckdb.DuckDBPyConnection | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def _loaded() -> duckdb.DuckDBPyConnection:
     con = plain_connection()
     con.execute(f"LOAD '{_quote(str(extension_path()))}'")
-    con.execute(f"ATTACH 'ducklake:{_quote(str(root / 'cat.ducklake'))}' AS {CATALOG} "
-                f"(DATA_PATH '{_quote(str(root / 'data'))}', DATA_INLINING_ROW_LIMIT 0)")
-    return Lake(con, root)
+    return con
+
+
+def open_lake(root: Path, *, private: bool = False) -> Lake:
+    """A DuckDB connection with the DuckLake catalog ``<root>/cat.ducklake`` attached as ``lake``; data files
+    under ``<root>/data``; data inlining off, so every write is a Parquet file the catalog lists. ``private``: a
+    DuckDB instance of its own (needed before :func:`lock_down`)."""
+    global _SHARED
+    root.mkdir(parents=True, exist_ok=True)
+    lock = None
+    if private:
+        con = _loaded()
+    else:
+        _SHARED_LOCK.acquire()
+        lock = _SHARED_LOCK
+        try:
+            if _SHARED is None:
+                _SHARED = _loaded()
+            con = _SHARED.cursor()
+        except BaseException:
+            lock.release()
+            raise
+    try:
+        con.execute(f"ATTACH 'ducklake:{_quote(str(root / 'cat.ducklake'))}' AS {CATALOG} "
+                    f"(DATA_PATH '{_quote(str(root / 'data'))}', DATA_INLINING_ROW_LIMIT 0)")
+    except BaseException:
+        con.close()
+        if lock is not None:
+            lock.release()
+        raise
+    return Lake(con, root, lock)
 
 
 def lock_down(lake: Lake) -> None:

@@ -40,6 +40,14 @@ class DuckLakeEngine:
         """Import DuckDB now (there is no server to start)."""
         import explorer.ducklake.runner  # noqa: F401
 
+    def scenarios_for_history(self, history) -> tuple[Scenario, ...]:
+        """One history, every format (:class:`explorer.engine.RunsHistories`): the DuckLake scenario telling it."""
+        from explorer.ducklake.history import ducklake_scenario
+
+        scenario = ducklake_scenario(history)
+        self.validate(scenario)
+        return (scenario,)
+
     def result_of(self, capture):
         from explorer.ducklake.result import DuckLakeResult
 

@@ -52,6 +52,7 @@ class DataFile:
     rows: tuple[StoredRow, ...] = ()
     in_catalog: bool = True  # listed in the catalog when the run ended
     removed_at: int | None = None  # the snapshot whose commit removed its catalog row (files not in_catalog)
+    added_at: int | None = None  # the snapshot whose commit added its catalog row
 
     def row_id(self, row: StoredRow) -> int | None:
         if row.row_id is not None:
@@ -76,6 +77,7 @@ class DeleteFile:
     positions: tuple[DeletedPosition, ...] = ()
     in_catalog: bool = True
     removed_at: int | None = None
+    added_at: int | None = None
 
     @property
     def embeds_snapshots(self) -> bool:

@@ -24,11 +24,20 @@ from explorer.ducklake.model import (
     row_key,
     visible_rows,
 )
-from explorer.engine import Point, StepOutcome
+from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts, Point, StepOutcome
 from explorer.scenario.model import Scenario
 from explorer.scenario.values import to_plain
 
 ReadRow = tuple[int | None, Mapping[str, Any]]  # (rowid, values) as DuckDB returned it
+
+SPEC_NOTE = ("DuckDB's ducklake 1.5.5 replaces a data file's delete file by one holding every deleted position "
+             "stamped with its snapshot (_ducklake_internal_snapshot_id) and drops the old file's catalog row; "
+             "the spec's ducklake_delete_file describes only begin/end snapshots, and a reader using those alone "
+             "would delete rows too early")
+DRIFT_NOTE = ("DuckLake's documentation (Row Lineage; Merge Adjacent Files) says compaction keeps every row id, "
+              "time travel and the change feed as they were; with DuckDB's ducklake 1.5.5 a later "
+              "ducklake_merge_adjacent_files gave rows another row id at earlier snapshots (an UPDATE then reads "
+              "as delete + insert in ducklake_table_changes)")
 
 
 @dataclass(frozen=True)
@@ -194,6 +203,50 @@ class DuckLakeResult:
     def agrees(self) -> bool:
         return not self.disagreements and self.change_check.agrees
 
+    # ------------------------------------------------------------------------- one history, every format
+    def format_facts(self) -> FormatFacts:
+        """This run in the cross-format comparison (:class:`explorer.engine.Comparable`)."""
+        cap = self.capture
+        deletes = []
+        step_kind = {s.step: s.kind for s in cap.steps}
+        for s in cap.snapshots:
+            if step_kind.get(s.step) not in ("delete", "update", "merge", "concurrent"):
+                continue
+            new = [d for d in cap.delete_files if d.added_at == s.snapshot_id]
+            ended = [f for f in cap.data_files if f.end_snapshot == s.snapshot_id and f.in_catalog]
+            if not new and not ended:
+                continue
+            parts = [f"delete file X{d.file_id} for F{d.data_file_id} (positions "
+                     f"{', '.join(str(p.position) for p in d.positions)})" for d in new]
+            parts += [f"data file F{f.file_id} ended (every row of it deleted, no delete file)" for f in ended]
+            way = "catalog delete file" if new else "catalog: data file ended"
+            deletes.append(DeleteWay(step=s.step or 0, point=s.snapshot_id, way=way,
+                                     detail=f"snapshot {s.snapshot_id}: " + "; ".join(parts)))
+        carried = {id(c) for c in self.carry_over}
+        order = {"delete": 0, "update_preimage": 1, "update_postimage": 2, "insert": 3}
+        rows = tuple(ChangeRow(c.snapshot_id, c.change_type, {k: c.values.get(k) for k in self.columns},
+                               carry_over=id(c) in carried)
+                     for c in sorted(cap.changes, key=lambda c: (c.snapshot_id, order.get(c.change_type, 9),
+                                                                 c.row_id if c.row_id is not None else -1)))
+        changelog = Changelog(
+            producer="derived when read: ducklake_table_changes compares the catalog's data and delete files "
+                     "between snapshots and matches rows by row id (an UPDATE keeps the row id: a pre/post pair)",
+            read_with=f"ducklake_table_changes('lake', 'main', 't', {cap.first_snapshot + 1}, "
+                      f"{cap.last_snapshot_id})",
+            rows=rows, agrees=self.change_check.agrees,
+            note=("carry-over: a rewrite's copied rows appear as equal update pairs" if self.carry_over
+                  else "no carry-over rows"))
+        last = cap.last_snapshot_id
+        notes = [SPEC_NOTE] if any(d.embeds_snapshots for d in cap.delete_files) else []
+        if self.read_drift:
+            notes.append(DRIFT_NOTE)
+        final = tuple(dict(v) for _, v in cap.reads.get(last, ())) if last is not None else ()
+        return FormatFacts(format="DuckLake", variant=f"DuckDB {cap.engine_version}, ducklake extension "
+                                                      f"{cap.extension_version}, data inlining off",
+                           clock="snapshot id: every catalog change takes the next one (table creation "
+                                 f"included, so the first write here is snapshot {cap.first_snapshot + 1})",
+                           deletes=tuple(deletes), final_rows=final, changelog=changelog, notes=tuple(notes))
+
     # ------------------------------------------------------------------------------------ plain / text
     def _row_plain(self, rid: int | None, values: Mapping[str, Any]) -> dict:
         return {"rowid": rid, **{c: to_plain(values.get(c)) for c in self.columns}}
@@ -319,6 +372,8 @@ class DuckLakeResult:
         for d in p["read_drift"]:
             lines.append(f"DuckDB changed its answer for snapshot {d['snapshot_id']} after a later step: right after "
                          f"the commit it read {d['at_commit_only']}, time travel later reads {d['later_only']}.")
+        if p["read_drift"]:
+            lines.append(f"Note: {DRIFT_NOTE}")
         for n in p["notes"]:
             lines.append(f"Note: {n}")
         return "\n".join(lines)

@@ -144,13 +144,18 @@ class _CatalogLog:
         self.deletes: dict[int, tuple] = {}
         self.data_removed: dict[int, int] = {}
         self.deletes_removed: dict[int, int] = {}
+        self.data_added: dict[int, int] = {}
+        self.deletes_added: dict[int, int] = {}
 
     def record(self, con: duckdb.DuckDBPyConnection, snapshot: int) -> None:
         data, deletes = _catalog_rows(con)
-        for seen, now, removed in ((self.data, data, self.data_removed), (self.deletes, deletes, self.deletes_removed)):
+        for seen, now, removed, added in ((self.data, data, self.data_removed, self.data_added),
+                                          (self.deletes, deletes, self.deletes_removed, self.deletes_added)):
             for fid in seen:
                 if fid not in now and fid not in removed:
                     removed[fid] = snapshot
+            for fid in now:
+                added.setdefault(fid, snapshot)
             seen.update(now)
 
 
@@ -177,7 +182,8 @@ def _files(lake: Lake, log: _CatalogLog, cols: tuple[str, ...]) -> tuple[tuple[D
                 snapshot_id=r[1 + len(cols) + extra.index(SNAPSHOT_COLUMN)] if SNAPSHOT_COLUMN in extra else None)
                 for r in rows)
         data_files.append(DataFile(fid, Path(path).name, begin, end, count, start, stored,
-                                   in_catalog=fid not in log.data_removed, removed_at=log.data_removed.get(fid)))
+                                   in_catalog=fid not in log.data_removed, removed_at=log.data_removed.get(fid),
+                                   added_at=log.data_added.get(fid)))
     delete_files = []
     for fid, (_, data_id, path, begin, end, count) in sorted(log.deletes.items()):
         positions: tuple[DeletedPosition, ...] = ()
@@ -189,7 +195,8 @@ def _files(lake: Lake, log: _CatalogLog, cols: tuple[str, ...]) -> tuple[tuple[D
                 f"SELECT pos{snap} FROM read_parquet(?) ORDER BY pos", [str(where)]).fetchall())
         delete_files.append(DeleteFile(fid, data_id, Path(path).name, begin, end, count, positions,
                                        in_catalog=fid not in log.deletes_removed,
-                                       removed_at=log.deletes_removed.get(fid)))
+                                       removed_at=log.deletes_removed.get(fid),
+                                       added_at=log.deletes_added.get(fid)))
     return tuple(data_files), tuple(delete_files)
 
 
@@ -261,7 +268,7 @@ def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None,
                                warehouse=str(location) if keep_warehouse else None, notes=tuple(notes))
 
     try:
-        lake = open_lake(location)
+        lake = open_lake(location, private=safe)
         con = lake.con
         columns = ", ".join(f"{_ident(c.name)} {SQL_TYPES[c.type]}" for c in scenario.table.columns)
         con.execute(f"CREATE TABLE {QUALIFIED} ({columns})")
@@ -307,11 +314,7 @@ def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None,
         return capture(scenario)
     finally:
         if lake is not None:
-            try:  # release the catalog file now (a race's cursors share this database instance)
-                lake.con.execute(f"DETACH {CATALOG}")
-            except duckdb.Error:
-                pass
-            lake.con.close()
+            lake.close()  # detach (the catalog file is free again) and release the shared instance
         if not keep_warehouse:
             shutil.rmtree(location, ignore_errors=True)
 

@@ -280,9 +280,10 @@ class DuckLakeResult:
             "pairings": [{"data_file": p.data_file, "delete_file": p.delete_file, "applies": p.applies,
                           "removes": list(p.removes), "waiting": list(p.waiting), "reason": p.reason}
                          for p in (self.pairings(snap) if snap is not None else ())],
-            "rows": [self._row_plain(rid, v) for rid, v in cap.reads.get(snap, ())] if snap is not None else [],
-            "predicted_rows": [self._row_plain(rid, v) for rid, v in self.predicted(snap)] if snap is not None
-            else [],
+            "rows": [self._row_plain(rid, v) for rid, v in _by_rowid(cap.reads.get(snap, ()))]
+            if snap is not None else [],
+            "predicted_rows": [self._row_plain(rid, v) for rid, v in _by_rowid(self.predicted(snap))]
+            if snap is not None else [],
             "changes": [{"snapshot_id": c.snapshot_id, "rowid": c.row_id, "change_type": c.change_type,
                          **{k: to_plain(c.values.get(k)) for k in self.columns}}
                         for c in sorted(cap.changes, key=lambda c: (c.snapshot_id, c.change_type != "delete",
@@ -377,6 +378,10 @@ class DuckLakeResult:
         for n in p["notes"]:
             lines.append(f"Note: {n}")
         return "\n".join(lines)
+
+
+def _by_rowid(rows) -> list:
+    return sorted(rows, key=lambda r: (r[0] is None, r[0] if r[0] is not None else 0))
 
 
 def _end(end: int | None) -> str:

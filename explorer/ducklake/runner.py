@@ -126,14 +126,19 @@ def _read(con: duckdb.DuckDBPyConnection, cols: tuple[str, ...], at: int | None 
     return tuple((r[0], dict(zip(cols, r[1:]))) for r in rows)
 
 
-def _catalog_rows(con: duckdb.DuckDBPyConnection) -> tuple[dict[int, tuple], dict[int, tuple]]:
-    data = {r[0]: r for r in con.execute(
-        f"SELECT data_file_id, path, begin_snapshot, end_snapshot, record_count, row_id_start "
-        f"FROM {METADATA}.ducklake_data_file").fetchall()}
-    deletes = {r[0]: r for r in con.execute(
-        f"SELECT delete_file_id, data_file_id, path, begin_snapshot, end_snapshot, delete_count "
-        f"FROM {METADATA}.ducklake_delete_file").fetchall()}
-    return data, deletes
+def _catalog_rows(con: duckdb.DuckDBPyConnection) -> tuple[dict[int, tuple], dict[int, tuple], int]:
+    """The catalog's data file rows, delete file rows and latest snapshot id, in one query."""
+    rows = con.execute(
+        f"SELECT 'data', data_file_id, NULL, path, begin_snapshot, end_snapshot, record_count, row_id_start "
+        f"FROM {METADATA}.ducklake_data_file UNION ALL "
+        f"SELECT 'delete', delete_file_id, data_file_id, path, begin_snapshot, end_snapshot, delete_count, NULL "
+        f"FROM {METADATA}.ducklake_delete_file UNION ALL "
+        f"SELECT 'snapshot', max(snapshot_id), NULL, NULL, NULL, NULL, NULL, NULL FROM {METADATA}.ducklake_snapshot"
+    ).fetchall()
+    data = {r[1]: (r[1], r[3], r[4], r[5], r[6], r[7]) for r in rows if r[0] == "data"}
+    deletes = {r[1]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows if r[0] == "delete"}
+    latest = next(int(r[1]) for r in rows if r[0] == "snapshot")
+    return data, deletes, latest
 
 
 class _CatalogLog:
@@ -147,8 +152,9 @@ class _CatalogLog:
         self.data_added: dict[int, int] = {}
         self.deletes_added: dict[int, int] = {}
 
-    def record(self, con: duckdb.DuckDBPyConnection, snapshot: int) -> None:
-        data, deletes = _catalog_rows(con)
+    def record(self, con: duckdb.DuckDBPyConnection) -> int:
+        """Read the catalog after a commit; returns the latest snapshot id (the commit's, if it made one)."""
+        data, deletes, snapshot = _catalog_rows(con)
         for seen, now, removed, added in ((self.data, data, self.data_removed, self.data_added),
                                           (self.deletes, deletes, self.deletes_removed, self.deletes_added)):
             for fid in seen:
@@ -157,42 +163,46 @@ class _CatalogLog:
             for fid in now:
                 added.setdefault(fid, snapshot)
             seen.update(now)
+        return snapshot
 
 
-def _find(root: Path, name: str) -> Path | None:
-    hits = list((root / "data").rglob(Path(name).name))
-    return hits[0] if hits else None
+def _read_files(con: duckdb.DuckDBPyConnection, paths: list[Path], columns: list[str]) -> dict[str, list[dict]]:
+    """Every row of the given Parquet files in one query (``union_by_name``: a column only some files have, such
+    as DuckLake's internal row id, is null elsewhere), by file name, in position order."""
+    if not paths:
+        return {}
+    cur = con.execute("SELECT * FROM read_parquet(?, filename=true, file_row_number=true, union_by_name=true)",
+                      [[str(p) for p in paths]])
+    names = [d[0] for d in cur.description]
+    out: dict[str, list[dict]] = {}
+    for row in cur.fetchall():
+        record = dict(zip(names, row))
+        out.setdefault(Path(record["filename"]).name, []).append(record)
+    for rows in out.values():
+        rows.sort(key=lambda r: r["file_row_number"])
+    return out
 
 
 def _files(lake: Lake, log: _CatalogLog, cols: tuple[str, ...]) -> tuple[tuple[DataFile, ...], tuple[DeleteFile, ...]]:
     con = lake.con
+    on_disk = {p.name: p for p in lake.data_path.rglob("*.parquet")}
+    data_rows = _read_files(con, [on_disk[Path(r[1]).name] for r in log.data.values() if Path(r[1]).name in on_disk],
+                            list(cols))
+    delete_rows = _read_files(con, [on_disk[Path(r[2]).name] for r in log.deletes.values()
+                                    if Path(r[2]).name in on_disk], [])
     data_files = []
     for fid, (_, path, begin, end, count, start) in sorted(log.data.items()):
-        stored: tuple[StoredRow, ...] = ()
-        where = _find(lake.root, path)
-        if where is not None:
-            names = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet(?)", [str(where)]).fetchall()]
-            extra = [n for n in (ROW_ID_COLUMN, SNAPSHOT_COLUMN) if n in names]
-            select = ", ".join([_ident(c) for c in cols] + [_ident(n) for n in extra])
-            rows = con.execute(f"SELECT file_row_number, {select} FROM read_parquet(?, file_row_number=true) "
-                               "ORDER BY file_row_number", [str(where)]).fetchall()
-            stored = tuple(StoredRow(
-                position=int(r[0]), values=dict(zip(cols, r[1:1 + len(cols)])),
-                row_id=r[1 + len(cols) + extra.index(ROW_ID_COLUMN)] if ROW_ID_COLUMN in extra else None,
-                snapshot_id=r[1 + len(cols) + extra.index(SNAPSHOT_COLUMN)] if SNAPSHOT_COLUMN in extra else None)
-                for r in rows)
+        stored = tuple(StoredRow(position=int(r["file_row_number"]), values={c: r.get(c) for c in cols},
+                                 row_id=r.get(ROW_ID_COLUMN), snapshot_id=r.get(SNAPSHOT_COLUMN))
+                       for r in data_rows.get(Path(path).name, ()))
         data_files.append(DataFile(fid, Path(path).name, begin, end, count, start, stored,
                                    in_catalog=fid not in log.data_removed, removed_at=log.data_removed.get(fid),
                                    added_at=log.data_added.get(fid)))
     delete_files = []
     for fid, (_, data_id, path, begin, end, count) in sorted(log.deletes.items()):
-        positions: tuple[DeletedPosition, ...] = ()
-        where = _find(lake.root, path)
-        if where is not None:
-            names = [r[0] for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(where)]).fetchall()]
-            snap = f", {_ident(SNAPSHOT_COLUMN)}" if SNAPSHOT_COLUMN in names else ", NULL"
-            positions = tuple(DeletedPosition(int(r[0]), None if r[1] is None else int(r[1])) for r in con.execute(
-                f"SELECT pos{snap} FROM read_parquet(?) ORDER BY pos", [str(where)]).fetchall())
+        positions = tuple(DeletedPosition(int(r["pos"]), None if r.get(SNAPSHOT_COLUMN) is None
+                                          else int(r[SNAPSHOT_COLUMN]))
+                          for r in sorted(delete_rows.get(Path(path).name, ()), key=lambda r: r["pos"]))
         delete_files.append(DeleteFile(fid, data_id, Path(path).name, begin, end, count, positions,
                                        in_catalog=fid not in log.deletes_removed,
                                        removed_at=log.deletes_removed.get(fid),
@@ -274,12 +284,12 @@ def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None,
         con.execute(f"CREATE TABLE {QUALIFIED} ({columns})")
         if safe:
             lock_down(lake)
-        first = _max_snapshot(con)
-        log.record(con, first)
+        first = log.record(con)
         total = len(scenario.steps)
+        current = first
         for step in scenario.steps:
             started = time.perf_counter()
-            before = _max_snapshot(con)
+            before = current
             try:
                 if isinstance(step, ConcurrentStep):
                     made, note = _race(lake, step, scenario, snapshots, at_commit, log, cols)
@@ -292,19 +302,19 @@ def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None,
                     except BaseException:
                         _rollback(con)
                         raise
-                    after = _max_snapshot(con)
+                    after = log.record(con)
                     made = tuple(range(before + 1, after + 1))
                     note = None if made else "DuckDB committed nothing (no row changed), so no snapshot"
                     for s in made:
                         snapshots.append(DuckLakeSnapshot(s, step.index, step.title))
                     if made:
-                        log.record(con, made[-1])
                         at_commit[made[-1]] = _read(con, cols)
             except duckdb.Error as exc:
                 error = _engine_error("DuckDB refused the step", step, exc)
                 done = dataclasses.replace(scenario, steps=tuple(scenario.steps[:step.index - 1]))
                 error.capture = capture(done) if snapshots else None
                 raise error from None
+            current = snapshots[-1].snapshot_id if snapshots else first
             timings["statement"] = timings.get("statement", 0.0) + time.perf_counter() - started
             outcome = StepOutcome(step.index, step.kind, step.title, made, time.perf_counter() - started, note=note)
             steps.append(outcome)
@@ -355,7 +365,7 @@ def _race(lake: Lake, step: ConcurrentStep, scenario: Scenario, snapshots: list[
                 made.append(s)
                 snapshots.append(DuckLakeSnapshot(s, step.index, f"{name}: {job.step.title}", job=name))
             if after > before:
-                log.record(lake.con, after)
+                log.record(lake.con)
                 at_commit[after] = _read(lake.con, cols)
                 said.append(f"{name} committed snapshot {after}")
             else:

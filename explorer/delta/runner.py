@@ -14,6 +14,7 @@ import json
 import shutil
 import tempfile
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -98,9 +99,16 @@ class _Run:
         self.schema = pa.schema([pa.field(c.name, arrow_type(c.type)) for c in cols])
         self.made: dict[int, tuple[int, str | None, str]] = {}  # version -> (step, job, label)
         self.jobs: list[RaceJob] = []
+        self.dt: DeltaTable | None = None  # the run's one handle; delta-rs moves it to each version it commits
 
     def table(self, version: int | None = None) -> DeltaTable:
         return DeltaTable(self.uri) if version is None else DeltaTable(self.uri, version=version)
+
+    @property
+    def handle(self) -> DeltaTable:
+        if self.dt is None:
+            self.dt = self.table()
+        return self.dt
 
     def arrow(self, rows) -> pa.Table:
         return pa.Table.from_pylist([dict(r) for r in rows], schema=self.schema)
@@ -133,22 +141,24 @@ class _Run:
             raise ScenarioError(f"Delta Lake has no {step.kind} step", step=step.index, field=step.kind)
 
     def race(self, step: ConcurrentStep) -> None:
-        start = self.table().version()
+        start = self.handle.version()
         handles = {job.name: self.table(start) for job in step.jobs}  # every job reads the same version
+        before = start
         for position, name in enumerate(step.commit_order, start=1):
             job = step.job(name)
-            before = self.table().version()
             try:
                 self.execute(job.step, handles[name], where=f"concurrent.jobs.{name}.")
             except CommitFailedError as exc:
                 self.jobs.append(RaceJob(step.index, name, job.step.kind, job.step.title, position, start, None,
                                          type(exc).__name__, " ".join(str(exc).split())))
                 continue
-            after = self.table().version()
+            after = handles[name].version()
             version = after if after > before else None
             if version is not None:
                 self.made[version] = (step.index, name, f"{name}: {job.step.title}")
+                before = after
             self.jobs.append(RaceJob(step.index, name, job.step.kind, job.step.title, position, start, version))
+        self.handle.update_incremental()
 
 
 def _actions(line: dict) -> FileAction | None:
@@ -179,6 +189,46 @@ def read_log(path: Path, made: dict[int, tuple[int, str | None, str]]) -> tuple[
     return tuple(commits)
 
 
+class _ReadBack:
+    """Reads each committed version back on one worker thread while the next step runs: delta-rs's time-travel
+    read of the version (one handle moved forward with ``load_as_version``, so the log is not replayed from the
+    start each time) and the rows of every file its log entry names (Parquet, read directly)."""
+
+    def __init__(self, run: _Run):
+        self.run = run
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="explorer-delta-readback")
+        self.futures: dict[int, Future] = {}
+        self.reader: DeltaTable | None = None
+        self.file_rows: dict[str, tuple[dict, ...]] = {}
+
+    def submit(self, version: int) -> None:
+        if version not in self.futures:
+            self.futures[version] = self.pool.submit(self._read, version)
+
+    def _read(self, version: int) -> tuple[dict, ...]:
+        if self.reader is None:
+            self.reader = self.run.table(version)
+        else:
+            self.reader.load_as_version(version)
+        rows = _plain(self.reader.to_pyarrow_table())
+        entry = self.run.path / "_delta_log" / f"{version:020d}.json"
+        for line in entry.read_text(encoding="utf-8").splitlines():
+            action = json.loads(line) if line.strip() else {}
+            for kind in ("add", "remove", "cdc"):
+                path = action.get(kind, {}).get("path")
+                if path and path not in self.file_rows:
+                    self.file_rows[path] = _plain(pq.read_table(self.run.path / path))
+        return rows
+
+    def collect(self, versions) -> dict[int, tuple[dict, ...]]:
+        for v in versions:
+            self.submit(v)
+        try:
+            return {v: self.futures[v].result() for v in sorted(self.futures)}
+        finally:
+            self.pool.shutdown(wait=True)
+
+
 def _plain(table: pa.Table) -> tuple[dict, ...]:
     table = table.cast(pa.schema([pa.field(f.name, pa.string() if pa.types.is_string_view(f.type) else f.type)
                                   for f in table.schema]))
@@ -192,6 +242,7 @@ def capture_delta(scenario: Scenario, *, warehouse: str | Path | None = None, ke
     if path.exists():
         raise ScenarioError(f"{path} already holds a table; choose an empty warehouse directory", field="warehouse")
     run = _Run(scenario, path, safe)
+    readback = _ReadBack(run)
     table = scenario.table
     config = {CDF_ON: "true", **dict(table.properties)}
     outcomes: list[StepOutcome] = []
@@ -199,50 +250,49 @@ def capture_delta(scenario: Scenario, *, warehouse: str | Path | None = None, ke
     try:
         DeltaTable.create(run.uri, schema=run.schema, partition_by=list(table.partitioned_by) or None,
                           configuration=config)
+        readback.submit(0)
         for step in scenario.steps:
             if progress:
                 progress(step.index, total, None, step.title)
-            before = run.table().version()
+            before = run.handle.version()
             started = time.perf_counter()
             try:
                 if isinstance(step, ConcurrentStep):
                     run.race(step)
                 else:
-                    run.execute(step, run.table())
+                    run.execute(step, run.handle)
             except ScenarioError:
                 raise
             except (DeltaError, ValueError, OSError, RuntimeError, Exception) as exc:  # noqa: BLE001
                 # delta-rs raises its own errors, DataFusion's and pyarrow's: each becomes one EngineError
                 detail = " ".join(str(exc).split())[:500] or type(exc).__name__
-                partial = _capture(scenario, run, outcomes, root, keep=keep_warehouse)
+                partial = _capture(scenario, run, outcomes, readback, keep=keep_warehouse)
                 raise EngineError(f"delta-rs refused the {step.kind}", step=step.index, field=step.kind,
                                   detail=detail, capture=partial) from None
-            after = run.table().version()
+            after = run.handle.version()
             versions = tuple(range(before + 1, after + 1))
             for v in versions:
                 run.made.setdefault(v, (step.index, None, step.title))
+                readback.submit(v)
             note = None if versions else ("delta-rs committed nothing: no row matched, so no file changed"
                                           if not isinstance(step, ConcurrentStep) else "every job was refused")
             outcome = StepOutcome(step.index, step.kind, step.title, versions, time.perf_counter() - started, note)
             outcomes.append(outcome)
             if progress:
                 progress(step.index, total, outcome, note or "")
-        return _capture(scenario, run, outcomes, root, keep=keep_warehouse)
+        return _capture(scenario, run, outcomes, readback, keep=keep_warehouse)
     finally:
+        readback.pool.shutdown(wait=True)
         if not keep_warehouse and warehouse is None:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def _capture(scenario: Scenario, run: _Run, outcomes: list[StepOutcome], root: Path, *, keep: bool
+def _capture(scenario: Scenario, run: _Run, outcomes: list[StepOutcome], readback: _ReadBack, *, keep: bool
              ) -> DeltaCapture:
     commits = read_log(run.path, run.made)
-    file_rows: dict[str, tuple[dict, ...]] = {}
-    for commit in commits:
-        for a in commit.actions:
-            if a.path not in file_rows:
-                file_rows[a.path] = _plain(pq.read_table(run.path / a.path))
-    engine_rows = {c.version: _plain(run.table(c.version).to_pyarrow_table()) for c in commits}
-    dt = run.table()
+    engine_rows = readback.collect(c.version for c in commits)
+    file_rows = readback.file_rows
+    dt = run.handle
     config = dict(dt.metadata().configuration)
     cdf = None
     if config.get(CDF_ON, "false").lower() == "true":

@@ -107,7 +107,7 @@ class Comparison:
                         "final rows": ("DIFFER: " + "; ".join(map(str, differ))) if differ
                         else f"{len(f.final_rows)} rows, equal to the history's",
                         "changelog": ("none" if log is None else
-                                      f"written by {log.producer.split(':')[0]}; "
+                                      f"{log.producer.split(':')[0]}: "
                                       + (f"{len(log.rows)} rows" if log.rows else "")
                                       + (f", {log.note}" if log.note and log.rows else log.note or ""))})
         for name, why in self.not_executed:

@@ -24,6 +24,12 @@ def format_facts(result) -> FormatFacts:
     for snap in cap.snapshots:
         gone = [r for r in cap.records if r.snapshot_id == snap.snapshot_id and r.row_kind in ("-D", "-U")]
         dels = [r for r in gone if r.row_kind == "-D"]
+        updates = [r for r in gone if r.row_kind == "-U"]
+        if updates and not dels:
+            keys = "; ".join(", ".join(f"{c}={r.values.get(c)}" for c in table.primary_key) for r in updates[:3])
+            deletes.append(DeleteWay(step=snap.step or 0, point=snap.snapshot_id, way="key merge (-U/+U records)",
+                                     detail=f"snapshot {snap.snapshot_id}: wrote -U and +U for {keys}; the old "
+                                            "record stays in its file and a read keeps the newest of the key"))
         if dels:
             keys = "; ".join("-D " + ", ".join(f"{c}={r.values.get(c)}" for c in table.primary_key)
                              for r in dels[:3])

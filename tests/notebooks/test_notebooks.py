@@ -30,6 +30,8 @@ NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-re
              "07-branches-rollback-tags.ipynb", "08-readers-view.ipynb", "09-delete-file-maintenance.ipynb",
              "10-streaming-upserts-flink.ipynb", "11-v3-row-lineage.ipynb",
              "12-paimon-beside-iceberg.ipynb",
+             # one history, every format (#32)
+             "13-one-history-every-format.ipynb",
              # inspect (#16): the SQL-first path
              "inspect-your-table.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -504,6 +506,42 @@ def test_12_paimon_beside_iceberg_executes(kernel_env, tmp_path):
     assert "modelled: True" in text
     assert "modelled with groups: [('a-v2', 'b-v2')]" in text and "engine run without groups: [('a-v1', 'b-v1')]" in text
     assert_figures_offline(nb, at_least=1)
+
+
+@pytest.mark.notebook
+@pytest.mark.spark
+@pytest.mark.paimon
+@pytest.mark.delta
+def test_13_one_history_every_format_executes(kernel_env, tmp_path):
+    """The chapter's tables come from its runs: the seed story and both changelog sequences on Iceberg
+    (merge-on-read, copy-on-write), Paimon and Delta, final rows equal everywhere; the Delta race both ways."""
+    nb = execute("13-one-history-every-format.ipynb", tmp_path)
+    text = text_of(nb)
+    assert "final rows equal everywhere: True" in text, text
+    markdown = "".join(str(o.get("data", {}).get("text/markdown", "")) for o in outputs(nb))
+    for cell in ("| Apache Iceberg | Spark + Iceberg, v2 merge-on-read |", "| Delta Lake | delta-rs 1.6",
+                 "| Apache Paimon | pypaimon", "| Apache Hudi |", "equality delete file", "key merge (-D record)"):
+        assert cell in markdown, cell
+    assert "DIFFER" not in markdown
+    # each format's way of deleting, on its own clock (Iceberg sequence numbers, Paimon snapshots, Delta versions)
+    for head, way in (("Apache Iceberg (Spark + Iceberg, v2 merge-on-read)", "equality delete file"),
+                      ("Apache Iceberg (Spark + Iceberg, v2 copy-on-write)", "file rewrite (remove + add)"),
+                      ("Apache Paimon (pypaimon 2.1.0, primary-key table (deduplicate))", "key merge (-D record)"),
+                      ("Delta Lake (delta-rs 1.6.6, copy-on-write)", "file rewrite (remove + add)")):
+        assert f"{head}\n  step 4 at 4: {way}" in text and f"  step 6 at 6: {way}" in text, (head, text)
+    assert "version 4: rewritten: DELETE changed 1 of its 2 row(s)" in text
+    assert "log model and delta-rs agree at every version: True" in text
+    # Delta's feed holds only what the MERGE changed, in both sequences; Iceberg copy-on-write shows carry-overs.
+    for seq in ("A", "B"):
+        assert (f"sequence {seq}, Delta Lake (delta-rs 1.6.6, copy-on-write), changes at 2: "
+                "['2:update_preimage(1,a)', '2:update_postimage(1,d)', '2:insert(5,e)', '2:insert(6,f)']") in text
+    assert re.search(r"sequence B, Apache Iceberg \(Spark \+ Iceberg, v2 copy-on-write\), changes at 2: .*carry-over",
+                     text), text
+    assert "Delete files are currently not supported in changelog scans" in text
+    assert "delete-first: job A (DELETE WHERE user_id=500, read version 2): committed version 3" in text
+    assert "update-first: job B (UPDATE SET name=renamed-500 WHERE user_id=500, read version 2): committed version 3" in text
+    assert "update-first: rows at the end: [(100, 'ada'), (300, 'linus'), (500, 'renamed-500')]" in text
+    assert "job B (insert): rejected" in text and "not Delta's rule" in text
 
 
 # ------------------------------------------------------------------------------------------ inspect (#16)

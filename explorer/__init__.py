@@ -17,6 +17,13 @@ def run(source, **kwargs):
     return _run(source, **kwargs)
 
 
+def orders(source, **kwargs):
+    """Run a scenario's race in every commit order on its real engine, judged; see explorer.api.orders."""
+    from explorer.api import orders as _orders
+
+    return _orders(source, **kwargs)
+
+
 def explore(preset: str | None = None, scenario=None, **kwargs):
     """Open the widget app in a notebook; see explorer.ui.app.explore."""
     from explorer.ui.app import explore as _explore
@@ -67,4 +74,4 @@ def configure_spark(*, master: str | None = None, conf=None) -> None:
 
 
 __all__ = ["configure_spark", "explain_row", "inspect", "metadata_table", "use_spark", "EngineError", "ExplorerError", "Scenario", "ScenarioError", "explore", "load_scenario",
-           "parse_scenario", "run", "scenario_from_yaml"]
+           "orders", "parse_scenario", "run", "scenario_from_yaml"]

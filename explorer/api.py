@@ -123,6 +123,21 @@ def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalo
                                     timings=timings)
 
 
+def orders(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalog: str | None = None,
+           progress=None, safe: bool | None = None):
+    """Run a race in every order: the scenario's ``concurrent`` step (its last step) in every history the engine
+    can tell apart, from one set-up; returns :class:`explorer.iceberg.orders.OrdersResult` (see docs/orders.md).
+
+    ``progress(number, total, run_or_None, message)`` is called as each history starts and ends. Raises
+    ScenarioError before anything runs for a scenario without such a race, or with too many histories."""
+    safe = resolve_safe(safe)
+    scenario = to_scenario(source, safe=safe)
+    engine = engine_for(scenario)
+    if not hasattr(engine, "orders"):
+        raise ScenarioError(f"the {scenario.engine} engine cannot run a race in every order", field="engine")
+    return engine.orders(scenario, progress=progress, spark=spark, catalog=catalog, safe=safe)
+
+
 def warm_up(engine: str = "iceberg", *, spark=None) -> None:
     """Start an engine before its first run (the app does this in the background when it is shown)."""
     engine_for(engine).warm_up(spark=spark)

@@ -73,6 +73,16 @@ class IcebergEngine:
 
         return iceberg_scenarios(history)
 
+    def orders(self, scenario: Scenario, *, progress=None, spark=None, catalog: str | None = None,
+               safe: bool = False, workspace=None, **_: Any):
+        """Run the scenario's race in every history it has (the set-up once); an
+        :class:`~explorer.iceberg.orders.OrdersResult`."""
+        from explorer.iceberg.orders import judge_orders
+        from explorer.iceberg.spark.orders import run_orders
+
+        return judge_orders(run_orders(scenario, spark=spark, catalog=catalog, progress=progress, safe=safe,
+                                       workspace=workspace))
+
     def warm_up(self, *, spark=None) -> None:
         """Start the Spark session now (a learner's first Run then finds it running)."""
         if spark is None:

@@ -211,6 +211,9 @@ class JobOutcome:
     parent_snapshot_id: int | None = None
     checks: tuple[str, ...] = ()
     conflict_filter: str | None = None
+    # rejected jobs: the validation that fired (Iceberg's method name) and Iceberg's own message
+    failed_check: str | None = None
+    message: str | None = None
 
     @property
     def committed(self) -> bool:

@@ -351,6 +351,26 @@ class Job:
 
 
 @dataclass(frozen=True)
+class Expectation:
+    """What a race must guarantee, whatever the order of its commits (checked over every history by
+    ``explorer orders``): ``serializable`` (each history's table equals some serial order of its committed
+    jobs), rows that must survive (``keeps``: some row matches each) and rows that must not (``drops``)."""
+
+    serializable: bool = False
+    keeps: tuple[Mapping[str, Any], ...] = ()
+    drops: tuple[Mapping[str, Any], ...] = ()
+
+    def to_plain(self) -> Any:
+        if not self.keeps and not self.drops:
+            return "serializable" if self.serializable else {}
+        out: dict = {"serializable": self.serializable} if self.serializable else {}
+        for name in ("keeps", "drops"):
+            if getattr(self, name):
+                out[name] = [plain_row(p) for p in getattr(self, name)]
+        return out
+
+
+@dataclass(frozen=True)
 class ConcurrentStep(Step):
     """Two (or more) jobs start from the same snapshot and commit in ``commit_order``.
 
@@ -361,6 +381,7 @@ class ConcurrentStep(Step):
     jobs: tuple[Job, ...] = ()
     commit_order: tuple[str, ...] = ()
     isolation: str = "serializable"  # serializable | snapshot
+    expect: Expectation | None = None  # properties every history must keep (explorer orders)
     kind: ClassVar[str] = "concurrent"
 
     def describe(self) -> str:
@@ -375,7 +396,10 @@ class ConcurrentStep(Step):
         for j in self.jobs:
             plain = j.step.to_plain()
             jobs[j.name] = plain
-        return {"jobs": jobs, "commit_order": list(self.commit_order), "isolation": self.isolation}
+        out = {"jobs": jobs, "commit_order": list(self.commit_order), "isolation": self.isolation}
+        if self.expect is not None:
+            out["expect"] = self.expect.to_plain()
+        return out
 
 
 CONCURRENT_JOB_KINDS = ("insert", "delete", "update", "merge", "equality_delete", "upsert", "compact")
@@ -1059,8 +1083,8 @@ def _parse_concurrent(index, label, body, raw, table, engine="iceberg"):
         raise ScenarioError("needs {jobs: {A: {delete: ...}, B: {update: ...}}, commit_order: [B, A]}",
                             step=index, field="concurrent")
     for key in body:
-        if key not in ("jobs", "commit_order", "isolation"):
-            raise ScenarioError("unknown key; concurrent takes jobs, commit_order and isolation",
+        if key not in ("jobs", "commit_order", "isolation", "expect"):
+            raise ScenarioError("unknown key; concurrent takes jobs, commit_order, isolation and expect",
                                 step=index, field=f"concurrent.{key}")
     jobs = []
     for name, job_raw in body["jobs"].items():
@@ -1090,8 +1114,34 @@ def _parse_concurrent(index, label, body, raw, table, engine="iceberg"):
     isolation = body.get("isolation", "serializable")
     if isolation not in ("serializable", "snapshot"):
         raise ScenarioError("must be serializable or snapshot", step=index, field="concurrent.isolation")
+    expect = _parse_expect(index, body["expect"], table) if "expect" in body else None
     return ConcurrentStep(index=index, label=label, jobs=tuple(jobs), commit_order=tuple(order),
-                          isolation=isolation)
+                          isolation=isolation, expect=expect)
+
+
+def _parse_expect(index, raw, table) -> Expectation:
+    """``expect: serializable`` or ``{serializable: true, keeps: {user_id: 100}, drops: [{user_id: 500}]}``."""
+    where = "concurrent.expect"
+    if raw == "serializable":
+        return Expectation(serializable=True)
+    if not isinstance(raw, Mapping) or not raw:
+        raise ScenarioError("write expect: serializable, or {serializable: true, keeps: {column: value}, "
+                            "drops: {column: value}}", step=index, field=where)
+    for key in raw:
+        if key not in ("serializable", "keeps", "drops"):
+            raise ScenarioError("unknown key; expect takes serializable, keeps and drops", step=index,
+                                field=f"{where}.{key}")
+    if not isinstance(raw.get("serializable", False), bool):
+        raise ScenarioError("must be true or false", step=index, field=f"{where}.serializable")
+    found = {}
+    for name in ("keeps", "drops"):
+        items = raw.get(name, [])
+        items = [items] if isinstance(items, Mapping) else items
+        if not isinstance(items, list) or not all(isinstance(i, Mapping) and i for i in items):
+            raise ScenarioError("needs column = value pairs such as {user_id: 500}, or a list of them",
+                                step=index, field=f"{where}.{name}")
+        found[name] = tuple(_frozen(_row(index, f"{where}.{name}", i, table, partial=True)) for i in items)
+    return Expectation(serializable=raw.get("serializable", False), **found)
 
 
 _STEP_PARSERS = {

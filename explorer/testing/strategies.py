@@ -353,6 +353,44 @@ def paimon_plain(c: Chooser, *, name: str = "random-paimon", max_steps: int = 5,
 # ------------------------------------------------------------------------------------ entry points
 
 
+RACE_KINDS = ("insert", "delete", "delete", "update", "update", "equality_delete", "upsert", "compact")
+
+
+def iceberg_race_plain(c: Chooser, *, name: str = "random-race") -> dict:
+    """One random race for ``explorer orders``: a format v2 merge-on-read table (partitioned or not) loaded by one
+    or two inserts, then a ``concurrent`` step of two jobs drawn from the kinds a race may hold, ending the
+    scenario. Deletes and updates use equality predicates half the time, so conflict filters and partitions
+    both matter."""
+    partitioned = c.boolean()
+    columns = {"id": "int", "v": "string"}
+    if partitioned:
+        columns["p"] = "int"
+    table: dict[str, Any] = {"columns": columns, "format_version": 2, "write_mode": "merge-on-read"}
+    if partitioned:
+        table["partitioned_by"] = ["p"]
+    steps: list[dict] = [_insert(c, partitioned) for _ in range(c.integer(1, 2))]
+    jobs = {}
+    for job in ("A", "B"):
+        kind = c.choice(RACE_KINDS)
+        step = _ICEBERG_STEPS[kind](c, partitioned)
+        if kind == "compact":
+            step = {"compact": {"use_starting_sequence_number": c.boolean()}}
+        jobs[job] = step
+    steps.append({"concurrent": {"jobs": jobs}})
+    return {"name": name, "engine": "iceberg", "table": table, "steps": steps}
+
+
+def iceberg_races():
+    """A hypothesis strategy of random two-job races (see :func:`iceberg_race_plain`)."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def build(draw):
+        return parse_scenario(iceberg_race_plain(DrawChooser(draw)))
+
+    return build()
+
+
 def random_iceberg_scenario(rng: random.Random, *, name: str = "random-iceberg") -> Scenario:
     return parse_scenario(iceberg_plain(RandomChooser(rng), name=name))
 

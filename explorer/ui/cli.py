@@ -1,7 +1,8 @@
 """The ``explorer`` command line.
 
 Exit codes: 0 ok; 2 invalid input (nothing ran); 3 the resolver/model and the engine disagree; 4 the engine
-refused a step (the table stays at its last good snapshot); 1 an unexpected internal error.
+refused a step (the table stays at its last good snapshot); 5 (``orders``) a history breaks the scenario's
+``expect``; 1 an unexpected internal error.
 Errors are one readable message on stderr, never a stack trace (set EXPLORER_DEBUG=1 to see one).
 """
 
@@ -13,7 +14,7 @@ import os
 import sys
 from typing import Any, Sequence
 
-EXIT_OK, EXIT_INTERNAL, EXIT_INVALID, EXIT_DISAGREE, EXIT_ENGINE = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_INTERNAL, EXIT_INVALID, EXIT_DISAGREE, EXIT_ENGINE, EXIT_EXPECT = 0, 1, 2, 3, 4, 5
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     p_compare.add_argument("b", help="scenario B: a YAML file or a preset name")
     p_compare.add_argument("--json", action="store_true")
 
+    p_orders = sub.add_parser("orders", parents=[spark_opts],
+                              help="run a scenario's race in every commit order on the real engine, judged")
+    p_orders.add_argument("scenario", nargs="?", help="path to a scenario YAML file (or a preset name)")
+    p_orders.add_argument("--preset", help="name of a built-in scenario (see `explorer presets`)")
+    p_orders.add_argument("--json", action="store_true", help="print the histories as JSON (stable contract)")
+
     p_presets = sub.add_parser("presets", help="list the built-in scenarios")
     p_presets.add_argument("--json", action="store_true")
     p_presets.add_argument("--engine", choices=["iceberg", "paimon"], default=None)
@@ -156,6 +163,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.command == "run":
         return _cmd_run(args)
+    if args.command == "orders":
+        return _cmd_orders(args)
     if args.command == "changelog":
         from explorer.changelog_api import changelog
 
@@ -287,6 +296,22 @@ def _cmd_run(args) -> int:
     else:
         print(text)
     return EXIT_OK if plain.get("agrees", True) else EXIT_DISAGREE
+
+
+def _cmd_orders(args) -> int:
+    """Every history of the race: one line per history on stderr as it finishes; exit 3 if the resolver and the
+    engine disagree in any history, 5 if a history breaks the scenario's ``expect``."""
+    from explorer.api import orders
+
+    def report(number: int, total: int, run: Any, message: str) -> None:
+        if run is not None:
+            print(f"[{number}/{total}] {run.history.label} ({run.seconds:.1f} s)", file=sys.stderr, flush=True)
+
+    result = orders(_scenario_from_args(args), progress=report)
+    _emit(result, args.json)
+    if not result.agrees:
+        return EXIT_DISAGREE
+    return EXIT_EXPECT if result.violations else EXIT_OK
 
 
 def _stderr_progress(total: int):

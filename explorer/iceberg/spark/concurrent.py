@@ -50,6 +50,7 @@ from explorer.scenario.model import (
     UpdateStep,
     UpsertStep,
 )
+from explorer.scenario.histories import History, default_history
 from explorer.scenario.values import to_plain
 
 from explorer.iceberg.spark.metadata import IcebergRecorder, local_path
@@ -93,6 +94,13 @@ _WHY = (
 )
 
 
+def _check_in(message: str) -> str | None:
+    """The validation a rejection message comes from, for messages ``_WHY`` does not explain."""
+    if "concurrently added DV" in message:
+        return "validateAddedDVs"
+    return None
+
+
 @dataclass
 class _Files:
     """Collects the files a job wrote (``commit_row_delta(into=...)`` calls ``addRows``/``addDeletes``)."""
@@ -124,25 +132,38 @@ class _Plan:
 
 
 def run_concurrent(spark, recorder: IcebergRecorder, full_name: str, spec: TableSpec,
-                   step: ConcurrentStep) -> str:
-    """Run every job of ``step`` from the current snapshot, commit them in order; return the step's note.
+                   step: ConcurrentStep, history: History | None = None) -> str:
+    """Run the race of ``step`` in one history; return the step's note.
 
-    Committed jobs become snapshots (recorded here, one per job); every job's outcome goes to
-    ``recorder.jobs``. A rejected job is part of the lesson, not a failure: the scenario goes on.
+    ``history`` (default: the step's own, every job starting from the current snapshot and committing in
+    ``commit_order``) says when each job starts: a job's write phase reads the table as it is at its start
+    event, and its commit is validated against everything committed since then. Committed jobs become snapshots
+    (recorded here, one per job); every job's outcome goes to ``recorder.jobs``. A rejected job is part of the
+    lesson, not a failure: the scenario goes on.
     """
-    start = recorder.current_snapshot_id()
+    history = history or default_history(step)
+    isolation = history.isolation or step.isolation
     jtable = recorder.jtable
-    jtable.refresh()
-    data_files = _data_files_at(jtable, start)
-    plans = {job.name: _write_job(spark, jtable, full_name, spec, job, start, data_files, step.isolation)
-             for job in step.jobs}
-    start_seq = next((s.sequence_number for s in recorder.snapshots if s.snapshot_id == start), None)
+    plans: dict[str, _Plan] = {}
     outcomes: list[JobOutcome] = []
-    for position, name in enumerate(step.commit_order, start=1):
+    files_at: dict[int | None, dict[str, Any]] = {}
+    for event in history.events:
+        name, _, what = event.rpartition(".")
+        if what == "start":
+            start = recorder.current_snapshot_id()
+            if start not in files_at:
+                jtable.refresh()
+                files_at[start] = _data_files_at(jtable, start)
+            plans[name] = _write_job(spark, jtable, full_name, spec, step.job(name), start, files_at[start],
+                                     isolation)
+            plans[name].start = start  # where it started, whether or not its commit validates from there
+            continue
         plan = plans[name]
-        outcomes.append(_commit(spark, recorder, full_name, step, plan, position, start, start_seq, outcomes))
+        start_seq = next((s.sequence_number for s in recorder.snapshots if s.snapshot_id == plan.start), None)
+        outcomes.append(_commit(spark, recorder, full_name, step, plan, len(outcomes) + 1, plan.start, start_seq,
+                                outcomes))
     recorder.jobs.extend(outcomes)
-    return _step_note(step, start, recorder, outcomes)
+    return _step_note(step, history, recorder, outcomes)
 
 
 # ------------------------------------------------------------------------------------------- write phase
@@ -390,7 +411,9 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
         reason = _file_ids(_relative(engine_reason(exc), recorder.location), recorder)
         reason = _JAVA_FILE.sub(r"\1", reason)  # "GenericDataFile{content=data, file_path=D1, ...}" -> "D1"
         why = next((text for start_, text in _WHY if reason.startswith(start_)), None)
-        return JobOutcome(**base, status=JobStatus.REJECTED, reason=f"{reason} ({why})" if why else reason)
+        check = why.split(":", 1)[0] if why else _check_in(reason)
+        return JobOutcome(**base, status=JobStatus.REJECTED, reason=f"{reason} ({why})" if why else reason,
+                          failed_check=check, message=reason)
     spark.sql(f"REFRESH TABLE {full_name}")
     labelled = replace(job.step, label=f"job {job.name}: {job.step.title}")
     new_ids = recorder.record_step(labelled)
@@ -403,7 +426,8 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
     if not retried:
         what = ("nothing committed since it started" if not plan.checks else
                 f"nothing committed since it started at sequence number {start_seq}, so its checks passed")
-        reason = f"committed first: {what}; sequence number {snap.sequence_number}"
+        first = "committed first" if position == 1 else "committed"
+        reason = f"{first}: {what}; sequence number {snap.sequence_number}"
     else:
         names = ", ".join(f"job {o.name} (sequence number {o.sequence_number})" for o in winners) or \
             "another commit"
@@ -456,16 +480,27 @@ def _relative(text: str, location: str) -> str:
     return text
 
 
-def _step_note(step: ConcurrentStep, start: int | None, recorder: IcebergRecorder,
+def _step_note(step: ConcurrentStep, history: History, recorder: IcebergRecorder,
                outcomes: list[JobOutcome]) -> str:
-    seq = next((s.sequence_number for s in recorder.snapshots if s.snapshot_id == start), None)
-    began = (f"sequence number {seq} (snapshot {start})" if start is not None else "an empty table")
-    order = ", ".join(step.commit_order)
-    first = f"{len(outcomes)} jobs started from {began} ({step.isolation} isolation), committing in order {order}"
+    seqs = {s.snapshot_id: s.sequence_number for s in recorder.snapshots}
+    starts = {o.started_from_snapshot for o in outcomes}
+    isolation = history.isolation or step.isolation
+    order = ", ".join(history.commit_order)
+    if len(starts) == 1:
+        start = next(iter(starts))
+        began = (f"sequence number {seqs.get(start)} (snapshot {start})" if start is not None else "an empty table")
+        first = (f"{len(outcomes)} jobs started from {began} ({isolation} isolation), committing in order {order}")
+    else:
+        first = f"history {' '.join(history.events)} ({isolation} isolation)"
     parts = [first]
     for o in outcomes:
-        if o.status is JobStatus.REJECTED:
-            parts.append(f"job {o.name} was REJECTED: {o.reason}")
+        if len(starts) > 1:
+            at = seqs.get(o.started_from_snapshot) if o.started_from_snapshot is not None else None
+            where = f" (started at sequence number {at})"
         else:
-            parts.append(f"job {o.name} {o.status} as sequence number {o.sequence_number}")
+            where = ""
+        if o.status is JobStatus.REJECTED:
+            parts.append(f"job {o.name}{where} was REJECTED: {o.reason}")
+        else:
+            parts.append(f"job {o.name}{where} {o.status} as sequence number {o.sequence_number}")
     return "; ".join(parts)

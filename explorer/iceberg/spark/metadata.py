@@ -179,6 +179,19 @@ class IcebergRecorder:
     # (manifest path, listing snapshot if it wrote entries there else None) -> file id -> status
     _manifest_views: dict[tuple[str, int | None], dict[str, EntryStatus]] = field(default_factory=dict)
 
+    def fork(self, full_name: str) -> "IcebergRecorder":
+        """This recorder for another table whose metadata is a copy of this one's (``explorer orders``): the same
+        snapshots, files and reads so far, so file ids go on counting from the same numbers and a file has the same
+        id in every copy. Call ``attach()`` on the result."""
+        return replace(
+            self, full_name=full_name, jtable=None, snapshots=list(self.snapshots),
+            files={key: _Born(born.record, born.removed) for key, born in self.files.items()},
+            steps=list(self.steps), engine_rows=dict(self.engine_rows), engine_plans=dict(self.engine_plans),
+            row_lineage=dict(self.row_lineage), jobs=list(self.jobs), _counters=dict(self._counters),
+            _metadata=dict(self._metadata), _columns=dict(self._columns), _manifests=dict(self._manifests),
+            _by_path=dict(self._by_path), _manifest_writers=dict(self._manifest_writers),
+            _manifest_views=dict(self._manifest_views))
+
     def attach(self) -> None:
         self.jtable = load_iceberg_table(self.spark, self.full_name)
         self._ops = self.jtable.operations()

@@ -117,6 +117,34 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
             drop_run_table(spark, table, runner.recorder.location if runner else None)
 
 
+def settings_kept(spark, scenario: Scenario):
+    """The context a run keeps the session's settings in (only a scenario with sql steps can change them)."""
+    return _session_conf_kept(spark) if _runs_sql(scenario) else nullcontext()
+
+
+def run_setup(spark, table: RunTable, scenario: Scenario, steps) -> tuple[Capture, IcebergRecorder]:
+    """Create the scenario's table and run ``steps`` on it (for runs in parts: ``explorer orders``); the capture
+    and the recorder, which :meth:`IcebergRecorder.fork` copies for another table with the same metadata."""
+    runner = _Runner(spark, table, scenario, None)
+    try:
+        runner._create_table()
+    except Exception as exc:
+        runner._reader.shutdown(wait=True)
+        raise EngineError("Iceberg refused to create the table", field="table", detail=engine_reason(exc)) from None
+    runner.recorder.attach()
+    return runner.run_steps(steps), runner.recorder
+
+
+def run_more(spark, table: RunTable, scenario: Scenario, recorder: IcebergRecorder, steps, *,
+             history=None) -> Capture:
+    """Run ``steps`` on ``table``, recording into ``recorder`` (already attached to that table); a concurrent
+    step among them runs in ``history`` (:class:`explorer.scenario.histories.History`; None: its own)."""
+    runner = _Runner(spark, table, scenario, None)
+    runner.recorder = recorder
+    runner.history = history
+    return runner.run_steps(steps)
+
+
 def _runs_sql(scenario: Scenario) -> bool:
     """Whether a step (or a concurrent step's job) runs the scenario's own SQL, which may change a setting."""
     steps = [*scenario.steps, *(j.step for s in scenario.steps if isinstance(s, ConcurrentStep) for j in s.jobs)]
@@ -166,6 +194,7 @@ class _Runner:
         self.spec = scenario.table
         self.progress = progress
         self.step_index: int | None = None  # the step running now (for an error that happens between steps)
+        self.history = None  # the race's history (explorer.scenario.histories.History); None: the step's own
         self.recorder = IcebergRecorder(spark, self.name, scenario)
         self.timings: dict[str, float] = {} if timings is None else timings
         for phase in ("statement", "capture", "engine_rows_wait"):
@@ -179,7 +208,6 @@ class _Runner:
                                           initializer=lower_thread_priority, initargs=(spark, READ_BACK_NICENESS))
 
     def run(self) -> Capture:
-        total = len(self.scenario.steps)
         try:
             try:
                 self._create_table()
@@ -187,7 +215,16 @@ class _Runner:
                 raise EngineError("Iceberg refused to create the table", field="table",
                                   detail=engine_reason(exc)) from None
             self.recorder.attach()
-            for step in self.scenario.steps:
+        except BaseException:
+            self._reader.shutdown(wait=True)
+            raise
+        return self.run_steps(self.scenario.steps)
+
+    def run_steps(self, steps) -> Capture:
+        """Run ``steps`` on the attached table (``recorder``), then wait for the read-backs: the capture."""
+        total = len(self.scenario.steps)
+        try:
+            for step in steps:
                 self.step_index = step.index
                 if self.progress:
                     self.progress(step.index, total, None, f"step {step.index}/{total}: {step.title}")
@@ -344,7 +381,7 @@ class _Runner:
         if isinstance(step, ConcurrentStep):
             from explorer.iceberg.spark.concurrent import run_concurrent
 
-            return run_concurrent(self.spark, self.recorder, self.name, self.spec, step)
+            return run_concurrent(self.spark, self.recorder, self.name, self.spec, step, self.history)
         raise EngineError(f"the Iceberg engine has no '{step.kind}' step", step=step.index, field=step.kind)
 
     def _snapshot_of_step(self, step: Step, n: int) -> int:

@@ -1,0 +1,266 @@
+"""Every history of a race: the orders in which its jobs can start and commit, and verdicts on their outcomes.
+
+Pure core: no engine, no I/O. A :class:`History` is what an optimistic engine can tell apart about a race of
+jobs that each read the table once (when they start) and commit once:
+
+* the **commit order** (a permutation of the jobs), and
+* for each job, **which jobs had committed when it started** (its starting snapshot). The jobs that committed
+  before a job starts are always a prefix of the commit order, so a job is described by how many commits it saw
+  (``0`` .. its own place in the commit order).
+
+Two event sequences with the same commit order and the same starting snapshots are one history: the order in
+which two jobs start from the *same* snapshot changes nothing they read or write. So a race of ``n`` jobs has
+``n! * n!`` histories (each commit order, times the ``1 * 2 * ... * n`` ways the starts fall between commits),
+the ``n!`` serial ones included (every job starts after the one before it committed).
+
+The **isolation level** (``serializable`` / ``snapshot``) changes a commit's checks only for row-level jobs
+(DELETE, UPDATE, MERGE: Spark adds ``validateNoConflictingDataFiles`` under serializable), and only when another
+job committed between such a job's start and its commit. Histories where no such job raced anything are
+explored once (``isolation`` None: every level gives the same outcome); the others once per level.
+
+:func:`judge` compares one history's final rows with the serial orders of its committed jobs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import permutations, product
+from typing import Any
+
+from explorer.scenario.errors import ScenarioError
+from explorer.scenario.model import ConcurrentStep, DeleteStep, Expectation, MergeStep, UpdateStep
+from explorer.scenario.rows import normalize_value
+
+ISOLATION_LEVELS = ("serializable", "snapshot")
+# Above this many histories the explorer refuses: at roughly one to two seconds of engine time per history on a
+# 2-core workshop machine shared by several learners, a few minutes is the most a grid may take.
+MAX_HISTORIES = 120
+ROW_LEVEL_KINDS = (DeleteStep, UpdateStep, MergeStep)
+
+
+@dataclass(frozen=True)
+class History:
+    """One history of a race. ``seen[i]`` pairs job ``jobs[i]`` with the jobs that had committed when it started."""
+
+    commit_order: tuple[str, ...]
+    seen: tuple[tuple[str, tuple[str, ...]], ...]  # (job, jobs committed before it started), in job order
+    isolation: str | None = None  # None: no job's checks depend on the level in this history
+
+    @property
+    def jobs(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.seen)
+
+    def saw(self, job: str) -> tuple[str, ...]:
+        return dict(self.seen)[job]
+
+    @property
+    def events(self) -> tuple[str, ...]:
+        """The canonical event sequence: before each commit, the jobs that start having seen exactly the commits
+        so far start (in job order); e.g. ``("A.start", "B.start", "B.commit", "A.commit")``."""
+        out: list[str] = []
+        for place, committing in enumerate(self.commit_order):
+            out += [f"{job}.start" for job, before in self.seen if len(before) == place]
+            out.append(f"{committing}.commit")
+        return tuple(out)
+
+    @property
+    def serial(self) -> bool:
+        """Every job started after the one before it in commit order had committed: no job raced another."""
+        return all(len(self.saw(job)) == place for place, job in enumerate(self.commit_order))
+
+    def raced(self, job: str) -> tuple[str, ...]:
+        """The jobs that committed between ``job``'s start and its commit attempt."""
+        place = self.commit_order.index(job)
+        return self.commit_order[len(self.saw(job)):place]
+
+    @property
+    def label(self) -> str:
+        """``A→B`` for a serial history; else the events, e.g. ``A.start B.start B.commit A.commit``."""
+        text = "→".join(self.commit_order) + " (serial)" if self.serial else " ".join(self.events)
+        return text + (f" [{self.isolation}]" if self.isolation else "")
+
+    @property
+    def key(self) -> str:
+        """A short stable id: commit order, how many commits each job saw, isolation (``BA-00-ser``, ``-snap``)."""
+        seen = "".join(str(len(self.saw(j))) for j in self.jobs)
+        level = {"serializable": "-ser", "snapshot": "-snap"}.get(self.isolation or "", "")
+        return f"{''.join(self.commit_order)}-{seen}{level}"
+
+    def to_plain(self) -> dict:
+        return {"key": self.key, "events": list(self.events), "isolation": self.isolation,
+                "commit_order": list(self.commit_order), "serial": self.serial,
+                "started_after": {job: list(before) for job, before in self.seen}}
+
+
+def default_history(step: ConcurrentStep) -> History:
+    """The history a plain ``concurrent`` step runs: every job starts from the same snapshot, then the commits
+    follow ``commit_order``, at the step's isolation level."""
+    return History(commit_order=tuple(step.commit_order), seen=tuple((j.name, ()) for j in step.jobs),
+                   isolation=step.isolation)
+
+
+def isolation_matters(step: ConcurrentStep, history: History) -> bool:
+    """Whether the level changes a check in ``history``: a row-level job raced a commit."""
+    return any(isinstance(step.job(job).step, ROW_LEVEL_KINDS) and history.raced(job) for job in history.jobs)
+
+
+def count_histories(step: ConcurrentStep) -> int:
+    """How many histories :func:`enumerate_histories` would list (without listing them)."""
+    return len(_shapes(step)) if len(step.jobs) <= 4 else math.factorial(len(step.jobs)) ** 2 * 2
+
+
+def _shapes(step: ConcurrentStep) -> list[History]:
+    names = tuple(j.name for j in step.jobs)
+    out: list[History] = []
+    for order in permutations(names):
+        place = {job: i for i, job in enumerate(order)}
+        # job -> how many commits it saw before starting: 0 .. its own place in the commit order
+        for counts in product(*(range(place[job] + 1) for job in names)):
+            seen = tuple((job, order[:k]) for job, k in zip(names, counts))
+            plain = History(order, seen)
+            if isolation_matters(step, plain):
+                out += [History(order, seen, level) for level in ISOLATION_LEVELS]
+            else:
+                out.append(plain)
+    return out
+
+
+def enumerate_histories(step: ConcurrentStep, *, limit: int = MAX_HISTORIES) -> tuple[History, ...]:
+    """Every history of ``step``'s race the engine can tell apart, serial ones first, then by commit order.
+
+    Raises ScenarioError (field ``concurrent.jobs``) when there are more than ``limit``, saying how many and why.
+    """
+    n = len(step.jobs)
+    total = count_histories(step)
+    if total > limit:
+        raise ScenarioError(
+            f"a race of {n} jobs has {total} histories ({n}! commit orders x {n}! ways the jobs' starts fall "
+            f"between the commits, and both isolation levels where a DELETE, UPDATE or MERGE races a commit); "
+            f"each runs on the engine (about a second or two apiece), so this explorer runs at most {limit} on a "
+            f"workshop machine: use 2 or 3 jobs", step=step.index, field="concurrent.jobs")
+    shapes = _shapes(step)
+    return tuple(sorted(shapes, key=lambda h: (not h.serial, h.commit_order,
+                                               tuple(len(b) for _, b in h.seen)[::-1], h.isolation or "")))
+
+
+# ----------------------------------------------------------------------------------------------- verdicts
+
+Row = Mapping[str, Any]
+
+
+def row_key(row: Row, columns: Sequence[str]) -> tuple:
+    return tuple(normalize_value(row.get(c)) for c in columns)
+
+
+def same_table(a: Iterable[Row], b: Iterable[Row], columns: Sequence[str]) -> bool:
+    """Whether two reads hold the same rows (as multisets: a duplicate row counts)."""
+    return Counter(row_key(r, columns) for r in a) == Counter(row_key(r, columns) for r in b)
+
+
+def _matches(row: Row, predicate: Mapping[str, Any]) -> bool:
+    return all(normalize_value(row.get(c)) == normalize_value(v) for c, v in predicate.items())
+
+
+def _brief(row: Row) -> str:
+    return ", ".join(f"{k}={v}" for k, v in row.items())
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one history's final table means against the serial orders of the jobs it committed.
+
+    ``serial_equivalent``: a serial order of the committed jobs that gives the same table (None: none does, or
+    none could be compared). ``anomalies``: in plain words, what no serial order explains. ``violations``: the
+    scenario's ``expect`` properties this history breaks."""
+
+    serial_equivalent: tuple[str, ...] | None
+    compared: tuple[tuple[str, ...], ...]  # the serial orders it was compared with
+    anomalies: tuple[str, ...] = ()
+    violations: tuple[str, ...] = ()
+
+    @property
+    def serializable(self) -> bool:
+        return self.serial_equivalent is not None
+
+    @property
+    def text(self) -> str:
+        if self.serial_equivalent is not None:
+            return "equals serial order " + ("→".join(self.serial_equivalent) or "(no job)")
+        if not self.compared:
+            return "no serial run to compare with"
+        return "no serial order gives this table"
+
+
+@dataclass(frozen=True)
+class JobFacts:
+    """What the verdict needs to know of one job: its kind and, for row-level jobs, what it matches and sets."""
+
+    name: str
+    kind: str
+    committed: bool
+    where: Mapping[str, Any] | None = None  # a DELETE/UPDATE's equality predicate (None: SQL or none)
+    sets: Mapping[str, Any] | None = None  # an UPDATE's new values
+    deletes: tuple[Mapping[str, Any], ...] = ()  # an equality delete's rows
+
+
+def judge(rows: Sequence[Row], committed_order: Sequence[str], jobs: Sequence[JobFacts],
+          serial_rows: Mapping[tuple[str, ...], Sequence[Row] | None], columns: Sequence[str],
+          expect: Expectation | None = None) -> Verdict:
+    """Compare a history's final ``rows`` with every serial order of its committed jobs.
+
+    ``serial_rows``: serial order -> the rows the engine read after running exactly those jobs in that order
+    from the race's starting table (None where that serial run could not be read)."""
+    committed = frozenset(committed_order)
+    candidates = [order for order in serial_rows if frozenset(order) == committed and len(order) == len(committed)]
+    # The commit order itself first: if several serial orders give this table, name the one the history followed.
+    candidates.sort(key=lambda order: (tuple(order) != tuple(committed_order), order))
+    equal = next((order for order in candidates
+                  if serial_rows[order] is not None and same_table(rows, serial_rows[order], columns)), None)
+    anomalies: list[str] = []
+    if equal is None and candidates:
+        anomalies = _anomalies(rows, [serial_rows[o] for o in candidates if serial_rows[o] is not None], jobs,
+                               columns)
+    violations: list[str] = []
+    if expect is not None:
+        if expect.serializable and equal is None:
+            violations.append("expect serializable: no serial order of the committed jobs gives this table")
+        for predicate in expect.keeps:
+            if not any(_matches(r, predicate) for r in rows):
+                violations.append(f"expect keeps {_brief(predicate)}: no such row survived")
+        for predicate in expect.drops:
+            left = [r for r in rows if _matches(r, predicate)]
+            if left:
+                violations.append(f"expect drops {_brief(predicate)}: the row ({_brief(left[0])}) survived")
+    return Verdict(equal, tuple(tuple(o) for o in candidates), tuple(anomalies), tuple(violations))
+
+
+def _anomalies(rows: Sequence[Row], serial: list[Sequence[Row]], jobs: Sequence[JobFacts],
+               columns: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    here = Counter(row_key(r, columns) for r in rows)
+    for job in jobs:
+        if not job.committed:
+            continue
+        if job.kind == "delete" and job.where is not None:
+            left = [r for r in rows if _matches(r, job.where)]
+            if left:
+                out.append(f"a delete that reported success but left the row: job {job.name} deleted "
+                           f"{_brief(job.where)} and committed, yet ({_brief(left[0])}) is in the table")
+        if job.kind == "update" and job.sets:
+            if not any(_matches(r, job.sets) for r in rows):
+                out.append(f"an update lost: job {job.name} set {_brief(job.sets)} and committed, yet no row "
+                           "carries its new values")
+    if serial:
+        keys = [Counter(row_key(r, columns) for r in s) for s in serial]
+        gone = [k for k in keys[0] if all(k in c for c in keys) and k not in here]
+        extra = [k for k in here if not any(k in c for c in keys)]
+        for k in gone:
+            out.append(f"a row deleted that no serial order deletes: ({_brief(dict(zip(columns, k)))})")
+        for k in extra:
+            out.append(f"a row no serial order leaves: ({_brief(dict(zip(columns, k)))})")
+    if not out:
+        out.append("the table differs from every serial order of the committed jobs")
+    return out

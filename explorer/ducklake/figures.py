@@ -74,6 +74,18 @@ def pairings_figure(result: DuckLakeResult, at: int) -> go.Figure:
              "applies": "yes" if p.applies else "no", "removes positions": ", ".join(map(str, p.removes)) or "—",
              "waiting (later snapshot)": ", ".join(map(str, p.waiting)) or "—", "why": p.reason}
             for p in result.pairings(at)]
+    paired = {p.data_file for p in result.pairings(at)}
+    for f in result.capture.data_files:
+        if not f.in_catalog:
+            continue
+        if f.end_snapshot == at:
+            rows.append({"delete file": "—", "data file": f"F{f.file_id}", "applies": "—", "removes positions": "—",
+                         "waiting (later snapshot)": "—",
+                         "why": f"F{f.file_id} ends at snapshot {at} (end_snapshot): every row of it was deleted, "
+                                "so no delete file was written"})
+        elif f.file_id not in paired and f.begin_snapshot <= at and (f.end_snapshot is None or at < f.end_snapshot):
+            rows.append({"delete file": "—", "data file": f"F{f.file_id}", "applies": "—", "removes positions": "—",
+                         "waiting (later snapshot)": "—", "why": "no delete file for this data file"})
     return rows_table_figure(rows, ["delete file", "data file", "applies", "removes positions",
                                     "waiting (later snapshot)", "why"],
                              f"Which delete file applies to which data file at snapshot {at}", "ducklake-pairings")
@@ -88,7 +100,8 @@ def rows_figure(result: DuckLakeResult, at: int) -> go.Figure:
 
 def engine_rows_figure(result: DuckLakeResult, at: int) -> go.Figure:
     cols = ["rowid", *result.columns]
-    rows = [{"rowid": rid, **dict(v)} for rid, v in result.capture.reads.get(at, ())]
+    rows = [{"rowid": rid, **dict(v)} for rid, v in sorted(result.capture.reads.get(at, ()),
+                                                           key=lambda r: (r[0] is None, r[0] or 0))]
     return rows_table_figure(rows, cols, f"What DuckDB read AT (VERSION => {at}) ({len(rows)} rows)", "engine-rows")
 
 

@@ -172,7 +172,7 @@ def row_fates(data_files: Iterable[DataFile], delete_files: Iterable[DeleteFile]
             rid = f.row_id(r)
             if r.position in removed:
                 out.append(RowFate(f.file_id, r.position, rid, r.values, False, removed[r.position],
-                                   f"position {r.position} is in delete file {removed[r.position]}"))
+                                   f"position {r.position} is in delete file X{removed[r.position]}"))
             else:
                 out.append(RowFate(f.file_id, r.position, rid, r.values, True, None, "no delete file removes it"))
     return tuple(out)

@@ -26,6 +26,7 @@ from explorer.ducklake.model import (
 )
 from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts, Point, StepOutcome
 from explorer.scenario.model import Scenario
+from explorer.scenario.rows import nulls_first
 from explorer.scenario.values import to_plain
 
 ReadRow = tuple[int | None, Mapping[str, Any]]  # (rowid, values) as DuckDB returned it
@@ -240,7 +241,9 @@ class DuckLakeResult:
         notes = [SPEC_NOTE] if any(d.embeds_snapshots for d in cap.delete_files) else []
         if self.read_drift:
             notes.append(DRIFT_NOTE)
-        final = tuple(dict(v) for _, v in cap.reads.get(last, ())) if last is not None else ()
+        final = tuple(dict(v) for _, v in sorted(
+            cap.reads.get(last, ()), key=lambda r: nulls_first(row_key(*r, self.columns)[1:])
+        )) if last is not None else ()
         return FormatFacts(format="DuckLake", variant=f"DuckDB {cap.engine_version}, ducklake extension "
                                                       f"{cap.extension_version}, data inlining off",
                            clock="snapshot id: every catalog change takes the next one (table creation "

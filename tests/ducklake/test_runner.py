@@ -3,6 +3,8 @@ the rows DuckDB reads by time travel at every snapshot, row ids included, and th
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 import pytest
 
@@ -25,13 +27,19 @@ def test_the_ducklake_presets_exist():
             "ducklake-race-delete-vs-update"} <= set(PRESETS)
 
 
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Each preset run once (its catalog kept), shared by the tests below."""
+    return {name: run_ducklake(s, warehouse=tmp_path_factory.mktemp(name)) for name, s in PRESETS.items()}
+
+
 @pytest.mark.parametrize("name", sorted(PRESETS))
-def test_every_preset_agrees_with_duckdb_at_every_snapshot(name, tmp_path):
-    result = run_ducklake(PRESETS[name], warehouse=tmp_path)
+def test_every_preset_agrees_with_duckdb_at_every_snapshot(name, runs):
+    result = runs[name]
     assert result.agrees, result.to_text()
     assert len(result.checks) == len(result.points()) >= 2
     # The engine's read, once more, on a fresh connection to the kept catalog: equal to the model, row ids and all.
-    lake = open_lake(next(tmp_path.glob("run-*")))
+    lake = open_lake(Path(result.warehouse))
     try:
         for point in result.points():
             rows = lake.con.execute(f"SELECT rowid, * FROM lake.t AT (VERSION => {point.snapshot_id})").fetchall()
@@ -41,8 +49,8 @@ def test_every_preset_agrees_with_duckdb_at_every_snapshot(name, tmp_path):
         lake.close()
 
 
-def test_seed_story_runs_on_duckLakes_clock():
-    result = run_ducklake(PRESETS["ducklake-seed-delete-insert-delete"])
+def test_seed_story_runs_on_duckLakes_clock(runs):
+    result = runs["ducklake-seed-delete-insert-delete"]
     assert [p.snapshot_id for p in result.points()] == [2, 3, 4, 5, 6]
     by_name = {f.file_id: f for f in result.capture.data_files}
     # The delete at 4 is a position delete file tied to the file written at 3; the file written at 5 ends at 6.
@@ -54,16 +62,17 @@ def test_seed_story_runs_on_duckLakes_clock():
     assert 500 not in [r["user_id"] for r in result.to_plain(6)["rows"]]
 
 
-def test_changelog_seeds_give_update_pairs_and_no_carry_over():
+def test_changelog_seeds_give_update_pairs_and_no_carry_over(runs):
     for name in ("ducklake-changelog-sequence-a", "ducklake-changelog-sequence-b"):
-        result = run_ducklake(PRESETS[name])
+        result = runs[name]
         last = result.points()[-1].snapshot_id
         kinds = sorted((c.change_type, c.values["id"]) for c in result.capture.changes if c.snapshot_id == last)
         assert kinds == [("insert", 5), ("insert", 6), ("update_postimage", 1), ("update_preimage", 1)], name
+        assert not result.carry_over
 
 
-def test_a_conflicting_race_fails_the_later_commit_and_blind_inserts_both_commit():
-    result = run_ducklake(PRESETS["ducklake-race-delete-vs-update"])
+def test_a_conflicting_race_fails_the_later_commit_and_blind_inserts_both_commit(runs):
+    result = runs["ducklake-race-delete-vs-update"]
     race, inserts = result.capture.steps[1], result.capture.steps[2]
     assert len(race.snapshot_ids) == 1 and "B failed to commit" in race.note and "conflict" in race.note.lower()
     assert len(inserts.snapshot_ids) == 2

@@ -106,7 +106,8 @@ def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalo
         safe: bool | None = None, timings: dict[str, float] | None = None):
     """Run a scenario on its real engine and return the explained result.
 
-    Iceberg → :class:`explorer.iceberg.result.IcebergResult`; Paimon → :class:`explorer.paimon.result.PaimonResult`.
+    Iceberg → :class:`explorer.iceberg.result.IcebergResult`; Paimon → :class:`explorer.paimon.result.PaimonResult`;
+    DuckLake → :class:`explorer.ducklake.result.DuckLakeResult`.
     ``keep_warehouse`` keeps the run's table after the process exits (``result.warehouse`` says where);
     ``warehouse`` puts it in that directory instead of a temporary one, and keeps it.
     Raises ScenarioError before anything runs if the scenario is invalid, EngineError (with ``.capture`` of the

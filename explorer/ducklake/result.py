@@ -31,6 +31,7 @@ from explorer.scenario.values import to_plain
 
 ReadRow = tuple[int | None, Mapping[str, Any]]  # (rowid, values) as DuckDB returned it
 
+REWRITE_CHANGES = frozenset({"rewrite_delete", "merge_adjacent"})  # ducklake_snapshots().changes of compactions
 SPEC_NOTE = ("DuckDB's ducklake 1.5.5 replaces a data file's delete file by one holding every deleted position "
              "stamped with its snapshot (_ducklake_internal_snapshot_id) and drops the old file's catalog row; "
              "the spec's ducklake_delete_file describes only begin/end snapshots, and a reader using those alone "
@@ -179,13 +180,15 @@ class DuckLakeResult:
 
     @cached_property
     def carry_over(self) -> tuple[Change, ...]:
-        """Update pairs in DuckDB's change feed whose pre- and post-image are equal: rows a rewrite
-        (``ducklake_rewrite_data_files``) copied unchanged, reported as updates. Not a change of the table's rows;
-        shown apart, loudly (as Iceberg's carry-over rows are)."""
+        """Update pairs in DuckDB's change feed, at a snapshot a rewrite or compaction made, whose pre- and
+        post-image are equal: rows the rewrite (``ducklake_rewrite_data_files``) copied unchanged, reported as
+        updates. Not a change of the table's rows; shown apart, loudly (as Iceberg's carry-over rows are). An equal
+        pair at any other snapshot stays in the change check, as a disagreement."""
         pre = {(c.snapshot_id, c.row_id): c for c in self.capture.changes if c.change_type == "update_preimage"}
+        rewrites = {s.snapshot_id for s in self.capture.snapshots if REWRITE_CHANGES & set(s.changes)}
         out = []
         for c in self.capture.changes:
-            if c.change_type != "update_postimage":
+            if c.change_type != "update_postimage" or c.snapshot_id not in rewrites:
                 continue
             p = pre.get((c.snapshot_id, c.row_id))
             if p is not None and change_key(p, self.columns)[3:] == change_key(c, self.columns)[3:]:

@@ -30,5 +30,6 @@ def test_pip_wheel_prints_no_deprecation_warning(tmp_path):
         # package data the code opens at run time: presets, and the Java source a big table's inspect compiles
         names = set(zf.namelist())
         assert "explorer/iceberg/spark/java/ManifestColumns.java" in names
+        assert "explorer/paimon/java/PaimonSteps.java" in names  # the Paimon Java runner compiles it at first use
         assert "explorer/presets/seed-delete-insert-delete.yaml" in names
     assert "License-Expression: Apache-2.0" in metadata.splitlines()

@@ -1,18 +1,46 @@
 """The Paimon engine behind the explorer's one protocol (:mod:`explorer.engine`).
 
-``validate`` is :func:`explorer.paimon.validate.validate_paimon_scenario`; ``run`` writes a real pypaimon table
-(imported only when a run starts) and returns a :class:`~explorer.paimon.result.PaimonResult`.
+``validate`` is :func:`explorer.paimon.validate.validate_paimon_scenario`. ``run`` chooses a runner (both
+return a :class:`~explorer.paimon.result.PaimonResult`, checked against the same model):
+
+- **pypaimon 2.1** (``explorer.paimon.runner``), the Python writer's view, for every scenario it can execute;
+- **Apache Paimon 0.9.0's Java library** (``explorer.paimon.java_runner``, in the explorer's Spark driver JVM)
+  for what pypaimon cannot: ``compact`` steps, first-row, sequence groups, ignore-delete with partial-update,
+  deletion vectors and changelog producers (:func:`explorer.paimon.options.needs_java`).
+
+``runner="java"`` / ``"pypaimon"`` (or ``EXPLORER_PAIMON_RUNNER``) forces one; ``sequence.snapshot-ordering``
+(Paimon 2.x) stays modelled on either.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from explorer.engine import Progress
+from explorer.paimon.options import needs_java
 from explorer.paimon.validate import validate_paimon_scenario
+from explorer.scenario.errors import ScenarioError
 from explorer.scenario.limits import check_limits
 from explorer.scenario.model import Scenario
+
+RUNNERS = ("auto", "java", "pypaimon")
+RUNNER_ENV = "EXPLORER_PAIMON_RUNNER"
+
+
+def choose_runner(scenario: Scenario, runner: str | None = None) -> str:
+    """``java`` or ``pypaimon`` for this scenario (``auto``: Java only for what pypaimon cannot run)."""
+    wanted = (runner or os.environ.get(RUNNER_ENV) or "auto").strip().lower()
+    if wanted not in RUNNERS:
+        raise ScenarioError(f"must be one of {', '.join(RUNNERS)}, got {wanted!r}", field="runner")
+    java = needs_java(scenario.table, tuple(s.kind for s in scenario.steps))
+    if wanted == "pypaimon" and java:
+        raise ScenarioError(f"pypaimon 2.1 cannot run {', '.join(java)}; use the Java runner (runner='java' or "
+                            "'auto')", field="runner")
+    if wanted == "auto":
+        return "java" if java else "pypaimon"
+    return wanted
 
 
 class PaimonEngine:
@@ -24,14 +52,19 @@ class PaimonEngine:
         validate_paimon_scenario(scenario)
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, keep_warehouse: bool = False,
-            warehouse: str | Path | None = None, **_: Any):
+            warehouse: str | Path | None = None, spark=None, runner: str | None = None, **_: Any):
+        keep = keep_warehouse or warehouse is not None
+        if choose_runner(scenario, runner) == "java":
+            from explorer.paimon.java_runner import run_paimon_java
+
+            return run_paimon_java(scenario, warehouse=warehouse, keep_warehouse=keep, progress=progress,
+                                   spark=spark)
         from explorer.paimon.runner import run_paimon
 
-        return run_paimon(scenario, warehouse=warehouse, keep_warehouse=keep_warehouse or warehouse is not None,
-                          progress=progress)
+        return run_paimon(scenario, warehouse=warehouse, keep_warehouse=keep, progress=progress)
 
     def warm_up(self, **_: Any) -> None:
-        """Import pypaimon now (there is no server to start)."""
+        """Import pypaimon now (the Java runner starts Spark's JVM when its first scenario runs)."""
         import explorer.paimon.runner  # noqa: F401
 
     def scenarios_for_history(self, history) -> tuple[Scenario, ...]:

@@ -53,6 +53,9 @@ class PaimonRecord:
     engine_sequence_number: int | None = None
     file: str | None = None
     merged_from: tuple[int, ...] = ()  # input records a writer folded into this stored record (2+ when merged)
+    # The snapshot whose compaction removed every stored record of this key (a retraction merged into the
+    # highest level is dropped, and the key with it); later records of the key merge without this one.
+    cleared_at: int | None = None
 
     def label(self) -> str:
         if len(self.merged_from) > 1:
@@ -103,8 +106,8 @@ class KeyDecision:
 # ------------------------------------------------------------------------------------------ records
 
 
-def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, int] | None = None
-                          ) -> tuple[PaimonRecord, ...]:
+def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, int] | None = None, *,
+                          restarts: Mapping[int, Mapping[tuple, int]] | None = None) -> tuple[PaimonRecord, ...]:
     """Every record of every write step, with the sequence number its writer would stamp on it.
 
     A step without ``writer`` is a batch job: it starts its counter at the table's max sequence number + 1
@@ -112,6 +115,9 @@ def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, i
     partition, then keeps counting on its own, whatever other writers commit in between. Records merged away
     in a writer's buffer never reach a file, so they do not raise the number the next writer starts from.
     ``snapshot_of_step`` maps step index to the snapshot it committed (from a run); else snapshots are counted.
+    ``restarts`` (Paimon's Java writers, whose compactions can drop the records holding the highest numbers):
+    per step, the highest sequence number per partition among the records still stored when the step's writer
+    started (a writer restores it from the bucket's files; absent partition: empty); a new counter starts there.
     """
     table = scenario.table
     opts = table.options
@@ -142,7 +148,10 @@ def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, i
                 continue
             slot = (name, partition)
             if slot not in counters:
-                counters[slot] = committed_max.get(partition, -1) + 1
+                if restarts is not None and step.index in restarts:
+                    counters[slot] = restarts[step.index].get(partition, -1) + 1
+                else:
+                    counters[slot] = committed_max.get(partition, -1) + 1
             seq = counters[slot]
             counters[slot] += 1
             batch.append(PaimonRecord(order, step.index, None, name, seq, kind, MappingProxyType(dict(row)),
@@ -304,7 +313,24 @@ def merge(records: Iterable[PaimonRecord], table: "TableSpec", *, as_of_snapshot
         if r.ignored is None and r.snapshot_id is None:
             continue
         groups.setdefault(r.key, []).append(r)
-    return tuple(_decide(groups[k], table) for k in sorted(groups, key=nulls_first))
+    return tuple(_decide(_after_clearing(groups[k], as_of_snapshot), table) for k in sorted(groups, key=nulls_first))
+
+
+def _after_clearing(recs: list[PaimonRecord], as_of_snapshot: int | None) -> list[PaimonRecord]:
+    """A key's records without those a compaction removed with the key before later records arrived.
+
+    When a compaction merges a key into the highest level and the result is a retraction, Paimon drops every
+    record of the key (``dropDelete``): later records of the key merge as if it had never been written (a new
+    writer may even reuse the dropped records' sequence numbers). The last clearing stays visible while no
+    record came after it, so the key shows why it has no row."""
+    points = sorted({r.cleared_at for r in recs if r.cleared_at is not None
+                     and (as_of_snapshot is None or r.cleared_at <= as_of_snapshot)})
+    if not points:
+        return recs
+    last = points[-1]
+    later = any(r.ignored is None and (r.snapshot_id or 0) > last for r in recs)
+    keep_from = last if not later else None
+    return [r for r in recs if r.cleared_at is None or r.cleared_at > last or r.cleared_at == keep_from]
 
 
 def _last_step(records: Iterable[PaimonRecord], snapshot: int) -> int:
@@ -327,6 +353,14 @@ def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
         candidates, winner, summary, retracted = fold(stored, table, groups)
     else:  # keeping the last (first) of each commit and then of all gives the same record: explain it directly
         candidates, winner, summary, retracted = fold(live, table)
+    lone = _lone_group_record(stored, table) if engine == "partial-update" else None
+    if lone is not None and winner is not None and not _same_row(lone, winner):
+        why = (f"{stored[0].label()} is the key's only record and its sequence field {lone_fields(stored[0], table)} "
+               "is null: Paimon returns a lone record unmerged (ReducerMergeFunctionWrapper), group values "
+               "included, until a lookup compaction merges it (LookupMergeFunction), which skips the group")
+        return KeyDecision(key, tuple(candidates) + tuple(ignored), None,
+                           f"ORDER UNDEFINED: {why}", False, order_undefined=True,
+                           alternatives=(winner, lone), tie=why)
     runs = [run for run in _tie_runs(stored, table) if len(run) > 1]
     if runs:
         outcomes: list[Mapping[str, Any] | None] = []
@@ -348,6 +382,23 @@ def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
                                order_undefined=True, alternatives=tuple(outcomes), tie=tie)
         summary += " (" + "; ".join(_tie_text(run, key_text, table, harmless=True) for run in runs) + ")"
     return KeyDecision(key, tuple(candidates) + tuple(ignored), winner, summary, retracted)
+
+
+def _lone_group_record(stored: list[PaimonRecord], table: "TableSpec") -> Mapping[str, Any] | None:
+    """The row a key's only stored record reads as when nothing merges it (None: it folds to the same row)."""
+    groups = sequence_groups(table.options)
+    if len(stored) != 1 or not groups or stored[0].row_kind in RETRACT_KINDS:
+        return None
+    only = stored[0]
+    if not lone_fields(only, table):
+        return None
+    return MappingProxyType({c: only.values.get(c) for c in table.column_names})
+
+
+def lone_fields(record: PaimonRecord, table: "TableSpec") -> str:
+    """The group sequence fields of ``record`` that are null while a field of their group is not."""
+    return ", ".join(seq for seq, members in sequence_groups(table.options).items()
+                     if record.values.get(seq) is None and any(record.values.get(m) is not None for m in members))
 
 
 # ------------------------------------------------------------------------------------------ writer pre-merge
@@ -625,3 +676,38 @@ _FOLDS = {"deduplicate": _deduplicate, "first-row": _first_row, "partial-update"
 def visible_rows(decisions: Iterable[KeyDecision]) -> tuple[Mapping[str, Any], ...]:
     """The table as a reader sees it: one row per key that is not retracted, in key order."""
     return tuple(d.winner for d in decisions if d.winner is not None)
+
+
+# ------------------------------------------------------------------------------------------ changelog
+
+
+def changelog_between(before: Iterable[KeyDecision], after: Iterable[KeyDecision], touched: Iterable[tuple],
+                      table: "TableSpec") -> tuple[tuple[str, Mapping[str, Any]], ...]:
+    """The changelog Paimon's changelog producers write for the keys ``touched`` between two states.
+
+    ``lookup`` (per commit: the state before the commit's level-0 records against the merged state) and
+    ``full-compaction`` (per compaction into the highest level: the top level before against after) both
+    compare one before row with one after row per key (``LookupChangelogMergeFunctionWrapper``,
+    ``FullChangelogMergeFunctionWrapper``): a new row is +I, a row that disappears is -D (the before row), and a
+    row that exists on both sides is -U (before) and +U (after), even when nothing changed
+    (``changelog-producer.row-deduplicate`` is off by default). first-row only ever adds keys: +I for a key
+    that was not there (``FirstRowMergeFunctionWrapper``)."""
+    old = {tuple(d.key.values()): d.winner for d in before}
+    new = {tuple(d.key.values()): d.winner for d in after}
+    first_row = merge_engine(table.options) == "first-row"
+    # first-row writes the kept record itself to the changelog, with its own row kind (+I or +U)
+    kept = {tuple(d.key.values()): next((c.record.row_kind for c in d.candidates if c.outcome == Fate.FIRST_KEPT),
+                                        "+I") for d in after}
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    for key in sorted(set(touched), key=nulls_first):
+        was, now = old.get(key), new.get(key)
+        if was is None:
+            if now is not None:
+                out.append((kept[key] if first_row else "+I", now))
+        elif first_row:
+            continue
+        elif now is None:
+            out.append(("-D", was))
+        else:
+            out += [("-U", was), ("+U", now)]
+    return tuple(out)

@@ -26,9 +26,9 @@ AGGREGATE_FUNCTIONS = ("sum", "max", "min", "last_value", "last_non_null_value",
                        "first_non_null_value")
 NUMERIC_TYPES = ("int", "long", "double")
 ORDERED_TYPES = ("int", "long", "double", "string", "date", "timestamp", "boolean")
-BOOLEAN_OPTIONS = ("ignore-delete", "sequence.snapshot-ordering", "write-only")
+BOOLEAN_OPTIONS = ("ignore-delete", "sequence.snapshot-ordering", "write-only", "deletion-vectors.enabled")
 PLAIN_OPTIONS = ("bucket", "merge-engine", "sequence.field", "sequence.field.sort-order", "rowkind.field",
-                 *BOOLEAN_OPTIONS, "fields.default-aggregate-function")
+                 *BOOLEAN_OPTIONS, "fields.default-aggregate-function", "changelog-producer")
 FIELD_SUFFIX = ".aggregate-function"
 GROUP_SUFFIX = ".sequence-group"
 # Types a sequence group's field can be (Paimon's SequenceGenerator turns its value into a long).
@@ -133,3 +133,56 @@ def executable_options(table: "TableSpec") -> dict[str, str]:
     for seq in sequence_groups(opts):  # pypaimon 2.1 refuses sequence groups (NotImplementedError)
         opts.pop(f"fields.{seq}{GROUP_SUFFIX}")
     return opts
+
+
+# ------------------------------------------------------------------------------------------ the Java engine
+
+JAVA_ONLY_OPTIONS = ("deletion-vectors.enabled", "changelog-producer")
+CHANGELOG_PRODUCERS = ("none", "input", "lookup", "full-compaction")
+
+
+# Options Paimon 0.9.0 does not have (it would ignore them): the release that brought each.
+NEWER_THAN_JAVA = {"sequence.snapshot-ordering": "Paimon 2.x", "sequence.field.sort-order": "Paimon 1.0"}
+
+
+def java_modelled_options(table: "TableSpec") -> tuple[str, ...]:
+    """Options of this table Paimon 0.9.0's Java library cannot run (newer releases brought them): modelled."""
+    return tuple(name for name in NEWER_THAN_JAVA if name in table.options
+                 and not (name == "sequence.snapshot-ordering" and not snapshot_ordering(table.options))
+                 and not (name == "sequence.field.sort-order" and not descending(table.options)))
+
+
+def java_options(table: "TableSpec") -> dict[str, str]:
+    """The options as Paimon 0.9.0's Java library runs them: all of them, except those it does not have
+    (``NEWER_THAN_JAVA``: ``sequence.snapshot-ordering`` came with Paimon 2.x, ``sequence.field.sort-order``
+    with 1.0), which the explorer models."""
+    opts = dict(table.options)
+    for name in NEWER_THAN_JAVA:
+        opts.pop(name, None)
+    return opts
+
+
+def compact_full(step) -> bool:
+    """A Paimon ``compact`` step is a full compaction unless its options say ``full: false``."""
+    return str(dict(getattr(step, "options", {}) or {}).get("full", "true")).strip().lower() != "false"
+
+
+def needs_java(table: "TableSpec", step_kinds: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What in a scenario pypaimon 2.1.0 cannot execute and Paimon's Java library can (empty: pypaimon runs it).
+
+    ``sequence.snapshot-ordering`` is not here: no engine in the explorer runs it (Paimon 2.x only)."""
+    opts = table.options
+    out = []
+    if "compact" in step_kinds:
+        out.append("compact steps")
+    if merge_engine(opts) == "first-row":
+        out.append("merge-engine first-row")
+    if sequence_groups(opts):
+        out.append("sequence groups")
+    if merge_engine(opts) == "partial-update" and flag(opts, "ignore-delete"):
+        out.append("ignore-delete with partial-update")
+    if flag(opts, "deletion-vectors.enabled"):
+        out.append("deletion-vectors.enabled")
+    if opts.get("changelog-producer", "none") != "none":
+        out.append(f"changelog-producer {opts['changelog-producer']}")
+    return tuple(out)

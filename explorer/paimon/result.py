@@ -15,8 +15,10 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from explorer.engine import Point, StepOutcome
-from explorer.paimon.model import KeyDecision, PaimonRecord, merge, ordering_text, sequence_values, visible_rows
-from explorer.paimon.options import executable_options, merge_engine, modelled_options
+from explorer.paimon.model import (KeyDecision, PaimonRecord, changelog_between, writer_survivor, merge, ordering_text,
+                                   sequence_values, visible_rows)
+from explorer.paimon.options import (NEWER_THAN_JAVA, executable_options, flag, java_modelled_options,
+                                     java_options, merge_engine, modelled_options)
 from explorer.scenario.model import Scenario, TableSpec
 from explorer.scenario.values import plain_row, to_plain
 from explorer.scenario.rows import normalize_values, nulls_first
@@ -59,6 +61,67 @@ class PaimonFile:
     row_count: int
     partition: tuple = ()
     rows: tuple[FileRow, ...] = ()
+    changelog: bool = False  # a changelog file (Paimon's changelog producers), not a data file
+
+
+@dataclass(frozen=True)
+class StructureFile:
+    """One file in a snapshot's manifests, as Paimon's Java library lists it (``kind``: ADD or DELETE)."""
+
+    name: str
+    level: int
+    partition: tuple
+    min_sequence_number: int
+    max_sequence_number: int
+    row_count: int
+    source: str = ""  # APPEND (written by a write) or COMPACT (written by a compaction)
+    kind: str = "ADD"
+
+
+@dataclass(frozen=True)
+class DeletionVectorMark:
+    """A deletion vector a batch read applies: the data file, the index file holding it, the deleted rows."""
+
+    data_file: str
+    index_file: str
+    positions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ChangelogRow:
+    """One row of a snapshot's changelog as a streaming reader gets it."""
+
+    row_kind: str
+    values: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class SnapshotStructure:
+    """Paimon's own structure at one snapshot (Java runner only): the live files of each bucket with their
+    levels, the files this snapshot added and deleted (a compaction's inputs and outputs), its changelog files,
+    the deletion vectors, and the changelog a streaming reader reads from it."""
+
+    snapshot_id: int
+    commit_kind: str
+    live: tuple[StructureFile, ...] = ()
+    added: tuple[StructureFile, ...] = ()
+    deleted: tuple[StructureFile, ...] = ()
+    changelog_files: tuple[StructureFile, ...] = ()
+    deletion_vectors: tuple[DeletionVectorMark, ...] = ()
+    changelog: tuple[ChangelogRow, ...] = ()
+
+    def sorted_runs(self) -> dict[tuple, list[tuple[int, tuple[str, ...]]]]:
+        """Per partition, the sorted runs of bucket 0: each level-0 file is a run of its own, every higher
+        level is one run (Paimon's ``Levels.levelSortedRuns``), listed level 0 first."""
+        out: dict[tuple, list[tuple[int, tuple[str, ...]]]] = {}
+        for part in sorted({f.partition for f in self.live}, key=repr):
+            files = [f for f in self.live if f.partition == part]
+            runs = [(0, (f.name,)) for f in sorted((f for f in files if f.level == 0),
+                                                   key=lambda f: -f.max_sequence_number)]
+            for level in sorted({f.level for f in files if f.level > 0}):
+                runs.append((level, tuple(f.name for f in files if f.level == level)))
+            out[part] = runs
+        return out
 
 
 @dataclass(frozen=True)
@@ -74,13 +137,58 @@ class PaimonCapture:
     warehouse: str | None = None
     notes: tuple[str, ...] = ()
     engine_version: str = ""
+    runner: str = "pypaimon"  # "pypaimon" (pypaimon 2.1) or "java" (Apache Paimon 0.9.0's Java library)
+    structures: tuple[SnapshotStructure, ...] = ()  # Java runner: Paimon's structure at every snapshot
 
     @property
     def last_snapshot_id(self) -> int | None:
         return self.snapshots[-1].snapshot_id if self.snapshots else None
 
 
+def attach_engine_sequences(records: tuple[PaimonRecord, ...], files: list[PaimonFile], scenario: Scenario,
+                            table: TableSpec | None = None) -> tuple[PaimonRecord, ...]:
+    """Give each record that survived its writer's buffer the sequence number the engine stored for it (the
+    files: each commit's own level-0 files)."""
+    table = table or scenario.table
+    by_snapshot_key: dict[tuple, list[PaimonRecord]] = {}
+    for r in records:
+        if r.ignored is None and r.snapshot_id is not None:
+            by_snapshot_key.setdefault((r.snapshot_id, r.key), []).append(r)
+    survivors: dict[int, tuple[int, str]] = {}
+    for f in files:
+        for row in f.rows:
+            key = tuple(row.values.get(k) for k in table.primary_key)
+            group = by_snapshot_key.get((f.added_snapshot_id, key))
+            if not group:
+                continue
+            chosen = writer_survivor(group, table)
+            survivors[chosen.input_order] = (row.sequence_number, f.name)
+    return tuple(replace(r, engine_sequence_number=survivors[r.input_order][0], file=survivors[r.input_order][1])
+                 if r.input_order in survivors else r for r in records)
+
+
 # ------------------------------------------------------------------------------------------ comparison
+
+MAX_LEVEL = 5  # Paimon's default num-levels is 6: levels 0..5, 5 the highest
+
+
+def _changelog_sort(item: tuple) -> tuple:
+    kind, row = item
+    return (repr(row), {"-U": 0, "+U": 1, "-D": 2, "+I": 3}.get(kind, 4))
+
+
+@dataclass(frozen=True)
+class ChangelogCheck:
+    """The changelog one step wrote (Java runner) against the model's: sorted (row kind, row) tuples."""
+
+    step: int
+    snapshot_ids: tuple[int, ...]
+    model: tuple[tuple, ...]
+    engine: tuple[tuple, ...]
+
+    @property
+    def agrees(self) -> bool:
+        return self.model == self.engine
 
 
 def _plain_row(row: Mapping[str, Any], columns: tuple[str, ...]) -> dict:
@@ -135,12 +243,21 @@ class PaimonResult:
         self.scenario = capture.scenario
         self.table: TableSpec = capture.scenario.table
         self.columns = self.table.column_names
-        self.modelled_options = modelled_options(self.table)
+        self.java = capture.runner == "java"
+        if self.java:  # Paimon 0.9's Java library runs every option but Paimon 2.x's snapshot ordering
+            self.modelled_options = java_modelled_options(self.table)
+            executed = java_options(self.table)
+        else:
+            self.modelled_options = modelled_options(self.table)
+            executed = executable_options(self.table)
         self.modelled = bool(self.modelled_options)
-        # The table as pypaimon executes it: modelled options switched off.
-        self.executed_table = replace(self.table, options=MappingProxyType(executable_options(self.table)))
+        # The table as the engine executes it: modelled options switched off.
+        self.executed_table = replace(self.table, options=MappingProxyType(executed))
+        self.engine_label = "Paimon 0.9 (Java)" if self.java else "pypaimon"
+        self.structures = {s.snapshot_id: s for s in capture.structures}
         self.checks = tuple(self._check(s.snapshot_id) for s in capture.snapshots
                             if s.snapshot_id in capture.rows_after)
+        self.changelog_checks = self._changelog_checks() if self.java else ()
         self.sequence_mismatches = tuple(
             r for r in capture.records
             if r.engine_sequence_number is not None and r.engine_sequence_number != r.sequence_number)
@@ -153,8 +270,26 @@ class PaimonResult:
 
     @property
     def skips_level0(self) -> bool:
-        """Paimon's batch scan of a first-row table skips level-0 files (CoreOptions.batchScanSkipLevel0)."""
-        return merge_engine(self.table.options) == "first-row"
+        """Paimon's batch scan of a first-row table skips level-0 files (``DataTableBatchScan``); so does a scan
+        of a deletion-vector table (Java runner; pypaimon never runs one)."""
+        return merge_engine(self.table.options) == "first-row" or (
+            self.java and flag(self.table.options, "deletion-vectors.enabled"))
+
+    def _in_level0(self, record: PaimonRecord, level0: set[str]) -> bool:
+        """Whether the level-0 file its commit wrote (in its partition) is still at level 0."""
+        structure = self.structures.get(record.snapshot_id) if record.snapshot_id is not None else None
+        if structure is None:
+            return False
+        return any(f.level == 0 and f.name in level0 and f.partition == record.partition for f in structure.added)
+
+    def level0_files(self, snapshot_id: int | None) -> set[str] | None:
+        """Java runner: the files at level 0 at that snapshot (None: the pypaimon runner, no such record)."""
+        structure = self.structures.get(snapshot_id) if snapshot_id is not None else None
+        if structure is None and snapshot_id is None and self.capture.structures:
+            structure = self.capture.structures[-1]
+        if structure is None:
+            return None
+        return {f.name for f in structure.live if f.level == 0}
 
     def merged_rows(self, as_of_snapshot: int | None = None, *, executed: bool = False) -> tuple[tuple, ...]:
         """What the model merges from every record: the rows a full compaction would write."""
@@ -166,8 +301,12 @@ class PaimonResult:
         """The decisions behind a batch read (for first-row: only records in files above level 0)."""
         if not self.skips_level0:
             return self.decisions(as_of_snapshot, executed=executed)
-        upper = {f.name for f in self.capture.files if f.level > 0}
-        records = [r for r in self.capture.records if r.file in upper]
+        if self.java:  # a record stays in its level-0 file until a compaction moves or rewrites that file
+            level0 = self.level0_files(as_of_snapshot) or set()
+            records = [r for r in self.capture.records if not self._in_level0(r, level0)]
+        else:
+            upper = {f.name for f in self.capture.files if f.level > 0}
+            records = [r for r in self.capture.records if r.file in upper]
         table = self.executed_table if executed else self.table
         return merge(records, table, as_of_snapshot=as_of_snapshot)
 
@@ -207,11 +346,86 @@ class PaimonResult:
     def disagreements(self) -> tuple[SnapshotCheck, ...]:
         return tuple(c for c in self.checks if not c.agrees)
 
+    # ------------------------------------------------------------------------------------ changelog (Java)
+
+    @property
+    def changelog_producer(self) -> str:
+        return str(self.table.options.get("changelog-producer", "none"))
+
+    def engine_changelog(self, snapshot_ids) -> tuple[tuple, ...]:
+        """The changelog rows a streaming reader read from these snapshots, as sorted (kind, values) tuples."""
+        out = []
+        for sid in snapshot_ids:
+            structure = self.structures.get(sid)
+            for row in structure.changelog if structure else ():
+                out.append((row.row_kind, normalize_values(row.values, self.columns)))
+        return tuple(sorted(out, key=_changelog_sort))
+
+    def _changelog_checks(self) -> tuple["ChangelogCheck", ...]:
+        """The model's changelog against the one Paimon wrote, for the lookup and full-compaction producers.
+
+        lookup: every commit's own changelog (the keys it wrote: their row before the commit against after).
+        full-compaction: every compaction into the highest level (a full merge of the bucket), against the
+        state at the previous one. ``input`` copies the input and is shown, not checked."""
+        producer = self.changelog_producer
+        if producer not in ("lookup", "full-compaction"):
+            return ()
+        out = []
+        records = self.capture.records
+        previous_top: int | None = None  # full-compaction: the snapshot of the last highest-level compaction
+        last_snapshot = 0
+        for step in self.capture.steps:
+            if not step.snapshot_ids:
+                continue
+            first, last = step.snapshot_ids[0], step.snapshot_ids[-1]
+            if producer == "lookup":
+                if step.kind == "write":
+                    touched = {r.key for r in records if r.step == step.step and r.ignored is None}
+                    predicted = changelog_between(self.decisions(last_snapshot, executed=True) if last_snapshot else (),
+                                                  self.decisions(last, executed=True), touched, self.executed_table)
+                    out.append(self._changelog_check(step, predicted, before=last_snapshot))
+            else:
+                for sid in step.snapshot_ids:
+                    structure = self.structures.get(sid)
+                    if structure is None or not any(f.level == MAX_LEVEL for f in structure.added) or \
+                            structure.commit_kind != "COMPACT":
+                        continue
+                    since = previous_top or 0
+                    touched = {r.key for r in records if r.ignored is None and r.snapshot_id is not None
+                               and since < r.snapshot_id <= sid}
+                    predicted = changelog_between(self.decisions(since, executed=True) if since else (),
+                                                  self.decisions(sid, executed=True),
+                                                  touched, self.executed_table)
+                    out.append(self._changelog_check(step, predicted, (sid,), before=since))
+                    previous_top = sid
+            last_snapshot = last
+        return tuple(out)
+
+    def _changelog_check(self, step, predicted, snapshot_ids=None, *, before: int = 0) -> "ChangelogCheck":
+        ids = tuple(snapshot_ids or step.snapshot_ids)
+        # keys whose row the model can only bound (undefined order), before or after, are left out on both sides
+        undefined = {normalize_values(d.key, self.table.primary_key)
+                     for sid in (*ids, *((before,) if before else ()))
+                     for d in self.decisions(sid, executed=True) if d.order_undefined}
+        positions = [self.columns.index(k) for k in self.table.primary_key]
+
+        def defined(item) -> bool:
+            return tuple(item[1][i] for i in positions) not in undefined
+        model = tuple(sorted((item for item in ((kind, normalize_values(row, self.columns))
+                                                for kind, row in predicted) if defined(item)),
+                             key=_changelog_sort))
+        return ChangelogCheck(step.step, ids, model, tuple(i for i in self.engine_changelog(ids) if defined(i)))
+
+    @property
+    def changelog_disagreements(self) -> tuple["ChangelogCheck", ...]:
+        return tuple(c for c in self.changelog_checks if not c.agrees)
+
     @property
     def agrees(self) -> bool:
-        """The model (with only what pypaimon executes) equals pypaimon's read after every commit; for a key
-        whose order Paimon leaves undefined, pypaimon's row is one of the possible ones."""
-        return not self.disagreements and not self.sequence_mismatches
+        """The model (with only what the engine executes) equals the engine's read after every commit; for a
+        key whose order Paimon leaves undefined, the engine's row is one of the possible ones. Java runner: the
+        changelog of the lookup and full-compaction producers too."""
+        return not self.disagreements and not self.sequence_mismatches and not self.changelog_disagreements
 
     @property
     def unverifiable(self) -> int:
@@ -285,31 +499,79 @@ class PaimonResult:
             "disagreements": [{"snapshot_id": c.snapshot_id,
                                "model": [dict(zip(self.columns, map(to_plain, r))) for r in c.model_rows],
                                "model_undefined_keys": [list(map(to_plain, k)) for k, _ in c.undefined],
-                               "pypaimon": [dict(zip(self.columns, map(to_plain, r))) for r in c.engine_rows]}
+                               "pypaimon": [dict(zip(self.columns, map(to_plain, r))) for r in c.engine_rows],
+                               "engine": [dict(zip(self.columns, map(to_plain, r))) for r in c.engine_rows]}
                               for c in self.disagreements],
             "sequence_mismatches": [{"input_order": r.input_order, "model": r.sequence_number,
                                      "pypaimon": r.engine_sequence_number} for r in self.sequence_mismatches],
             "steps": [{"step": s.step, "kind": s.kind, "title": s.title, "snapshot_ids": list(s.snapshot_ids),
                        "note": s.note} for s in cap.steps],
-            "notes": list(cap.notes) + ([FIRST_ROW_NOTE] if self.skips_level0 else []),
+            "notes": list(cap.notes) + ([FIRST_ROW_NOTE] if self.skips_level0 and not self.java else []),
+            "runner": cap.runner,
+            "engine_label": self.engine_label,
+            "structure": self._structure_plain(as_of_snapshot),
+            "changelog_producer": self.changelog_producer,
+            "changelog_checks": [self._changelog_plain(c) for c in self.changelog_checks
+                                 if as_of_snapshot is None or c.snapshot_ids[0] <= as_of_snapshot],
         }
+        if self.java:  # the compacted read is executed, not modelled
+            out["compacted_read_modelled"] = None
         if self.modelled:
             out["executed_rows"] = [dict(zip(self.columns, map(to_plain, r)))
                                     for r in self.predicted_rows(as_of_snapshot, executed=True)]
         return out
 
+    def _changelog_plain(self, c: "ChangelogCheck") -> dict:
+        def rows(items):
+            return [{"row_kind": k, **dict(zip(self.columns, map(to_plain, r)))} for k, r in items]
+        return {"step": c.step, "snapshot_ids": list(c.snapshot_ids), "agrees": c.agrees,
+                "model": rows(c.model), "engine": rows(c.engine)}
+
+    def _structure_plain(self, as_of_snapshot: int | None) -> dict | None:
+        """Paimon's structure at the snapshot (Java runner): sorted runs per bucket, what it added and removed,
+        deletion vectors, changelog files and rows."""
+        sid = as_of_snapshot if as_of_snapshot is not None else self.capture.last_snapshot_id
+        s = self.structures.get(sid) if sid is not None else None
+        if s is None:
+            return None
+
+        def f(x: StructureFile) -> dict:
+            return {"name": x.name, "level": x.level, "partition": list(map(to_plain, x.partition)),
+                    "min_sequence_number": x.min_sequence_number, "max_sequence_number": x.max_sequence_number,
+                    "row_count": x.row_count, "source": x.source}
+        dv = {d.data_file: d for d in s.deletion_vectors}
+        return {
+            "snapshot_id": s.snapshot_id, "commit_kind": s.commit_kind,
+            "sorted_runs": [{"partition": list(map(to_plain, part)), "runs": [
+                {"level": level, "files": list(names)} for level, names in runs]}
+                for part, runs in s.sorted_runs().items()],
+            "live": [{**f(x), "deleted_positions": list(dv[x.name].positions) if x.name in dv else []}
+                     for x in s.live],
+            "added": [f(x) for x in s.added], "deleted": [f(x) for x in s.deleted],
+            "changelog_files": [f(x) for x in s.changelog_files],
+            "deletion_vectors": [{"data_file": d.data_file, "index_file": d.index_file,
+                                  "positions": list(d.positions)} for d in s.deletion_vectors],
+            "changelog": [{"row_kind": r.row_kind, **_plain_row(r.values, self.columns)} for r in s.changelog],
+        }
+
     def to_text(self, at: Point | int | None = None, *, as_of_snapshot: int | None = None) -> str:
         if at is not None:
             as_of_snapshot = at.snapshot_id if isinstance(at, Point) else at
         plain = self.to_plain(as_of_snapshot=as_of_snapshot)
-        lines = [f"{self.scenario.display_title}  [Paimon primary-key table, pypaimon {plain['engine_version']}]",
+        engine = self.engine_label
+        lines = [f"{self.scenario.display_title}  [Paimon primary-key table, "
+                 f"{'' if self.java else 'pypaimon '}{plain['engine_version']}]",
                  f"Merge engine: {self.table.options.get('merge-engine', 'deduplicate')}; records of a key are "
                  f"ordered by {plain['ordering']}."]
         if self.modelled:
             lines += ["", "!" * 78,
-                      f"MODELLED, not executed by pypaimon: {', '.join(self.modelled_options)}.",
-                      "pypaimon ran the table without it; the decisions and predicted rows below are the "
-                      "explorer's model of what Paimon (Java) does with it.", "!" * 78]
+                      f"MODELLED, not executed by {engine}: {', '.join(self.modelled_options)}.",
+                      f"{engine} ran the table without it; the decisions and predicted rows below are the "
+                      "explorer's model of what Paimon does with it"
+                      + ("".join(f"; {name} came with {NEWER_THAN_JAVA[name]}, which no engine here runs"
+                                 if name == "sequence.snapshot-ordering" else
+                                 f"; {name} came with {NEWER_THAN_JAVA[name]} (pypaimon 2.1 runs it, Paimon 0.9 "
+                                 "ignores it)" for name in self.modelled_options if self.java) + "."), "!" * 78]
         lines.append("")
         lines.append("Snapshots:")
         for s in plain["snapshots"]:
@@ -332,30 +594,61 @@ class PaimonResult:
         for u in plain["order_undefined"]:
             options = " or ".join("no row" if r is None else _rows_text([r]) for r in u["possible_rows"])
             lines.append(f"ORDER UNDEFINED for key {u['key_text']}: {u['reason']}. A read returns {options}.")
-        lines.append(f"pypaimon read:            {_rows_text(plain['rows'])}")
-        if self.skips_level0:
+        lines.append(f"{engine + ' read:':<26}{_rows_text(plain['rows'])}")
+        structure = plain["structure"]
+        if structure:
+            lines.append(f"Paimon's structure at snapshot {structure['snapshot_id']} ({structure['commit_kind']}):")
+            for part in structure["sorted_runs"]:
+                where = f" partition {part['partition']}" if part["partition"] else ""
+                runs = "; ".join(f"L{r['level']}: {', '.join(_short(n) for n in r['files'])}" for r in part["runs"])
+                lines.append(f"  bucket 0{where}, {len(part['runs'])} sorted run(s): {runs or 'empty'}")
+            if structure["deleted"]:
+                lines.append("  this snapshot removed " + ", ".join(
+                    f"{_short(x['name'])} (L{x['level']})" for x in structure["deleted"]) + " and added " + (
+                    ", ".join(f"{_short(x['name'])} (L{x['level']}, {x['source']})" for x in structure["added"])
+                    or "nothing"))
+            for d in structure["deletion_vectors"]:
+                lines.append(f"  deletion vector on {_short(d['data_file'])}: rows {d['positions']} deleted")
+            for x in structure["changelog_files"]:
+                lines.append(f"  changelog file {_short(x['name'])} ({x['row_count']} rows)")
+            if structure["changelog"]:
+                lines.append("  changelog read: " + "; ".join(
+                    r["row_kind"] + " " + _rows_text([{c: r[c] for c in self.columns}]) for r in structure["changelog"]))
+        if self.skips_level0 and not self.java:
             lines.append("Compacted read (MODELLED; as Flink or Spark writers leave the table): "
                          f"{_rows_text(plain['compacted_read_modelled'])}")
         elif plain["merged_rows"] != plain["predicted_rows"]:
             lines.append(f"After a full compaction:  {_rows_text(plain['merged_rows'])}")
         if not self.agrees:
-            lines += ["", "#" * 78, "DISAGREEMENT: the model and pypaimon do not agree.", "#" * 78]
+            lines += ["", "#" * 78, f"DISAGREEMENT: the model and {engine} do not agree.", "#" * 78]
             for d in plain["disagreements"]:
                 lines.append(f"  after snapshot {d['snapshot_id']}:")
                 lines.append(f"    model:    {_rows_text(d['model'])}")
-                lines.append(f"    pypaimon: {_rows_text(d['pypaimon'])}")
+                lines.append(f"    {engine}: {_rows_text(d['engine'])}")
             for m in plain["sequence_mismatches"]:
                 lines.append(f"  record #{m['input_order']}: model sequence number {m['model']}, "
-                             f"pypaimon wrote {m['pypaimon']}")
+                             f"{engine} wrote {m['pypaimon']}")
+            for c in self.changelog_disagreements:
+                lines.append(f"  changelog of step {c.step} (snapshots {list(c.snapshot_ids)}):")
+                lines.append(f"    model:    {c.model}")
+                lines.append(f"    {engine}: {c.engine}")
             lines.append("#" * 78)
         else:
-            what = "what pypaimon executed" if self.modelled else "every snapshot"
-            bounded = (f"; {self.unverifiable} key read(s) had an undefined order: pypaimon returned one of the "
+            what = f"what {engine} executed" if self.modelled else "every snapshot"
+            bounded = (f"; {self.unverifiable} key read(s) had an undefined order: {engine} returned one of the "
                        "possible rows, which is modelled, not verified" if self.unverifiable else "")
-            lines.append(f"Model and pypaimon agree on {what} ({len(self.checks)} reads checked{bounded}).")
+            changes = (f", and on {len(self.changelog_checks)} changelogs" if self.changelog_checks else "")
+            lines.append(f"Model and {engine} agree on {what} ({len(self.checks)} reads checked{bounded}{changes}).")
         for n in plain["notes"]:
             lines.append(f"Note: {n}")
         return "\n".join(lines)
+
+
+def _short(name: str) -> str:
+    """A Paimon file name without its uuid's tail: data-4ab0783e-…-0.parquet → data-4ab0783e."""
+    stem = name.split(".")[0]
+    parts = stem.split("-")
+    return "-".join(parts[:2]) if len(parts) > 2 else stem
 
 
 def _rows_text(rows: list[dict]) -> str:

@@ -27,7 +27,8 @@ from explorer.paimon.options import (
     flag,
     merge_engine,
 )
-from explorer.paimon.result import FileRow, PaimonCapture, PaimonFile, PaimonResult, PaimonSnapshot
+from explorer.paimon.result import (FileRow, PaimonCapture, PaimonFile, PaimonResult, PaimonSnapshot,
+                                    attach_engine_sequences)
 from explorer.scenario.model import Scenario
 from explorer.scenario.errors import engine_reason
 
@@ -232,25 +233,7 @@ def _merge_splits_holding_retractions(splits, pq) -> bool:
 
 def _attach_engine_sequences(records: tuple[PaimonRecord, ...], files: list[PaimonFile], scenario: Scenario
                              ) -> tuple[PaimonRecord, ...]:
-    """Give each record that survived its writer's buffer the sequence number pypaimon stored for it."""
-    from dataclasses import replace
-
-    table = scenario.table
-    by_snapshot_key: dict[tuple, list[PaimonRecord]] = {}
-    for r in records:
-        if r.ignored is None and r.snapshot_id is not None:
-            by_snapshot_key.setdefault((r.snapshot_id, r.key), []).append(r)
-    survivors: dict[int, tuple[int, str]] = {}
-    for f in files:
-        for row in f.rows:
-            key = tuple(row.values.get(k) for k in table.primary_key)
-            group = by_snapshot_key.get((f.added_snapshot_id, key))
-            if not group:
-                continue
-            chosen = writer_survivor(group, table)
-            survivors[chosen.input_order] = (row.sequence_number, f.name)
-    return tuple(replace(r, engine_sequence_number=survivors[r.input_order][0], file=survivors[r.input_order][1])
-                 if r.input_order in survivors else r for r in records)
+    return attach_engine_sequences(records, files, scenario)
 
 
 def run_paimon(scenario: Scenario, **kw: Any) -> PaimonResult:

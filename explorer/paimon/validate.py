@@ -10,6 +10,7 @@ from __future__ import annotations
 from explorer.paimon.options import (
     AGGREGATE_FUNCTIONS,
     BOOLEAN_OPTIONS,
+    CHANGELOG_PRODUCERS,
     DEFAULT_BUCKETS,
     FIELD_SUFFIX,
     GROUP_SEQUENCE_TYPES,
@@ -93,7 +94,51 @@ def validate_paimon_scenario(scenario: Scenario) -> None:
                                 "rowkind.field")
         if rowkind in table.primary_key:
             raise _option_error("the row kind column cannot be part of the primary key", "rowkind.field")
+    _check_java_options(table, engine)
+    _check_compact_steps(scenario)
     _check_rows(scenario, rowkind, engine)
+
+
+def _check_java_options(table: TableSpec, engine: str) -> None:
+    """Paimon 0.9's SchemaValidation for the options only its Java library runs (deletion vectors, changelog
+    producers)."""
+    opts = table.options
+    producer = str(opts.get("changelog-producer", "none")).lower()
+    if producer not in CHANGELOG_PRODUCERS:
+        raise _option_error(f"must be one of {', '.join(CHANGELOG_PRODUCERS)}", "changelog-producer")
+    if engine == "first-row" and producer not in ("none", "lookup"):
+        raise _option_error("Paimon supports only the none and lookup changelog producers with first-row",
+                            "changelog-producer")
+    if flag(opts, "deletion-vectors.enabled"):
+        if engine == "first-row":
+            raise _option_error("first-row never deletes old data, so Paimon refuses deletion vectors on it",
+                                "deletion-vectors.enabled")
+        if producer not in ("none", "input", "lookup"):
+            raise _option_error("Paimon 0.9 supports deletion vectors only with the none, input or lookup "
+                                "changelog producer", "deletion-vectors.enabled")
+    if snapshot_ordering(opts) and (flag(opts, "deletion-vectors.enabled") or producer != "none"):
+        raise _option_error("sequence.snapshot-ordering (Paimon 2.x) is modelled on pypaimon, which runs no "
+                            "deletion vectors or changelog producers; use one or the other",
+                            "sequence.snapshot-ordering")
+
+
+def _check_compact_steps(scenario: Scenario) -> None:
+    """A Paimon compact step is a full compaction, or ``options: {full: false}`` for Paimon's own pick."""
+    for step in scenario.steps:
+        if step.kind != "compact":
+            continue
+        options = dict(getattr(step, "options", {}) or {})
+        for name, value in options.items():
+            if name != "full":
+                raise ScenarioError("a Paimon compact step takes only the option full (true or false)",
+                                    step=step.index, field=f"compact.options.{name}")
+            if str(value).strip().lower() not in ("true", "false"):
+                raise ScenarioError(f"must be true or false, got {value!r}", step=step.index,
+                                    field="compact.options.full")
+        if not getattr(step, "use_starting_sequence_number", True):
+            raise ScenarioError("use_starting_sequence_number is an Iceberg option; a Paimon compaction keeps "
+                                "every record's sequence number", step=step.index,
+                                field="compact.use_starting_sequence_number")
 
 
 def _check_option_names(table: TableSpec) -> None:

@@ -95,6 +95,27 @@ def check_paimon(scenario: Scenario) -> Check:
     return Check(scenario, len(result.checks), tuple(problems), None, time.perf_counter() - started)
 
 
+def check_paimon_java(scenario: Scenario, *, spark=None) -> Check:
+    """Run on Paimon 0.9.0's Java library; the model's rows after every snapshot against Paimon's batch read,
+    its sequence numbers, and (lookup, full-compaction) its changelog against the one Paimon wrote."""
+    from explorer.paimon.java_runner import run_paimon_java
+
+    started = time.perf_counter()
+    try:
+        result = run_paimon_java(scenario, spark=spark)
+    except EngineError as exc:
+        return Check(scenario, 0, (), refusal_reason(exc), time.perf_counter() - started)
+    problems = [f"after snapshot {c.snapshot_id}: model {list(c.model_rows)} but Paimon read "
+                f"{list(c.engine_rows)}" for c in result.disagreements]
+    problems += [f"record {r.label()} of step {r.step}: model sequence number {r.sequence_number}, Paimon "
+                 f"wrote {r.engine_sequence_number}" for r in result.sequence_mismatches]
+    problems += [f"changelog of step {c.step} (snapshots {list(c.snapshot_ids)}): model {list(c.model)} but "
+                 f"Paimon wrote {list(c.engine)}" for c in result.changelog_disagreements]
+    if result.agrees != (not problems):
+        problems.append("PaimonResult.agrees contradicts its own checks")
+    return Check(scenario, len(result.checks), tuple(problems), None, time.perf_counter() - started)
+
+
 # --------------------------------------------------------------------------------------------- shrinking
 
 

@@ -276,26 +276,43 @@ PAIMON_ENGINES = ("deduplicate", "deduplicate", "partial-update", "aggregation",
 
 
 def paimon_plain(c: Chooser, *, name: str = "random-paimon", max_steps: int = 5,
-                 avoid_known_gaps: bool = False) -> dict:
+                 avoid_known_gaps: bool = False, java: bool = False) -> dict:
     """One random Paimon primary-key scenario over the merge engines and options pypaimon implements.
 
     By default it includes the two situations the model learned from the campaign: one key written twice in
     one commit under partial-update or aggregation (the writer pre-merges them), and several writers on one
     table (equal sequence numbers, an undefined order). ``avoid_known_gaps`` still leaves both out, to compare
     a campaign with and without them.
+
+    ``java``: a scenario for Paimon's Java library (batch writers only, as one bucket takes one writer there),
+    adding what only it runs: deletion vectors, the lookup and full-compaction changelog producers, sequence
+    groups, and compactions, full or Paimon's own pick.
     """
     engine = c.choice(PAIMON_ENGINES)
     writers = c.choice(((None,), ("A",))) if avoid_known_gaps else (None, None, "A", "B")
+    if java:
+        writers = (None,)
     distinct_keys = avoid_known_gaps and engine in ("partial-update", "aggregation")
     partitioned = c.boolean()
     columns = {"pk": "int", "v": "string", "n": "long", "ts": "long"}
     options: dict[str, str] = {}
     if engine != "deduplicate":
         options["merge-engine"] = engine
-    if engine != "first-row" and c.boolean():
+    grouped = java and engine == "partial-update" and c.boolean()
+    if grouped:
+        options["fields.ts.sequence-group"] = "v"
+    elif engine != "first-row" and c.boolean():
         options["sequence.field"] = "ts"
         if c.integer(0, 3) == 0:
             options["sequence.field.sort-order"] = "descending"
+    if java:
+        producer = c.choice(("none", "none", "lookup", "full-compaction"))
+        if engine == "first-row" and producer == "full-compaction":
+            producer = "lookup"
+        if producer != "none":
+            options["changelog-producer"] = producer
+        if engine != "first-row" and producer != "full-compaction" and c.integer(0, 2) == 0:
+            options["deletion-vectors.enabled"] = "true"
     rowkind = c.integer(0, 2) == 0
     ignore_delete = False
     if rowkind:
@@ -322,8 +339,8 @@ def paimon_plain(c: Chooser, *, name: str = "random-paimon", max_steps: int = 5,
     kinds = ("+I", "+U", "-U", "-D") if (engine == "deduplicate" or ignore_delete) else ("+I", "+U")
     steps: list[dict] = []
     for _ in range(c.integer(1, max_steps)):
-        if steps and c.integer(0, 7) == 0:
-            steps.append({"compact": {}})
+        if steps and c.integer(0, 3 if java else 7) == 0:
+            steps.append({"compact": {"options": {"full": "false"}} if java and c.boolean() else {}})
             continue
         rows = []
         count = c.integer(1, 4)
@@ -408,6 +425,22 @@ def iceberg_scenarios(max_steps: int = 7):
         return parse_scenario(iceberg_plain(DrawChooser(draw), max_steps=max_steps))
 
     return build()
+
+
+def paimon_java_scenarios(max_steps: int = 5):
+    """A hypothesis strategy of valid Paimon scenarios for Paimon's Java library (``paimon_plain(java=True)``)."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def build(draw):
+        return parse_scenario(paimon_plain(DrawChooser(draw), max_steps=max_steps, java=True,
+                                           name="random-paimon-java"))
+
+    return build()
+
+
+def random_paimon_java_scenario(rng: random.Random, *, name: str = "random-paimon-java") -> Scenario:
+    return parse_scenario(paimon_plain(RandomChooser(rng), name=name, java=True))
 
 
 def paimon_scenarios(max_steps: int = 5, *, avoid_known_gaps: bool = False):

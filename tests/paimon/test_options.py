@@ -32,7 +32,12 @@ def error_of(data) -> ScenarioError:
      "table.options.sequence.field.sort-order", "ascending or descending"),
     ({"sequence.field.sort-order": "descending"}, "table.options.sequence.field.sort-order", "without"),
     ({"merge-engine": "lww"}, "table.options.merge-engine", "unknown merge-engine"),
-    ({"changelog-producer": "lookup"}, "table.options.changelog-producer", "does not model"),
+    ({"changelog-producer": "sideways"}, "table.options.changelog-producer", "must be one of"),
+    ({"full-compaction.delta-commits": "1"}, "table.options.full-compaction.delta-commits", "does not model"),
+    ({"merge-engine": "first-row", "deletion-vectors.enabled": "true"}, "table.options.deletion-vectors.enabled",
+     "first-row"),
+    ({"merge-engine": "first-row", "changelog-producer": "full-compaction"}, "table.options.changelog-producer",
+     "first-row"),
     ({"bucket": "4"}, "table.options.bucket", "one bucket"),
     ({"ignore-delete": "yes"}, "table.options.ignore-delete", "true or false"),
     ({"rowkind.field": "v"}, "table.options.rowkind.field", "string column"),
@@ -49,6 +54,21 @@ def test_invalid_options_are_refused_with_the_option_named(options, field, words
     assert err.field == field
     assert err.step is None
     assert words in err.message
+
+
+@pytest.mark.parametrize("options", [{"changelog-producer": "lookup"}, {"changelog-producer": "full-compaction"},
+                                     {"deletion-vectors.enabled": "true"},
+                                     {"merge-engine": "first-row", "changelog-producer": "lookup"}])
+def test_options_the_java_runner_executes_are_accepted(options):
+    assert parse_scenario(paimon(options)).table.options == options
+
+
+def test_a_paimon_compact_step_takes_only_full():
+    err = error_of(paimon(steps=[{"write": [{"pk": 1, "v": 1.0}]}, {"compact": {"options": {"mode": "x"}}}]))
+    assert (err.step, err.field) == (2, "compact.options.mode")
+    err = error_of(paimon(steps=[{"write": [{"pk": 1, "v": 1.0}]}, {"compact": {"options": {"full": "maybe"}}}]))
+    assert (err.step, err.field) == (2, "compact.options.full")
+    assert parse_scenario(paimon(steps=[{"write": [{"pk": 1, "v": 1.0}]}, {"compact": {"options": {"full": False}}}]))
 
 
 def test_a_bad_row_kind_names_the_step_row_and_column():

@@ -1,0 +1,188 @@
+"""Apache Paimon 0.9.0's own Java library, run in the explorer's JVM: Paimon's answers, and the model against them.
+
+The presets restate tests from Paimon's suite (FirstRowITCase, PartialUpdateMergeFunctionTest.testSequenceGroup,
+DeletionVectorITCase.testBatchReadDVTable, FullCompactionFileStoreITCase.testUpdate); each test below asserts
+what Paimon's test asserts, read from the real engine, and that the model agrees at every snapshot.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from explorer.api import load_preset, parse_scenario
+from explorer.paimon.engine import choose_runner
+from explorer.paimon.java_runner import paimon_helper, run_paimon_java
+from explorer.scenario.errors import EngineError, ScenarioError
+from explorer.testing.differential import check_paimon_java
+from explorer.testing.strategies import paimon_java_scenarios
+
+pytestmark = [pytest.mark.paimon, pytest.mark.spark]
+
+
+def rows(result, snapshot=None, *columns):
+    plain = result.to_plain(snapshot)
+    return sorted(tuple(r[c] for c in columns) for r in plain["rows"])
+
+
+def changelog(result, step):
+    """Every changelog row the snapshots of ``step`` carry, as (kind, values) pairs in read order."""
+    ids = next(s.snapshot_ids for s in result.capture.steps if s.step == step)
+    return sorted((r.row_kind, tuple(r.values.values())) for sid in ids
+                  for r in result.structures[sid].changelog)
+
+
+@pytest.fixture(scope="module")
+def presets(spark):
+    names = ["paimon-java-first-row", "paimon-java-first-row-ignore-delete", "paimon-java-sequence-group",
+             "paimon-java-deletion-vectors", "paimon-java-full-compaction-changelog"]
+    return {name: run_paimon_java(load_preset(name), spark=spark) for name in names}
+
+
+def test_every_java_preset_runs_on_paimon_0_9_and_the_model_agrees(presets):
+    for name, result in presets.items():
+        assert result.capture.runner == "java" and "Apache Paimon 0.9.0" in result.capture.engine_version
+        assert result.agrees, result.to_text()
+        assert not result.modelled and len(result.checks) == len(result.capture.snapshots)
+        assert "Paimon 0.9 (Java)" in result.to_text()
+        assert choose_runner(load_preset(name)) == "java"
+
+
+def test_first_row_streaming_read(presets):
+    """FirstRowITCase.testStreamingRead: the changelog holds +I for new keys only."""
+    result = presets["paimon-java-first-row"]
+    assert changelog(result, 1) == [("+I", (1, 1, "1")), ("+I", (2, 2, "2"))]
+    assert changelog(result, 2) == [("+I", (k, k, str(k))) for k in range(3, 8)]
+    assert changelog(result, 3) == [("+I", (8, 8, "8"))]
+    assert rows(result, None, "a", "b", "c") == [(k, k, str(k)) for k in range(1, 9)]
+    # each commit: an APPEND with a level-0 file, then the COMPACT that moves it up (first-row needs lookup)
+    assert [s.commit_kind for s in result.capture.snapshots] == ["APPEND", "COMPACT"] * 3
+    first_append = result.capture.snapshots[0].snapshot_id
+    assert rows(result, first_append, "a") == []  # a batch read skips level 0 on a first-row table
+    assert len(result.changelog_checks) == 3 and all(c.agrees for c in result.changelog_checks)
+
+
+def test_first_row_ignore_delete(presets):
+    """FirstRowITCase.testIgnoreDelete: +I (1,1,'1'), -U, +U (1,2,'2') leaves (1,1,'1')."""
+    result = presets["paimon-java-first-row-ignore-delete"]
+    assert rows(result, None, "a", "b", "c") == [(1, 1, "1")]
+    assert [c.outcome.value for d in result.decisions() for c in d.candidates] == \
+        ["first-kept", "later-ignored", "ignored"]
+
+
+def test_partial_update_sequence_group(presets):
+    """PartialUpdateMergeFunctionTest.testSequenceGroup, its part without deletes, one commit per record."""
+    result = presets["paimon-java-sequence-group"]
+    columns = ("f0", "f1", "f2", "f3", "f4", "f5", "f6")
+    snaps = [s.snapshot_id for s in result.capture.snapshots]
+    assert rows(result, snaps[1], *columns) == [(1, 2, 2, 2, 1, 1, 1)]
+    assert rows(result, snaps[2], *columns) == [(1, 2, 2, 2, 3, 3, 3)]
+
+
+def test_deletion_vectors_batch_read(presets):
+    """DeletionVectorITCase.testBatchReadDVTable: the batch read skips level 0, so snapshot 3 still shows the first
+    insert; snapshot 4 (the compaction) shows 2_1 and 3_1, with a deletion vector on the first file."""
+    result = presets["paimon-java-deletion-vectors"]
+    assert rows(result, None, "id", "name") == [(1, "111111111"), (2, "2_2"), (3, "3_1"), (4, "4_1")]
+    assert rows(result, 3, "id", "name") == [(1, "111111111"), (2, "2"), (3, "3"), (4, "4")]
+    assert rows(result, 4, "id", "name") == [(1, "111111111"), (2, "2_1"), (3, "3_1"), (4, "4")]
+    marks = result.structures[4].deletion_vectors
+    assert len(marks) == 1 and marks[0].positions == (1, 2)  # rows of keys 2 and 3 in the first file
+    first = next(f for f in result.capture.files if f.added_snapshot_id == 1)
+    assert marks[0].data_file == first.name and "index" in marks[0].index_file
+    assert "deletion vector on" in result.to_text(4)
+
+
+def test_full_compaction_changelog(presets):
+    """FullCompactionFileStoreITCase.testUpdate (row-deduplicate off): an unchanged row still gives -U/+U."""
+    result = presets["paimon-java-full-compaction-changelog"]
+    assert changelog(result, 2) == [("+I", ("1", "2", "3")), ("+I", ("4", "5", "1"))]
+    assert changelog(result, 4) == [("+U", ("1", "4", "5")), ("-U", ("1", "2", "3"))]
+    assert changelog(result, 6) == [("+U", ("1", "4", "5")), ("+U", ("4", "5", "2")),
+                                    ("-U", ("1", "4", "5")), ("-U", ("4", "5", "1"))]
+    for step in (1, 3, 5):  # the writes alone make no changelog
+        assert changelog(result, step) == []
+    # the compaction's inputs and output, as Paimon's manifests list them
+    last = result.structures[result.capture.last_snapshot_id]
+    assert {f.level for f in last.deleted} == {0, 5} and [f.level for f in last.added] == [5]
+    assert [f.source for f in last.added] == ["COMPACT"] and len(last.changelog_files) == 1
+
+
+def test_a_delete_merged_into_the_top_level_is_dropped_and_the_key_starts_again(spark):
+    """A full compaction writes to the highest level and drops -D records (dropDelete): the key is gone from
+    every file, and a later insert of the key is not compared with the dropped delete."""
+    scenario = parse_scenario({
+        "name": "drop-delete", "engine": "paimon",
+        "table": {"columns": {"pk": "int", "v": "string", "op": "string"}, "primary_key": ["pk"],
+                  "options": {"rowkind.field": "op"}},
+        "steps": [{"write": [{"pk": 1, "v": "a", "op": "+I"}, {"pk": 2, "v": "b", "op": "+I"}]},
+                  {"write": [{"pk": 2, "op": "-D"}]},
+                  "compact",
+                  {"write": [{"pk": 2, "v": "again", "op": "+I"}]}]})
+    result = run_paimon_java(scenario, spark=spark)
+    assert result.agrees, result.to_text()
+    compacted = next(s for s in result.capture.steps if s.kind == "compact").snapshot_ids[-1]
+    live = result.structures[compacted].live
+    assert [f.level for f in live] == [5]
+    stored = next(f for f in result.capture.files if f.name == live[0].name)
+    assert [(r.row_kind, r.values["pk"]) for r in stored.rows] == [("+I", 1)]  # the -D and key 2 are gone
+    assert {r.cleared_at for r in result.capture.records if r.key == (2,) and r.step < 4} == {compacted}
+    # the new writer restarts its sequence numbers from the bucket's live maximum (key 1's 0): 1, below the
+    # dropped -D's 2, and the key is back
+    again = next(r for r in result.capture.records if r.step == 4)
+    assert again.engine_sequence_number == again.sequence_number == 1
+    assert rows(result, None, "pk", "v") == [(1, "a"), (2, "again")]
+
+
+def test_a_non_full_compaction_lets_paimon_pick(spark):
+    scenario = parse_scenario({
+        "name": "pick", "engine": "paimon",
+        "table": {"columns": {"pk": "int", "v": "string"}, "primary_key": ["pk"]},
+        "steps": [{"write": [{"pk": 1, "v": "a"}]}, {"write": [{"pk": 1, "v": "b"}]},
+                  {"compact": {"options": {"full": "false"}}}]})
+    result = run_paimon_java(scenario, spark=spark)
+    compact = result.capture.steps[-1]
+    # two sorted runs are below Paimon's trigger (num-sorted-run.compaction-trigger, 5): nothing to do
+    assert compact.snapshot_ids == () and "nothing to compact" in compact.note
+    assert result.agrees and rows(result, None, "pk", "v") == [(1, "b")]
+
+
+def test_routing_sends_only_what_pypaimon_cannot_run_to_java():
+    plain = {"name": "r", "engine": "paimon", "table": {"columns": {"pk": "int", "v": "string"},
+                                                        "primary_key": ["pk"]},
+             "steps": [{"write": [{"pk": 1, "v": "a"}]}]}
+    assert choose_runner(parse_scenario(plain)) == "pypaimon"
+    assert choose_runner(parse_scenario(plain), "java") == "java"
+    compacting = parse_scenario({**plain, "steps": [*plain["steps"], "compact"]})
+    assert choose_runner(compacting) == "java"
+    with pytest.raises(ScenarioError, match="pypaimon 2.1 cannot run compact steps"):
+        choose_runner(compacting, "pypaimon")
+    assert choose_runner(load_preset("paimon-snapshot-ordering")) == "pypaimon"  # Paimon 2.x: modelled
+
+
+def test_paimon_classes_stay_out_of_sparks_class_loader(spark):
+    """The jar is opened by a child class loader: Spark and Iceberg cannot see Paimon's classes."""
+    helper = paimon_helper(spark)
+    loader = helper.getClass().getClassLoader()
+    assert loader.loadClass("org.apache.paimon.catalog.Catalog") is not None
+    spark_loader = spark._jvm.org.codehaus.janino.SimpleCompiler._java_lang_class.getClassLoader()
+    with pytest.raises(Exception, match="ClassNotFoundException"):
+        spark_loader.loadClass("org.apache.paimon.catalog.Catalog")
+
+
+def test_a_missing_jar_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("EXPLORER_PAIMON_JAR", str(tmp_path / "absent.jar"))
+    scenario = load_preset("paimon-java-sequence-group")
+    with pytest.raises(EngineError) as info:
+        run_paimon_java(scenario)
+    assert "not installed" in str(info.value) and "bash scripts/test" in str(info.value)
+    assert "python -m explorer.paimon.java_jar" in str(info.value)
+
+
+@settings(max_examples=4, deadline=None, derandomize=True, database=None, print_blob=True,
+          suppress_health_check=list(HealthCheck))
+@given(scenario=paimon_java_scenarios(max_steps=4))
+def test_model_equals_the_java_engine_at_every_snapshot_of_random_scenarios(spark, scenario):
+    check = check_paimon_java(scenario, spark=spark)
+    assert check.refusal is None, scenario.to_yaml()
+    assert not check.disagreements, "\n".join([*check.disagreements, scenario.to_yaml()])

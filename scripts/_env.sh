@@ -70,3 +70,11 @@ ensure_class_archive() {
   "$VENV/bin/python" -m explorer.iceberg.spark.class_archive >&2 || \
     echo "[setup] continuing without the class archive (Spark starts more slowly)" >&2
 }
+
+ensure_paimon_jar() {
+  # Apache Paimon 0.9.0's Java library (the Paimon Java runner, explorer/paimon/java_runner.py): pip downloads
+  # PyPI's pypaimon==0.2.0 source distribution (sha256 pinned) and only its jar goes into the explorer's cache.
+  # Nothing downloads at run time; without the jar, scenarios that need it say how to install it.
+  "$VENV/bin/python" -m explorer.paimon.java_jar || \
+    echo "[setup] could not install Paimon's Java library; Paimon scenarios that need it will say so" >&2
+}

@@ -7,13 +7,15 @@ from types import MappingProxyType
 import pytest
 
 from explorer.api import list_presets
+from explorer.paimon.engine import choose_runner
 from explorer.paimon.result import PaimonResult
 from explorer.api import parse_scenario
 from explorer.paimon.runner import capture_paimon, run_paimon
 
 pytestmark = pytest.mark.paimon
 
-PRESETS = {s.name: s for s in list_presets("paimon")}
+# pypaimon's presets; the paimon-java-* ones run on Paimon's Java library (tests/paimon/test_java_runner.py)
+PRESETS = {s.name: s for s in list_presets("paimon") if choose_runner(s) == "pypaimon"}
 MODELLED_PRESETS = {"paimon-snapshot-ordering", "paimon-sequence-groups"}
 
 

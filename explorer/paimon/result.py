@@ -481,7 +481,8 @@ class PaimonResult:
                        "row_count": f.row_count,
                        "rows": [{"sequence_number": r.sequence_number, "row_kind": r.row_kind,
                                  **_plain_row(r.values, self.columns)} for r in f.rows]}
-                      for f in cap.files if as_of_snapshot is None or f.added_snapshot_id <= as_of_snapshot],
+                      for f in cap.files if not f.changelog
+                      and (as_of_snapshot is None or f.added_snapshot_id <= as_of_snapshot)],
             "decisions": [_decision_plain(d, self.table) for d in decisions],
             "rows": [dict(zip(self.columns, map(to_plain, r))) for r in (engine or ())],
             "predicted_rows": [dict(zip(self.columns, map(to_plain, r)))
@@ -602,11 +603,18 @@ class PaimonResult:
                 where = f" partition {part['partition']}" if part["partition"] else ""
                 runs = "; ".join(f"L{r['level']}: {', '.join(_short(n) for n in r['files'])}" for r in part["runs"])
                 lines.append(f"  bucket 0{where}, {len(part['runs'])} sorted run(s): {runs or 'empty'}")
-            if structure["deleted"]:
-                lines.append("  this snapshot removed " + ", ".join(
-                    f"{_short(x['name'])} (L{x['level']})" for x in structure["deleted"]) + " and added " + (
-                    ", ".join(f"{_short(x['name'])} (L{x['level']}, {x['source']})" for x in structure["added"])
-                    or "nothing"))
+            added = {x["name"]: x for x in structure["added"]}
+            moved = [(x, added[x["name"]]) for x in structure["deleted"] if x["name"] in added]
+            for old, new in moved:
+                lines.append(f"  compaction moved {_short(old['name'])} from L{old['level']} to L{new['level']} "
+                             "(an upgrade: the file is not rewritten)")
+            merged = [x for x in structure["deleted"] if x["name"] not in added]
+            if merged:
+                written = [x for x in structure["added"] if x["name"] not in {o["name"] for o, _ in moved}]
+                lines.append("  compaction merged " + ", ".join(
+                    f"{_short(x['name'])} (L{x['level']}, {x['row_count']} rows)" for x in merged) + " into " + (
+                    ", ".join(f"{_short(x['name'])} (L{x['level']}, {x['row_count']} rows)" for x in written)
+                    or "nothing (every record was dropped)"))
             for d in structure["deletion_vectors"]:
                 lines.append(f"  deletion vector on {_short(d['data_file'])}: rows {d['positions']} deleted")
             for x in structure["changelog_files"]:

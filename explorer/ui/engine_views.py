@@ -225,7 +225,8 @@ class PaimonViews:
         def engine() -> go.Figure | None:
             rows = result.engine_rows(key)
             return None if rows is None else F.rows_table_figure(
-                [dict(zip(columns, r)) for r in rows], columns, f"What pypaimon read at snapshot {key}", "engine-rows")
+                [dict(zip(columns, r)) for r in rows], columns, f"What {getattr(result, 'engine_label', 'pypaimon')} read at snapshot {key}",
+                "engine-rows")
 
         build: dict[str, Callable[[], go.Figure | None]] = {
             "decisions": lambda: F.rows_table_figure(decisions, dec_cols, f"Merge decisions per key at snapshot "
@@ -246,10 +247,13 @@ class PaimonViews:
 
     def check(self, result, key: int) -> Check:
         bad = [c.snapshot_id for c in result.disagreements]
+        engine = getattr(result, "engine_label", "pypaimon")
         if result.agrees:
-            return Check(True, "Model and pypaimon agree after every commit")
-        return Check(False, f"MODEL AND PYPAIMON DISAGREE at snapshots {bad}"
-                     + (" and on sequence numbers" if result.sequence_mismatches else ""))
+            return Check(True, f"Model and {engine} agree after every commit"
+                         + (" and on every changelog" if getattr(result, "changelog_checks", ()) else ""))
+        return Check(False, f"MODEL AND {engine.upper()} DISAGREE at snapshots {bad}"
+                     + (" and on sequence numbers" if result.sequence_mismatches else "")
+                     + (" and on the changelog" if getattr(result, "changelog_disagreements", ()) else ""))
 
     def caption(self, result, key: int) -> str:
         snap = next(s for s in result.capture.snapshots if s.snapshot_id == key)

@@ -29,7 +29,9 @@ CHAPTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("11", ("v3-row-lineage-through-compaction",)),
     ("07", ("branch-and-fast-forward", "branch-commit-skips-main-sequence", "cherry-pick", "rollback-then-append")),
     ("04", ("paimon-late-arriving-event", "paimon-snapshot-ordering", "paimon-rowkind-delete-and-update",
-            "paimon-sequence-tie", "paimon-multi-field-sequence", "paimon-partial-update", "paimon-sequence-groups")),
+            "paimon-sequence-tie", "paimon-multi-field-sequence", "paimon-partial-update", "paimon-sequence-groups",
+            "paimon-java-sequence-group", "paimon-java-first-row", "paimon-java-first-row-ignore-delete")),
+    ("12", ("paimon-java-full-compaction-changelog", "paimon-java-deletion-vectors")),
 )
 INTERNAL_PREFIX = "regression-"
 MORE = "more"  # the group of presets no chapter runs

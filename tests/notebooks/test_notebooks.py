@@ -497,19 +497,26 @@ def test_12_paimon_beside_iceberg_executes(kernel_env, tmp_path):
     assert files == {"D1": "data", "D2": "data", "E1": "equality_deletes", "E2": "equality_deletes"}, text
     assert "Iceberg E1 x D2: 2 < 2 -> ignored-by-sequence" in text and "Iceberg E1 x D1: 1 < 2 -> applies" in text
     assert "Spark reads: [(1, 'a2')]" in text
-    # Paimon: no delete file, every record on level 0 with its sequence number and row kind; the merge drops key 2.
+    # Paimon: no delete file, every record on level 0 with its sequence number and row kind; the merge drops key 2,
+    # and the full compaction (Paimon 0.9's Java library) writes one level-5 file without the -D or key 2.
     paimon = re.findall(r"^Paimon file of snapshot (\d+): level (\d+): (.*)$", text, flags=re.MULTILINE)
     assert paimon == [("1", "0", "(seq 0, +I, id 1), (seq 1, +I, id 2)"), ("2", "0", "(seq 2, +U, id 1)"),
-                      ("3", "0", "(seq 3, -D, id 2)")], text
+                      ("3", "0", "(seq 3, -D, id 2)"), ("4", "5", "(seq 2, +U, id 1)")], text
     assert "Paimon reads: [(1, 'a2')]" in text
-    assert re.search(r"^step 4 \(compact\): pypaimon 2\.1\.0 has no compaction API, so no snapshot was made",
-                     text, flags=re.MULTILINE)
-    # Iceberg 1.10's changelog scan refuses delete files; the explorer does not run changelog-producer.
+    assert re.search(r"compaction merged data-\w+ \(L0, 2 rows\), data-\w+ \(L0, 1 rows\), data-\w+ \(L0, 1 rows\) "
+                     r"into data-\w+ \(L5, 1 rows\)", text), text
+    # Iceberg 1.10's changelog scan refuses delete files; Paimon's producers run on its Java library.
     assert "Spark refused:" in text and "Delete files are currently not supported in changelog scans" in text
-    assert "explorer: field 'table.options.changelog-producer'" in text
-    # Sequence groups: modelled (pypaimon refuses them), and the model differs from the run without them.
-    assert "modelled: True" in text
-    assert "modelled with groups: [('a-v2', 'b-v2')]" in text and "engine run without groups: [('a-v1', 'b-v1')]" in text
+    assert "step 2 (Update key 1): [('-U', 1, 'a'), ('+U', 1, 'a2')]" in text
+    assert "step 3 (Delete key 2): [('-D', 2, 'b')]" in text
+    assert ("compaction of step 6: [('-U', '1', '4', '5'), ('+U', '1', '4', '5'), ('-U', '4', '5', '1'), "
+            "('+U', '4', '5', '2')] (model agrees: True)") in text  # FullCompactionFileStoreITCase.testUpdate
+    # Sequence groups and deletion vectors, executed (DeletionVectorITCase.testBatchReadDVTable)
+    assert "engine: Apache Paimon 0.9.0 (Java) | modelled: False" in text
+    assert "read with groups: [('a-v2', 'b-v2')]" in text
+    assert "snapshot 3 (APPEND): read [(1, '111111111'), (2, '2'), (3, '3'), (4, '4')]" in text
+    assert ("snapshot 4 (COMPACT): read [(1, '111111111'), (2, '2_1'), (3, '3_1'), (4, '4')]; "
+            "deletion vectors [[1, 2]]") in text
     assert_figures_offline(nb, at_least=1)
 
 

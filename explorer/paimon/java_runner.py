@@ -214,8 +214,9 @@ def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = No
                 if step.kind == "compact":
                     helper.compact(run_id, compact_full(step))
                 else:
-                    if writer is None:  # a batch writer restores the bucket's live max sequence number
-                        restarts[step.index] = dict(live_max)
+                    # a writer restores the bucket's live max sequence number when it first writes to it (a
+                    # batch writer at every step, a named one once per partition)
+                    restarts[step.index] = dict(live_max)
                     rows = [[_to_java(types[c], r.get(c)) for c in columns] for r in step.rows]
                     kinds = [(r.get(rowkind) if rowkind else None) or "+I" for r in step.rows]
                     helper.write(run_id, writer, rows, kinds)

@@ -237,9 +237,7 @@ class PaimonViews:
             "snapshots": lambda: F.rows_table_figure(plain["snapshots"], ["snapshot_id", "commit_kind", "step",
                                                                           "writer", "label"], "Snapshots",
                                                      "snapshots"),
-            "files": lambda: F.rows_table_figure(plain["files"], ["name", "level", "added_snapshot_id",
-                                                                  "min_sequence_number", "max_sequence_number",
-                                                                  "row_count"], "Files", "files"),
+            "files": lambda: _paimon_files_figure(plain),
             "timeline": timeline,
             "engine_rows": engine,
         }
@@ -382,6 +380,24 @@ class DuckLakeViews:
                                decided_by=None if f.deleted_by is None else f"X{f.deleted_by}",
                                rule="position delete" if f.deleted_by is not None else None, reason=f.reason)
                 for f in result.fates(key)]
+
+
+def _paimon_files_figure(plain: dict) -> go.Figure:
+    """Paimon's files: with the Java runner, the bucket's live files at this snapshot with their levels (and the
+    rows a deletion vector deletes) and the snapshot's changelog files; with pypaimon, every file written."""
+    structure = plain.get("structure")
+    if not structure:
+        return F.rows_table_figure(plain["files"], ["name", "level", "added_snapshot_id", "min_sequence_number",
+                                                    "max_sequence_number", "row_count"], "Files", "files")
+    rows = [{"file": f["name"], "level": f["level"], "written by": f["source"], "sequence numbers":
+             f"{f['min_sequence_number']}–{f['max_sequence_number']}", "rows": f["row_count"],
+             "deletion vector": ", ".join(map(str, f["deleted_positions"])) or "–"} for f in structure["live"]]
+    rows += [{"file": f["name"], "level": "changelog", "written by": f["source"], "sequence numbers":
+              f"{f['min_sequence_number']}–{f['max_sequence_number']}", "rows": f["row_count"],
+              "deletion vector": "–"} for f in structure["changelog_files"]]
+    return F.rows_table_figure(rows, ["file", "level", "written by", "sequence numbers", "rows", "deletion vector"],
+                               f"Live files of bucket 0 at snapshot {structure['snapshot_id']} "
+                               f"({structure['commit_kind']}), Paimon 0.9", "files")
 
 
 ENGINE_VIEWS: dict[str, EngineViews] = {"iceberg": IcebergViews(), "paimon": PaimonViews(), "delta": DeltaViews(),

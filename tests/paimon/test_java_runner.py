@@ -186,3 +186,16 @@ def test_model_equals_the_java_engine_at_every_snapshot_of_random_scenarios(spar
     check = check_paimon_java(scenario, spark=spark)
     assert check.refusal is None, scenario.to_yaml()
     assert not check.disagreements, "\n".join([*check.disagreements, scenario.to_yaml()])
+
+
+def test_the_apps_files_view_shows_levels_and_deletion_vectors(presets):
+    from explorer.ui.engine_views import ENGINE_VIEWS
+
+    views = ENGINE_VIEWS["paimon"]
+    result = presets["paimon-java-deletion-vectors"]
+    table = views.figures(result, 4, only=["files"])["files"]
+    cells = [list(column) for column in table.data[0].cells.values]
+    assert "Live files of bucket 0 at snapshot 4 (COMPACT), Paimon 0.9" in table.layout.title.text
+    assert "1, 2" in [str(c) for c in cells[5]]  # the deletion vector on the first file
+    assert {str(c) for c in cells[1]} <= {"5", "4", "3", "2", "1", "changelog"}
+    assert views.check(result, 4).text.startswith("Model and Paimon 0.9 (Java) agree")

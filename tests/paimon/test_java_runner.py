@@ -155,8 +155,10 @@ def test_routing_sends_only_what_pypaimon_cannot_run_to_java():
     assert choose_runner(parse_scenario(plain), "java") == "java"
     compacting = parse_scenario({**plain, "steps": [*plain["steps"], "compact"]})
     assert choose_runner(compacting) == "java"
-    with pytest.raises(ScenarioError, match="pypaimon 2.1 cannot run compact steps"):
-        choose_runner(compacting, "pypaimon")
+    assert choose_runner(compacting, "pypaimon") == "pypaimon"  # forced: the compaction becomes a note
+    dv = parse_scenario({**plain, "table": {**plain["table"], "options": {"deletion-vectors.enabled": "true"}}})
+    with pytest.raises(ScenarioError, match="pypaimon 2.1 cannot run deletion-vectors.enabled"):
+        choose_runner(dv, "pypaimon")
     assert choose_runner(load_preset("paimon-snapshot-ordering")) == "pypaimon"  # Paimon 2.x: modelled
 
 

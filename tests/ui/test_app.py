@@ -303,7 +303,8 @@ def test_real_run_predict_mode(spark):
 
 
 @pytest.mark.paimon
-def test_real_paimon_run_uses_the_paimon_views():
+def test_real_paimon_run_uses_the_paimon_views(monkeypatch):
+    monkeypatch.setenv("EXPLORER_PAIMON_RUNNER", "pypaimon")  # pypaimon's view: its compaction is a note
     app = explore("paimon-late-arriving-event")
     result = app.run()
     assert result is not None and result.engine == "paimon" and app.error_text == ""

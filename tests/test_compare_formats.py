@@ -65,3 +65,15 @@ def test_the_cli_prints_the_comparison_and_refuses_a_history_other_formats_lack(
     assert main(["compare-formats", "compaction-starting-sequence"]) == 2
     err = capsys.readouterr().err
     assert "step" in err and "compact" in err and "Traceback" not in err
+
+
+@pytest.mark.delta
+def test_the_app_view_shows_every_run_and_says_what_was_not_executed():
+    from explorer.ui.formats import comparison_html
+
+    cmp = compare_formats("changelog-sequence-b", engines=["delta"])
+    html = comparison_html(cmp)
+    assert html.count('data-role="formats-run"') == 1 and 'data-role="formats-changelog"' in html
+    assert "Final rows equal in every executed format (1 runs)" in html
+    assert 'data-role="formats-not-executed"' in html and "Apache Hudi" in html
+    assert "update_postimage" in html and "Checked against the capture: agrees." in html

@@ -16,13 +16,16 @@ from explorer.ui.common import error_html, escape
 HISTORIES = {"seed-delete-insert-delete": "Seed story: delete at 4, insert at 5, delete at 6",
              "changelog-sequence-a": "Changelog seed, sequence A: insert, then MERGE",
              "changelog-sequence-b": "Changelog seed, sequence B: MERGE, then the same MERGE"}
-_CELL = "border:1px solid #ddd;padding:3px 6px;vertical-align:top;font-size:12px"
+_CELL = "border:1px solid #ddd;padding:3px 6px;vertical-align:top;font-size:12px;line-height:1.35"
+_WIDTHS = {"Format": "9%", "Run on": "14%", "Clock": "19%", "How a delete finds its rows": "14%",
+           "Final rows": "14%", "Changelog": "30%"}
 _CHANGE_COLOURS = {"insert": "#e8f5e9", "delete": "#ffebee", "update_preimage": "#fff8e1",
                    "update_postimage": "#e3f2fd"}
 
 
 def _table(heads: list[str], rows: list[list[str]], *, role: str) -> str:
-    head = "".join(f'<th style="{_CELL};background:#f5f5f5;text-align:left">{escape(h)}</th>' for h in heads)
+    head = "".join(f'<th style="{_CELL};background:#f5f5f5;text-align:left;width:{_WIDTHS.get(h, "auto")}">'
+                   f'{escape(h)}</th>' for h in heads)
     body = "".join("<tr>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in row) + "</tr>" for row in rows)
     return f'<table data-role="{role}" style="border-collapse:collapse;width:100%"><tr>{head}</tr>{body}</table>'
 
@@ -32,7 +35,11 @@ def comparison_html(comparison) -> str:
     plain = comparison.to_plain()
     heads = ["Format", "Run on", "Clock", "How a delete finds its rows", "Final rows", "Changelog"]
     keys = ["format", "variant", "clock", "deletes", "final rows", "changelog"]
-    summary = _table(heads, [[escape(r[k]) for k in keys] for r in comparison.table_rows()], role="formats-table")
+    skipped = {name for name, _ in comparison.not_executed}
+    summary = _table(heads, [[escape(r[k]) for k in keys] for r in comparison.table_rows()
+                             if r["format"] not in skipped], role="formats-table")
+    summary += "".join(f'<div data-role="formats-not-executed" style="font-size:12px;margin-top:4px"><b>'
+                       f'{escape(name)}</b>: {escape(why)}</div>' for name, why in comparison.not_executed)
     verdict = ('<div data-role="formats-verdict" style="border-left:4px solid #2e7d32;padding:6px 10px;'
                f'background:#e8f5e9">Final rows equal in every executed format ({len(comparison.executed)} runs), '
                'and equal to the history replayed.</div>' if comparison.final_rows_equal else
@@ -69,7 +76,7 @@ def comparison_html(comparison) -> str:
             f'{checked}</div>{changes}{notes}</div>')
     grid = (f'<div style="display:grid;grid-template-columns:repeat({max(1, len(columns))}, minmax(0, 1fr));'
             f'gap:12px;margin-top:10px">{"".join(columns)}</div>')
-    return verdict + summary + grid
+    return f'<div style="line-height:1.35">{verdict}{summary}{grid}</div>'
 
 
 class FormatsApp:

@@ -205,6 +205,16 @@ def history_engines() -> tuple[RunsHistories, ...]:
     return tuple(e for e in engines if isinstance(e, RunsHistories))
 
 
+# The module that writes exported pages (presentation). Named as text, like the engines above, so a result's
+# ``to_html`` works while the pure core and the engines import nothing of the UI (the layer contracts hold).
+_PAGES = "explorer.ui.export"
+
+
+def write_page(obj: Any, path: Any, **options: Any) -> Any:
+    """Write ``obj`` (a result, a comparison) as one self-contained HTML page; see explorer.ui.export."""
+    return importlib.import_module(_PAGES).write_page(obj, path, **options)
+
+
 def safe_default() -> bool:
     """Whether safe mode is on when nobody says: ``EXPLORER_SAFE`` (1/0) if set, else on inside a voila kernel
     (voila gives its kernels ``VOILA_*`` variables), else off (a notebook already runs any code)."""

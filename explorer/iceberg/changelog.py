@@ -669,6 +669,12 @@ class CompareResult:
             "notes": {p.value: n for p, n in self.notes.items()},
         }
 
+    def to_html(self, path):
+        """Write this comparison as one self-contained HTML page (every changelog view as a tab, offline)."""
+        from explorer.engine import write_page
+
+        return write_page(self, path)
+
     def to_text(self) -> str:
         la, lb = self.label_a, self.label_b
         lines = [f"{la}: {self.a.scenario.display_title}", f"{lb}: {self.b.scenario.display_title}"]

@@ -233,6 +233,14 @@ class IcebergResult:
 
     # ---------------------------------------------------------------------------------------- text form
 
+    def to_html(self, path, *, predict: bool = False):
+        """Write this run as one self-contained HTML page (slider, caption, check and every tab, as the app shows
+        them after Run; plotly.js and the data inline, so it works offline from a file). ``predict``: the page
+        opens with the answer hidden until Reveal. Returns the path."""
+        from explorer.engine import write_page
+
+        return write_page(self, path, predict=predict)
+
     def to_text(self, at: Point | int | None = None, *, snapshot_id: int | None = None, ref: str | None = None,
                 as_of_sequence_number: int | None = None) -> str:
         """A plain-text report: snapshots, files, decisions, final rows, and a loud block on disagreement."""

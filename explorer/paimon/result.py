@@ -555,6 +555,14 @@ class PaimonResult:
             "changelog": [{"row_kind": r.row_kind, **_plain_row(r.values, self.columns)} for r in s.changelog],
         }
 
+    def to_html(self, path, *, predict: bool = False):
+        """Write this run as one self-contained HTML page (slider, caption, check and every tab, as the app shows
+        them after Run; plotly.js and the data inline, so it works offline from a file). ``predict``: the page
+        opens with the answer hidden until Reveal. Returns the path."""
+        from explorer.engine import write_page
+
+        return write_page(self, path, predict=predict)
+
     def to_text(self, at: Point | int | None = None, *, as_of_snapshot: int | None = None) -> str:
         if at is not None:
             as_of_snapshot = at.snapshot_id if isinstance(at, Point) else at

@@ -12,7 +12,7 @@ field, and the app stays usable.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,8 +25,8 @@ from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
 from explorer.api import parse_scenario, scenario_from_yaml
 from explorer.scenario.model import MODIFIERS, STEP_KINDS, Scenario, read_yaml
 from explorer.scenario.values import plain_row
-from explorer.ui.common import error_html, escape
-from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow, quiet_steps, step_of, trailing_quiet_steps
+from explorer.ui.common import error_html, escape, story_html
+from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow, ResultViews
 from explorer.ui.open_table import OpenTableView
 from explorer.ui.preset_menu import menu as preset_menu
 from explorer.ui.timetravel import PANELS, SnapshotView, TimeTravel
@@ -266,6 +266,11 @@ class App(traitlets.HasTraits):
         self._yaml_failed: ExplorerError | None = None  # the last Load YAML's error, until a scenario is loaded
         self.observe(lambda _: self._draw_error(), "error")
         self.w_banner = W.HTML("")
+        # Export page: the result on screen as one offline HTML file (explorer/ui/export.py), offered as a download
+        self.w_export_page = W.Button(description="Export page", icon="download", disabled=True,
+                                      tooltip="the run as one HTML file that works offline, without a kernel")
+        self.w_export_page.on_click(lambda _: self._export_page_clicked())
+        self.w_export_link = W.HTML("")
         # table settings
         self.w_name = W.Text(description="Name")
         self.w_columns = W.Text(description="Columns", layout=W.Layout(width="420px"))
@@ -314,7 +319,8 @@ class App(traitlets.HasTraits):
         self.observe(lambda _: self._draw_story(), ("title", "description", "story_note", "predict_mode", "score"))
         self.widget = W.VBox([
             self.w_story,
-            W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label],
+            W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label,
+                    self.w_export_page, self.w_export_link],
                    layout=W.Layout(flex_flow="row wrap", align_items="center")),
             self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor, self.w_open_table,
             self.w_formats],
@@ -371,6 +377,38 @@ class App(traitlets.HasTraits):
         self._loaded = scenario
         self.preset = scenario.name if self._presets.get(scenario.name) == scenario else None
         self.w_editor.selected_index = 0
+
+    @traitlets.observe("result")
+    def _result_changed(self, change) -> None:
+        self.w_export_page.disabled = change["new"] is None
+        self.w_export_link.value = ""
+
+    def export_page(self, path=None):
+        """The Export page button's twin: the result on screen as one self-contained HTML page (as
+        ``explorer export`` writes it; in predict mode the page hides the answer until Reveal). Written to
+        ``path`` when given (returns the path), else returned as text."""
+        from explorer.ui.export import page_html, run_page, write_page
+
+        if self.result is None:
+            self._show_error(ScenarioError("run the scenario first", field="export"))
+            return None
+        name = self.result.scenario.name if getattr(self.result, "scenario", None) is not None else "table"
+        options = {"predict": self.predict_mode, "source": f"the explorer app ({name})"}
+        if path is not None:
+            return write_page(self.result, path, **options)
+        return page_html(run_page(self.result, **options))
+
+    def _export_page_clicked(self) -> None:
+        import base64
+
+        text = self.export_page()
+        if text is None:
+            return
+        name = self.result.scenario.name if getattr(self.result, "scenario", None) is not None else "table"
+        data = base64.b64encode(text.encode("utf-8")).decode("ascii")
+        self.w_export_link.value = (f'<a download="{escape(name)}.html" href="data:text/html;base64,{data}" '
+                                    f'style="font-weight:600">⬇ {escape(name)}.html</a> '
+                                    f'<small>({len(text) / 1e6:.1f} MB, works offline)</small>')
 
     @traitlets.observe("preset")
     def _preset_chosen(self, change) -> None:
@@ -770,22 +808,11 @@ class App(traitlets.HasTraits):
         self.result = result
         self.score = None
         self.w_predict_box.children = ()  # an old score names rows of the old result: never leave it up
-        views = ENGINE_VIEWS[result.engine]
-        self.snapshot_options = views.snapshot_options(result)
-        last_key = self.snapshot_options[-1][1]
-        self._checks = {last_key: views.check(result, last_key)}
-
-        def view_of(label: str, key: int, only: Collection[str] | None = None) -> SnapshotView:
-            if key not in self._checks:
-                self._checks[key] = views.check(result, key)
-            check = self._checks[key]
-            # A step that made no snapshot is said beside the snapshot that follows it (or the last one).
-            notes = " ".join(filter(None, (quiet_steps(result, key),
-                                           trailing_quiet_steps(result) if key == last_key else "")))
-            return SnapshotView(key=key, label=label, caption=" ".join(filter(None, (views.caption(result, key),
-                                                                                     notes))),
-                                check_text=check.text, agrees=check.agrees,
-                                figures=views.figures(result, key, only), step=step_of(result, key))
+        presenter = ResultViews(result)  # the views an exported page shows too (explorer/ui/export.py)
+        self.snapshot_options = presenter.options
+        self._checks = presenter.checks
+        presenter.check(presenter.last_key)
+        view_of = presenter.snapshot
 
         if self.predict_mode:
             self._snapshots = [view_of(*o) for o in self.snapshot_options]
@@ -1013,17 +1040,6 @@ class App(traitlets.HasTraits):
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def story_html(title: str | None, description: str | None, *, note: str = "") -> str:
-    """The story above the app: the scenario's title and its description rendered as Markdown, then a note in
-    italics (the story hidden in predict mode, or edited since)."""
-    import mistune
-
-    head = f"<h3 style='margin:4px 0'>{escape(title)}</h3>" if title else ""
-    body = mistune.create_markdown(escape=True)(description) if description else ""  # raw HTML stays text
-    tail = f"<p class='sx-story-note' style='color:#6d4c41;font-style:italic'>{escape(note)}</p>" if note else ""
-    return f"<div class='sx-story' style='max-width:100%'>{head}{body}{tail}</div>"
 
 
 def progress_html(text: str, timings: Mapping[str, float]) -> str:

@@ -96,6 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
     p_orders.add_argument("--preset", help="name of a built-in scenario (see `explorer presets`)")
     p_orders.add_argument("--json", action="store_true", help="print the histories as JSON (stable contract)")
 
+    p_export = sub.add_parser("export", parents=[spark_opts],
+                              help="write a run as one self-contained HTML page that works offline")
+    p_export.add_argument("source", help="a preset name, a scenario YAML file, a kept table's folder "
+                                         "(explorer run --warehouse / --keep-warehouse) or CATALOG.NAMESPACE.TABLE")
+    p_export.add_argument("--output", "-o", required=True, metavar="FILE", help="the HTML file to write")
+    p_export.add_argument("--predict", action="store_true",
+                          help="the page opens in predict mode: the answer stays hidden until Reveal")
+    p_export.add_argument("--compare", metavar="B", default=None,
+                          help="export the changelog comparison of SOURCE (history A) and B instead of one run")
+
     p_presets = sub.add_parser("presets", help="list the built-in scenarios")
     p_presets.add_argument("--json", action="store_true")
     p_presets.add_argument("--engine", choices=["iceberg", "paimon"], default=None)
@@ -154,6 +164,8 @@ def _dispatch(args: argparse.Namespace) -> int:
                                   ref=args.ref)
         _emit(explanation, args.json)
         return EXIT_OK if explanation.agrees is not False else EXIT_DISAGREE
+    if args.command == "export":
+        return _cmd_export(args)
     if args.command == "presets":
         return _cmd_presets(args)
     if args.command == "validate":
@@ -312,6 +324,68 @@ def _cmd_orders(args) -> int:
     if not result.agrees:
         return EXIT_DISAGREE
     return EXIT_EXPECT if result.violations else EXIT_OK
+
+def _cmd_export(args) -> int:
+    """``explorer export``: run (or read) the source, then write its page; exit 3 when the page shows a
+    disagreement (the page is written all the same, with its red banner)."""
+    from pathlib import Path
+
+    from explorer.engine import write_page
+    from explorer.scenario.errors import ScenarioError
+
+    output = Path(args.output)
+    if output.is_dir():
+        raise ScenarioError(f"{output} is a folder; give the HTML file to write, e.g. {output / 'page.html'}",
+                            field="output")
+    if not output.parent.is_dir():
+        raise ScenarioError(f"the folder {output.parent} does not exist", field="output")
+    if args.compare is not None:
+        from explorer.changelog_api import compare
+
+        if args.predict:
+            raise ScenarioError("predict mode is for one run, not for a comparison", field="predict")
+        result = compare(_resolve(args.source), _resolve(args.compare))
+        write_page(result, output, source=f"{args.source} vs {args.compare}")
+        print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
+        return EXIT_OK
+    result, source = _export_source(args.source)
+    write_page(result, output, predict=args.predict, source=source)
+    print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
+    agrees = result.agrees() if callable(result.agrees) else result.agrees
+    return EXIT_OK if agrees is not False else EXIT_DISAGREE
+
+
+def _export_source(text: str):
+    """What ``explorer export`` shows: a scenario run (preset or YAML file), or an existing table read through
+    ``explorer inspect`` (a kept table's folder, a warehouse holding one table, or CATALOG.NAMESPACE.TABLE)."""
+    import re
+    from pathlib import Path
+
+    from explorer.api import inspect, preset_paths, run
+    from explorer.scenario.errors import ScenarioError
+
+    path = Path(text)
+    if path.is_dir():
+        tables = [path] if (path / "metadata").is_dir() else sorted(
+            p.parent for p in path.glob("*/*/metadata") if p.is_dir())
+        if len(tables) != 1:
+            found = ", ".join(str(t) for t in tables[:5]) or "none"
+            raise ScenarioError(f"{path} is not a kept table's folder (one with metadata/ inside) nor a warehouse "
+                                f"holding exactly one table (tables found: {found})", field="source")
+        from explorer.iceberg.spark.warehouse import use_warehouse
+
+        table = tables[0]
+        spark, catalog = use_warehouse(table.parent.parent)
+        name = f"{catalog}.{table.parent.name}.{table.name}"
+        return inspect(name, spark=spark), f"the kept table {table}"
+    if path.is_file() or text in preset_paths():
+        scenario = _resolve(text)
+        kind = "preset" if text in preset_paths() and not path.is_file() else "scenario file"
+        return run(scenario, progress=_stderr_progress(len(scenario.steps))), f"{kind} {text}"
+    if re.fullmatch(r"[A-Za-z_][\w$]*(\.[A-Za-z_][\w$]*){2,}", text) and not text.endswith((".yaml", ".yml")):
+        return inspect(text), f"the table {text}"
+    _resolve(text)  # raises the message naming the closest preset
+    raise AssertionError(text)
 
 
 def _stderr_progress(total: int):

@@ -1,4 +1,5 @@
-"""Small pieces every widget view shares: HTML escaping, the error line, and swapping a box's children."""
+"""Small pieces every view shares (the app, the compare view, exported pages): HTML escaping, the error line,
+the story above a result, and swapping a box's children."""
 
 from __future__ import annotations
 
@@ -26,3 +27,14 @@ def replace_children(box, new) -> None:
     for widget in old:
         if id(widget) not in keep:
             widget.close()
+
+
+def story_html(title: str | None, description: str | None, *, note: str = "") -> str:
+    """The story above the app: the scenario's title and its description rendered as Markdown, then a note in
+    italics (the story hidden in predict mode, or edited since)."""
+    import mistune
+
+    head = f"<h3 style='margin:4px 0'>{escape(title)}</h3>" if title else ""
+    body = mistune.create_markdown(escape=True)(description) if description else ""  # raw HTML stays text
+    tail = f"<p class='sx-story-note' style='color:#6d4c41;font-style:italic'>{escape(note)}</p>" if note else ""
+    return f"<div class='sx-story' style='max-width:100%'>{head}{body}{tail}</div>"

@@ -124,14 +124,7 @@ class CompareApp:
     def _render(self) -> None:
         self.figure = _compare_figure(self.result, self.view)
         replace_children(self.w_figure, [go.FigureWidget(self.figure)])
-        diffs = self.result.differences.get(self.view, ())
-        state = "EQUAL" if self.result.final_states_equal else "DIFFERENT"
-        entries = "entry" if len(diffs) == 1 else "entries"
-        lines = [f"Final tables: {state}. View '{self.view.value}': {len(diffs)} differing row {entries}."]
-        note = self.result.notes.get(self.view)
-        if note:
-            lines.append(note)
-        lines += [d.reason for d in diffs]
+        lines = summary_lines(self.result, self.view)
         self.summary_text = "\n".join(lines)
         items = "".join(f"<li>{escape(line)}</li>" for line in lines[1:])
         self.w_summary.value = f"<b>{escape(lines[0])}</b><ul>{items}</ul>"
@@ -139,6 +132,19 @@ class CompareApp:
     def _show_error(self, exc: ExplorerError) -> None:
         self.error_text = str(exc)
         self.w_error.value = error_html(exc)
+
+
+def summary_lines(result, view: Projection) -> list[str]:
+    """What the compare view says under its figure for one changelog view (the app and an exported page): the
+    headline first, then the view's note and each differing row entry's reason."""
+    diffs = result.differences.get(view, ())
+    state = "EQUAL" if result.final_states_equal else "DIFFERENT"
+    entries = "entry" if len(diffs) == 1 else "entries"
+    lines = [f"Final tables: {state}. View '{view.value}': {len(diffs)} differing row {entries}."]
+    note = result.notes.get(view)
+    if note:
+        lines.append(note)
+    return lines + [d.reason for d in diffs]
 
 
 def _compare_figure(result, view):

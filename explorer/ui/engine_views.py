@@ -402,3 +402,47 @@ def _paimon_files_figure(plain: dict) -> go.Figure:
 
 ENGINE_VIEWS: dict[str, EngineViews] = {"iceberg": IcebergViews(), "paimon": PaimonViews(), "delta": DeltaViews(),
                                         "ducklake": DuckLakeViews()}
+
+
+
+
+class ResultViews:
+    """Every snapshot's views of one result, exactly as the app shows them after Run and an exported page shows
+    them (``explorer.ui.export``): slider labels, captions (with the steps that made no snapshot), checks,
+    figures, and the rows predict mode asks about. Checks are computed once per snapshot (``checks``)."""
+
+    def __init__(self, result: Any):
+        self.result = result
+        self.views = ENGINE_VIEWS[result.engine]
+        self.options: list[tuple[str, int]] = self.views.snapshot_options(result)
+        self.last_key = self.options[-1][1]
+        self.checks: dict[int, Check] = {}
+
+    def check(self, key: int) -> Check:
+        if key not in self.checks:
+            self.checks[key] = self.views.check(self.result, key)
+        return self.checks[key]
+
+    def snapshot(self, label: str, key: int, only: Collection[str] | None = None):
+        """One snapshot's :class:`~explorer.ui.timetravel.SnapshotView` (``only``: just these views)."""
+        from explorer.ui.timetravel import SnapshotView
+
+        check = self.check(key)
+        # A step that made no snapshot is said beside the snapshot that follows it (or the last one).
+        notes = " ".join(filter(None, (quiet_steps(self.result, key),
+                                       trailing_quiet_steps(self.result) if key == self.last_key else "")))
+        caption = " ".join(filter(None, (self.views.caption(self.result, key), notes)))
+        return SnapshotView(key=key, label=label, caption=caption, check_text=check.text, agrees=check.agrees,
+                            figures=self.views.figures(self.result, key, only), step=step_of(self.result, key))
+
+    def all(self) -> list:
+        """Every snapshot's views, in slider order."""
+        return [self.snapshot(*o) for o in self.options]
+
+    def predictable_rows(self) -> list[PredictableRow]:
+        """The rows predict mode asks about: those of the last snapshot (the one on screen after Run)."""
+        return self.views.predictable_rows(self.result, self.last_key)
+
+    def disagreement(self) -> str:
+        """The first check that failed, for the red banner ("" when every computed check agrees)."""
+        return next((c.text for c in self.checks.values() if c.agrees is False), "")

@@ -46,3 +46,43 @@ def compacted_seed_capture():
     from explorer.testing.builders import build_seed_capture
 
     return build_seed_capture(with_compaction=True)
+
+
+@pytest.fixture(scope="session")
+def preset_capture(spark):
+    """``preset_capture(name)``: the capture of an Iceberg preset's run, made once per test session.
+
+    The run's table is kept until the session ends, so tests can also read it back (Spark's metadata tables,
+    inspect, explain_row). Every user only reads: a test that writes to a table runs a scenario of its own.
+    """
+    from explorer.api import load_preset
+    from explorer.iceberg.spark.runner import run_iceberg
+    from explorer.iceberg.spark.session import RunTable, drop_run_table
+
+    runs = {}
+
+    def capture(name: str):
+        if name not in runs:
+            runs[name] = run_iceberg(load_preset(name), spark=spark, keep_warehouse=True)
+        return runs[name]
+
+    yield capture
+    for kept in runs.values():
+        drop_run_table(spark, RunTable(*kept.table_name.split(".")), kept.table_location)
+
+
+@pytest.fixture(scope="session")
+def paimon_preset_result():
+    """``paimon_preset_result(name)``: a Paimon preset's result on real pypaimon, run once per test session (the
+    Paimon runner's tests and the exported-page tests share the runs)."""
+    from explorer.api import load_preset
+    from explorer.paimon.runner import run_paimon
+
+    runs = {}
+
+    def result(name: str):
+        if name not in runs:
+            runs[name] = run_paimon(load_preset(name))
+        return runs[name]
+
+    return result

@@ -4,7 +4,7 @@ A page is a title, a Markdown description and a list of :class:`Section` s. Each
 JavaScript renderer draws it) and plain JSON data. Two kinds exist:
 
 - ``run``: what the app shows after Run, drawn by the very widget code of :mod:`explorer.ui.timetravel` (its
-  ``_ESM``, given a model that lives in the page instead of a kernel): the snapshot slider with ▶ Play, the
+  ``WIDGET_ESM``, given a model that lives in the page instead of a kernel): the snapshot slider with ▶ Play, the
   caption, the check line and every tab, plus predict-then-reveal (the views are handed to the widget only
   when Reveal is pressed) and the red banner of a disagreement. Its data is the widget's own payload
   (:func:`explorer.ui.timetravel.payload_json`) built by :class:`explorer.ui.engine_views.ResultViews`, the
@@ -33,7 +33,7 @@ import plotly.graph_objects as go
 
 from explorer.scenario.errors import ScenarioError
 from explorer.ui.common import escape, story_html
-from explorer.ui.timetravel import _ESM, figure_spec, payload_json, plotly_js_source, table_spec
+from explorer.ui.timetravel import WIDGET_ESM, figure_spec, payload_json, plotly_js_source, table_spec
 
 PREDICT_NOTE = "Make your prediction above, then press Reveal."
 
@@ -127,7 +127,7 @@ def _is_run(obj: Any) -> bool:
 def run_page(result: Any, *, predict: bool = False, source: str = "") -> Page:
     """A scenario run (Iceberg or Paimon) or an inspected table: story, slider, caption, check, every tab."""
     scenario = getattr(result, "scenario", None)
-    if scenario is not None:
+    if scenario is not None and not hasattr(result, "focus_snapshot_id"):  # (an inspected table has no story)
         title, description = scenario.display_title, scenario.description or ""
         details = (("Scenario as YAML", scenario.to_yaml()),)
     else:  # an existing table read through explorer.inspect: no scenario, its name says what it is
@@ -167,12 +167,15 @@ def compare_page(result: Any, *, source: str = "", **_: Any) -> Page:
 # ------------------------------------------------------------------------------------------------ the file
 
 
-def write_page(obj: Any, path: str | Path, **options: Any) -> Path:
-    """Write ``obj``'s page (a result, a comparison, a :class:`Page`) to ``path``; returns the path."""
+def write_page(obj: Any, path: str | Path, *, plotly_src: str | None = None, **options: Any) -> Path:
+    """Write ``obj``'s page (a result, a comparison, a :class:`Page`) to ``path``; returns the path.
+
+    ``plotly_src``: load plotly.js from this relative URL (one sibling file shared by many pages, as the docs
+    site's gallery does) instead of inlining it."""
     out = Path(path)
     if not out.parent.is_dir():
         raise ScenarioError(f"cannot write {out}: the folder {out.parent} does not exist", field="output")
-    out.write_text(page_html(page_of(obj, **options)), encoding="utf-8")
+    out.write_text(page_html(page_of(obj, **options), plotly_src=plotly_src), encoding="utf-8")
     return out
 
 
@@ -181,8 +184,9 @@ def _script_text(text: str) -> str:
     return text.replace("</", "<\\/")
 
 
-def page_html(page: Page) -> str:
-    """The page as one HTML document: styles, plotly.js, the renderers and every section's data inline."""
+def page_html(page: Page, *, plotly_src: str | None = None) -> str:
+    """The page as one HTML document: styles, plotly.js, the renderers and every section's data inline
+    (``plotly_src``: plotly.js from that relative URL instead)."""
     try:
         from importlib.metadata import version
 
@@ -200,8 +204,10 @@ def page_html(page: Page) -> str:
                       f"</details>" for summary, text in page.details)
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     source = f" from {escape(page.source)}" if page.source else ""
-    module = _ESM.replace("export default {", "const TimeTravelView = {", 1)
-    assert module != _ESM, "explorer.ui.timetravel._ESM no longer starts its widget with `export default {`"
+    plotly = (f'<script src="{escape(plotly_src)}"></script>' if plotly_src is not None
+              else f"<script>{_script_text_js(plotly_js_source())}</script>")
+    module = WIDGET_ESM.replace("export default {", "const TimeTravelView = {", 1)
+    assert module != WIDGET_ESM, "explorer.ui.timetravel.WIDGET_ESM no longer starts its widget with `export default {`"
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -221,7 +227,7 @@ when this page was made; the slider, the tabs and predict mode work in this file
 network.</footer>
 </main>
 {''.join(scripts)}
-<script>{_script_text_js(plotly_js_source())}</script>
+{plotly}
 <script type="module">
 {module}
 {_PAGE_JS}

@@ -485,6 +485,10 @@ export default {
 };
 """
 
+# The widget's code, public: an exported page (explorer/ui/export.py) runs this very code on a model kept in the page.
+WIDGET_ESM = _ESM
+
+
 
 class TimeTravel(anywidget.AnyWidget):
     """Slider, ▶ Play, caption, check and every view of every snapshot, switched in the browser.

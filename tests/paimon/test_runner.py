@@ -27,8 +27,8 @@ def test_all_six_paimon_presets_exist():
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
-def test_every_preset_model_agrees_with_pypaimon(name):
-    result = run_paimon(PRESETS[name])
+def test_every_preset_model_agrees_with_pypaimon(name, paimon_preset_result):
+    result = paimon_preset_result(name)
     assert result.agrees, result.to_text()
     assert result.modelled is (name in MODELLED_PRESETS)
     writes = [s for s in PRESETS[name].steps if s.kind == "write"]

@@ -1,0 +1,318 @@
+"""Build the docs site: the guides, the chapters executed on the real engines with their outputs, the scenario
+reference and a gallery page per preset with its exported page embedded. Output: a static folder (default
+``build/site``) that works from any static host or straight from ``file://``, with nothing fetched.
+
+``bash scripts/site`` runs this with the project's virtualenv (the ``docs`` extra). Steps:
+
+1. Chapters: each notebook is executed once on the real engines with nbclient and kept in the cache folder
+   (``build/site-cache``) under a hash of its cells, the package's sources and the presets: a rebuild with
+   nothing changed executes nothing. ``--executed DIR`` takes already executed notebooks from DIR instead (the
+   test suite's notebook tests leave theirs there, so the site test executes no chapter a second time).
+   ``--chapters`` limits which chapters run; the others appear without outputs and say so.
+2. Outputs are made static: a plotly figure becomes a ``<div>`` drawn by the one plotly.js of the site
+   (``_static/plotly.min.js``, the plotly package's own bundle); a live widget (the app) becomes a note that
+   links to the gallery, where the same story is an exported page.
+3. Gallery: each preset runs once and is exported (``explorer.ui.export``) into ``_static/gallery/``, sharing
+   the site's plotly.js; ``--pages DIR`` takes pages already exported (named ``<preset>.html``) from DIR.
+4. Sphinx with MyST-NB renders it all (``site/conf.py``); notebooks are not executed by Sphinx.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import html
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+# The reading order (notebook 00 and docs/user-guide.md say the same).
+CHAPTERS = ("00-start-here", "01-sequence-numbers", "02-merge-on-read-deletes", "06-concurrent-writers",
+            "08-readers-view", "09-delete-file-maintenance", "10-streaming-upserts-flink",
+            "03-changelog-copy-on-write", "11-v3-row-lineage", "07-branches-rollback-tags",
+            "04-paimon-sequence-and-rowkind", "12-paimon-beside-iceberg", "05-playground", "inspect-your-table")
+GUIDES = ("user-guide", "workshop", "inspect", "scenario-reference", "glossary", "internals")
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+KERNEL = "sequence-explorer-site"
+
+
+def log(message: str) -> None:
+    print(f"[site] {message}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------------------------ chapters
+
+
+def sources_hash() -> str:
+    """What an executed chapter depends on besides its own cells: the package's code and presets."""
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "explorer").rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".yaml", ".java", ".js"):
+            digest.update(str(path.relative_to(ROOT)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def chapter_key(nb, package: str) -> str:
+    cells = [(c.cell_type, c.source) for c in nb.cells]
+    return hashlib.sha256(json.dumps([cells, package]).encode()).hexdigest()[:20]
+
+
+def kernel_dir(scratch: Path) -> Path:
+    """A kernelspec that starts ipykernel with this very interpreter (the project's venv)."""
+    spec = scratch / "kernels" / KERNEL
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Sequence Explorer (site)", "language": "python"}))
+    return scratch
+
+
+def execute(nb, scratch: Path):
+    import os
+
+    from nbclient import NotebookClient
+
+    os.environ["JUPYTER_PATH"] = str(kernel_dir(scratch))
+    with tempfile.TemporaryDirectory(prefix="site-run-") as workdir:
+        client = NotebookClient(nb, kernel_name=KERNEL, timeout=900, startup_timeout=120,
+                                resources={"metadata": {"path": workdir}})
+        client.execute()
+    return nb
+
+
+def chapter(name: str, *, run: bool, cache: Path, executed: Path | None, package: str, scratch: Path):
+    """The chapter with outputs (from ``executed``, the cache, or a run now), or without when not run."""
+    import nbformat
+
+    source = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    given = executed / f"{name}.ipynb" if executed is not None else None
+    if given is not None and given.is_file():
+        nb = nbformat.read(given, as_version=4)
+        if [c.source for c in nb.cells] == [c.source for c in source.cells]:
+            log(f"{name}: outputs taken from {given}")
+            return nb, "given"
+        log(f"{name}: {given} holds other cells; not used")
+    cached = cache / f"{name}-{chapter_key(source, package)}.ipynb"
+    if cached.is_file():
+        log(f"{name}: outputs from the cache")
+        return nbformat.read(cached, as_version=4), "cached"
+    if not run:
+        return source, "not executed"
+    log(f"{name}: executing on the real engines…")
+    t0 = time.perf_counter()
+    nb = execute(source, scratch)
+    cache.mkdir(parents=True, exist_ok=True)
+    for old in cache.glob(f"{name}-*.ipynb"):
+        old.unlink()
+    nbformat.write(nb, cached)
+    log(f"{name}: executed in {time.perf_counter() - t0:.0f} s")
+    return nb, "executed"
+
+
+def gallery_link(cell_source: str) -> str:
+    import re
+
+    m = re.search(r"""preset\s*=\s*["']([\w-]+)["']""", cell_source)
+    if "compare_explorer" in cell_source:
+        return "../gallery/compare-changelog-sequence-a-vs-b.md"
+    return f"../gallery/{m.group(1)}.md" if m else "../gallery/index.md"
+
+
+def make_static(nb, status: str):
+    """Outputs a static page can show: plotly figures as divs for the site's plotly.js, widgets as a note."""
+    import plotly.io as pio
+
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        outputs = []
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if PLOTLY_MIME in data:
+                fig = pio.from_json(json.dumps(data[PLOTLY_MIME]), skip_invalid=True)
+                div = pio.to_html(fig, include_plotlyjs=False, full_html=False,
+                                  config={"displaylogo": False, "responsive": True})
+                out = {**out, "data": {"text/html": f'<div class="sx-site-figure">{div}</div>'}}
+            elif WIDGET_MIME in data:
+                link = gallery_link(cell.source)
+                note = ("<div class='sx-widget-note'>In Jupyter this cell shows the live app (it needs a kernel). "
+                        f"On this site the same story is an exported page: <a href='{html.escape(link[:-3])}.html'>"
+                        "open it in the gallery</a>.</div>")
+                out = {**out, "data": {"text/html": note}}
+            outputs.append(out)
+        cell["outputs"] = outputs
+    if status == "not executed":
+        import nbformat
+
+        nb.cells.insert(1, nbformat.v4.new_markdown_cell(
+            "```{note}\nThis build did not execute this chapter: its cells are shown without outputs. The full "
+            "site (`bash scripts/site`) executes every chapter.\n```"))
+    return nb
+
+
+# ------------------------------------------------------------------------------------------------ gallery
+
+
+def gallery(names: list[str], pages: Path | None, static: Path, src: Path, with_compare: bool) -> list[str]:
+    """Export each preset (or take its page from ``pages``) and write its gallery page; returns page names."""
+    from explorer.api import load_preset
+
+    folder = static / "gallery"
+    folder.mkdir(parents=True, exist_ok=True)
+    (src / "gallery").mkdir(parents=True, exist_ok=True)
+    made = []
+    for name in names:
+        scenario = load_preset(name)
+        target = folder / f"{name}.html"
+        given = pages / f"{name}.html" if pages is not None else None
+        if given is not None and given.is_file():
+            shutil.copyfile(given, target)
+        else:
+            import explorer
+            from explorer.ui.export import write_page
+
+            t0 = time.perf_counter()
+            write_page(explorer.run(scenario), target, plotly_src="../plotly.min.js", source=f"preset {name}")
+            log(f"gallery: {name} run and exported in {time.perf_counter() - t0:.1f} s")
+        gallery_page(src / "gallery" / f"{name}.md", name, scenario.display_title, scenario.engine)
+        made.append(name)
+    if with_compare:
+        name = "compare-changelog-sequence-a-vs-b"
+        target = folder / f"{name}.html"
+        given = pages / f"{name}.html" if pages is not None else None
+        if given is not None and given.is_file():
+            shutil.copyfile(given, target)
+        else:
+            from explorer.changelog_api import compare
+            from explorer.ui.export import write_page
+
+            write_page(compare("changelog-sequence-a", "changelog-sequence-b"), target,
+                       plotly_src="../plotly.min.js", source="changelog-sequence-a vs changelog-sequence-b")
+        gallery_page(src / "gallery" / f"{name}.md", name, "Changelogs of two equal histories compared", "iceberg")
+        made.append(name)
+    lines = ["# Gallery", "",
+             "Every preset, run on the real engine when this site was built and exported as one page "
+             "(`explorer export`): drag the slider, press ▶ Play, open the tabs. Nothing here needs a kernel.", ""]
+    lines += [f"- [{name}]({name}.md)" for name in made]
+    lines += ["", "```{toctree}", ":hidden:", "", *made, "```", ""]
+    (src / "gallery" / "index.md").write_text("\n".join(lines), encoding="utf-8")
+    return made
+
+
+def gallery_page(path: Path, name: str, title: str, engine: str) -> None:
+    path.write_text(f"""# {title}
+
+`{name}` ({engine}); the page below is the exported run ([open it alone](../_static/gallery/{name}.html)). Run it
+yourself: `explorer export {name} --output {name}.html`, or `explore(preset="{name}")` in a notebook.
+
+```{{raw}} html
+<iframe class="sx-gallery-frame" src="../_static/gallery/{name}.html" title="{html.escape(title)}"
+        style="width:100%;height:1250px;border:1px solid #cfd8dc;border-radius:4px" loading="lazy"></iframe>
+```
+""", encoding="utf-8")
+
+
+# ------------------------------------------------------------------------------------------------ main
+
+
+def choose(text: str, every: list[str]) -> list[str]:
+    if text == "all":
+        return list(every)
+    if text == "none":
+        return []
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in every]
+    if unknown:
+        raise SystemExit(f"site: unknown name(s) {', '.join(unknown)}; choose from {', '.join(every)}")
+    return names
+
+
+def build(args) -> Path:
+    import nbformat
+    from explorer.api import preset_paths
+    from explorer.ui.timetravel import plotly_js_source
+
+    t_start = time.perf_counter()
+    out, cache = Path(args.out).resolve(), Path(args.cache).resolve()
+    src = out.parent / (out.name + "-src")
+    shutil.rmtree(src, ignore_errors=True)
+    (src / "docs").mkdir(parents=True)
+    static = src / "_static"
+    static.mkdir()
+    (static / "plotly.min.js").write_text(plotly_js_source(), encoding="utf-8")
+    # guides
+    for name in (*GUIDES, "index"):
+        shutil.copyfile(ROOT / "docs" / f"{name}.md", src / "docs" / f"{name}.md")
+    shutil.copytree(ROOT / "docs" / "img", src / "docs" / "img")
+    index = (src / "docs" / "index.md").read_text(encoding="utf-8")
+    toc = ["```{toctree}", ":hidden:", ":caption: Guides", "", *GUIDES, "```", "",
+           "```{toctree}", ":hidden:", ":caption: Chapters", "", *[f"../notebooks/{c}" for c in CHAPTERS], "```",
+           "", "```{toctree}", ":hidden:", ":caption: Gallery", "", "../gallery/index", "```", ""]
+    (src / "docs" / "index.md").write_text(index + "\n" + "\n".join(toc), encoding="utf-8")
+    # chapters
+    (src / "notebooks").mkdir()
+    run = choose(args.chapters, list(CHAPTERS))
+    package = sources_hash()
+    executed = Path(args.executed).resolve() if args.executed else None
+    statuses = {}
+    with tempfile.TemporaryDirectory(prefix="site-kernel-") as scratch:
+        for name in CHAPTERS:
+            nb, statuses[name] = chapter(name, run=name in run, cache=cache, executed=executed, package=package,
+                                         scratch=Path(scratch))
+            nbformat.write(make_static(nb, statuses[name]), src / "notebooks" / f"{name}.ipynb")
+    t_chapters = time.perf_counter() - t_start
+    # gallery
+    presets = choose(args.gallery, list(preset_paths()))
+    made = gallery(presets, Path(args.pages).resolve() if args.pages else None, static, src,
+                   with_compare=args.gallery == "all" or args.compare)
+    t_gallery = time.perf_counter() - t_start - t_chapters
+    # sphinx
+    shutil.rmtree(out, ignore_errors=True)
+    t0 = time.perf_counter()
+    shutil.copyfile(ROOT / "site" / "conf.py", src / "conf.py")  # its paths (_static) are the staged folder's
+    cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", str(src), str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    warnings = [line for line in done.stderr.splitlines() if "WARNING" in line or "ERROR" in line]
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        raise SystemExit(f"site: sphinx failed (exit {done.returncode})")
+    (out / "index.html").write_text('<!DOCTYPE html><meta charset="utf-8"><title>Sequence Explorer</title>'
+                                    '<meta http-equiv="refresh" content="0; url=docs/index.html">'
+                                    '<a href="docs/index.html">Sequence Explorer documentation</a>\n')
+    t_sphinx = time.perf_counter() - t0
+    summary = {"chapters": statuses, "gallery": made, "warnings": warnings,
+               "seconds": {"chapters": round(t_chapters, 1), "gallery": round(t_gallery, 1),
+                           "sphinx": round(t_sphinx, 1), "total": round(time.perf_counter() - t_start, 1)}}
+    (out / "build.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    for w in warnings[:20]:
+        log(w)
+    log(f"built {out} in {summary['seconds']['total']} s ({len(made)} gallery pages; chapters: "
+        f"{sum(s in ('executed', 'cached', 'given') for s in statuses.values())} of {len(statuses)} with outputs; "
+        f"{len(warnings)} Sphinx warnings). Open {out / 'index.html'}")
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="scripts/site", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=str(ROOT / "build" / "site"), help="the static folder (default build/site)")
+    parser.add_argument("--cache", default=str(ROOT / "build" / "site-cache"),
+                        help="executed chapters, kept between builds (default build/site-cache)")
+    parser.add_argument("--chapters", default="all", help="chapters to execute: all, none or NAME,NAME")
+    parser.add_argument("--executed", default=None, metavar="DIR", help="take executed notebooks from DIR")
+    parser.add_argument("--gallery", default="all", help="presets to export: all, none or NAME,NAME")
+    parser.add_argument("--compare", action="store_true", help="add the changelog comparison page to a partial gallery")
+    parser.add_argument("--pages", default=None, metavar="DIR", help="take exported pages (<preset>.html) from DIR")
+    build(parser.parse_args(argv))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

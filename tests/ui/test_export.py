@@ -1,0 +1,138 @@
+"""Exported pages without a browser: every preset's page holds every snapshot's views, references nothing
+outside the file, and matches what the app hands its time-travel widget; ``explorer export`` from the command
+line (a preset, a kept table's folder, bad input as one line with exit 2).
+
+The runs are the test session's shared ones (``preset_capture`` / ``paimon_preset_result`` in tests/conftest.py,
+also used by the read-back, inspect and Paimon runner tests), so a preset costs no extra engine run here. The
+browser opens a representative subset (tests/browser/test_export.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from explorer.api import list_presets
+from explorer.iceberg.result import IcebergResult
+from explorer.ui.cli import EXIT_INVALID, EXIT_OK, main
+from explorer.ui.export import page_html, run_page
+from explorer.ui.timetravel import PANELS
+
+ICEBERG = [s.name for s in list_presets("iceberg")]
+PAIMON = [s.name for s in list_presets("paimon")]
+# Any way a page could ask for something outside itself (plotly's bundle is checked apart: it names map tile
+# servers in strings it uses only for map traces, which no explorer figure has).
+EXTERNAL = re.compile(r"""(src|href)\s*=\s*["']?(https?:|//)|@import|url\(\s*["']?(https?:|//)""", re.IGNORECASE)
+
+
+def sections_of(html: str) -> dict[str, str]:
+    """The page's inline scripts by id (section data and texts), and the page without plotly's bundle."""
+    scripts = dict(re.findall(r'<script type="application/json" id="([^"]+)">(.*?)</script>', html, flags=re.S))
+    return {k: v.replace("<\\/", "</") for k, v in scripts.items()}
+
+
+def page_parts(html: str) -> tuple[dict, dict, str]:
+    scripts = sections_of(html)
+    data = json.loads(scripts["sx-data-0"])
+    payload = json.loads(scripts["sx-text-0"])
+    from explorer.ui.timetravel import plotly_js_source
+
+    assert html.count(plotly_js_source()) == 1, "plotly.js is inlined exactly once"
+    return data, payload, html.replace(plotly_js_source(), "")
+
+
+def check_page(result, name: str) -> None:
+    html = page_html(run_page(result, source=f"preset {name}"))
+    data, payload, rest = page_parts(html)
+    assert not EXTERNAL.search(rest), f"{name}: the page refers to something outside itself: " \
+                                      f"{EXTERNAL.search(rest).group(0)}"
+    assert len(html) < 6_000_000, f"{name}: {len(html) / 1e6:.1f} MB"
+    snapshots = payload["snapshots"]
+    assert len(snapshots) == len(result.points()) == data["snapshots"] > 0
+    assert [p["title"] for p in payload["panels"]] == [t for t, _ in PANELS]
+    for snap in snapshots:
+        views = set(snap["figures"]) | set(snap["tables"])
+        assert snap["label"] and snap["caption"] and snap["check"], (name, snap["key"])
+        assert snap["agrees"] is not False, (name, snap["check"])
+        # Every tab has something to show at every snapshot.
+        for title, names in PANELS:
+            assert views & set(names), f"{name}: tab {title!r} is empty at snapshot {snap['label']}"
+    assert not data["banner"] and data["predict"] is False
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("name", ICEBERG)
+def test_every_iceberg_preset_exports_every_snapshots_views(preset_capture, name):
+    check_page(IcebergResult(preset_capture(name)), name)
+
+
+@pytest.mark.paimon
+@pytest.mark.parametrize("name", PAIMON)
+def test_every_paimon_preset_exports_every_snapshots_views(paimon_preset_result, name):
+    check_page(paimon_preset_result(name), name)
+
+
+@pytest.mark.spark
+def test_the_page_shows_what_the_app_shows_and_predict_mode_keeps_the_answer_for_reveal(preset_capture):
+    """The page's payload is the one the app hands its widget after Run (same presenter); in predict mode the
+    rows asked about are the app's, with their answers, and the page starts hidden."""
+    from explorer.ui.app import App
+
+    result = IcebergResult(preset_capture("seed-delete-insert-delete"))
+    app = App(preset="seed-delete-insert-delete")
+    app.show_result(result)
+    _, payload, _ = page_parts(page_html(run_page(result)))
+    assert payload["snapshots"] == json.loads(app.w_time.payload)["snapshots"]
+
+    app.set_predict_mode(True)
+    app.show_result(result)
+    data, _, _ = page_parts(app.export_page())
+    assert data["predict"] is True
+    assert [r["label"] for r in data["rows"]] == [r.label for r in app.prediction_rows]
+    assert [r["visible"] for r in data["rows"]] == [r.visible for r in app.prediction_rows]
+    assert any(not r["visible"] for r in data["rows"]) and any(r["visible"] for r in data["rows"])
+
+
+def test_bad_export_arguments_are_one_line_and_exit_2(tmp_path, capsys):
+    cases = [
+        (["export", "seed-delete-insert-delete", "-o", str(tmp_path / "missing" / "x.html")], "does not exist"),
+        (["export", "seed-delete-insert-delete", "-o", str(tmp_path)], "is a folder"),
+        (["export", "seed-delete-insert-delet", "-o", str(tmp_path / "x.html")], "did you mean"),
+        (["export", "changelog-sequence-a", "--compare", "changelog-sequence-b", "--predict", "-o",
+          str(tmp_path / "x.html")], "predict mode is for one run"),
+        (["export", str(tmp_path), "-o", str(tmp_path / "x.html")], "not a kept table's folder"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == EXIT_INVALID, argv
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, (argv, err)
+    assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.spark
+def test_export_a_kept_tables_folder_from_the_command_line(preset_capture, tmp_path, capsys):
+    """A kept table (here the session's kept run of the seed story) is read through inspect and exported."""
+    capture = preset_capture("seed-delete-insert-delete")
+    out = tmp_path / "kept.html"
+    from explorer.iceberg.spark.metadata import local_path
+
+    assert main(["export", local_path(capture.table_location), "-o", str(out)]) == EXIT_OK
+    assert f"wrote {out}" in capsys.readouterr().err
+    data, payload, _ = page_parts(out.read_text(encoding="utf-8"))
+    assert len(payload["snapshots"]) == len(capture.snapshots)
+    assert "Inspected table" in out.read_text(encoding="utf-8")
+    last = payload["snapshots"][-1]
+    assert last["agrees"] is True and {"timeline", "decisions", "rows"} <= set(last["figures"]) | set(last["tables"])
+
+
+def test_docs_say_how_to_add_a_view(tmp_path):
+    """docs/internals.md explains the one function a new view needs, with names that exist."""
+    import explorer.ui.export as export
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "internals.md").read_text(encoding="utf-8")
+    section = text.split("## Exported pages", 1)[1].split("\n## ", 1)[0]
+    for name in ("page_builder", "tabs_section", "figure_block", "lines_block", "write_page"):
+        assert name in section and hasattr(export, name), name

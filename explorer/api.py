@@ -113,7 +113,7 @@ def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalo
     Raises ScenarioError before anything runs if the scenario is invalid, EngineError (with ``.capture`` of the
     last good snapshot when there is one) if the engine refuses a step.
     ``safe`` (default: ``EXPLORER_SAFE``, or on in a voila kernel): safe mode's limits, and every SQL text checked
-    with Spark's parser before any step runs (see README, "Running a workshop safely").
+    with Spark's parser before any step runs (see docs/workshop.md, "Running a workshop safely").
     ``timings``: a dict the engine adds its seconds per phase to (Iceberg: statement, capture,
     engine_rows_wait), for benchmarks.
     """

@@ -86,3 +86,12 @@ def paimon_preset_result():
         return runs[name]
 
     return result
+
+
+@pytest.fixture(scope="session")
+def executed_notebooks(tmp_path_factory):
+    """The folder where the notebook tests leave the notebooks they executed (with outputs), for the docs site
+    test to build from instead of executing a chapter again."""
+    folder = tmp_path_factory.getbasetemp() / "executed-notebooks"
+    folder.mkdir(exist_ok=True)
+    return folder

@@ -1056,8 +1056,8 @@ def explore(preset: str | None = None, scenario: Scenario | str | Mapping | None
             safe: bool | None = None) -> App:
     """Open the explorer on a preset (default: the seed story) or a scenario (object, YAML text or mapping).
 
-    ``safe`` (default: ``EXPLORER_SAFE``, else on in voila): safe mode for a shared dashboard (README, "Running a
-    workshop safely")."""
+    ``safe`` (default: ``EXPLORER_SAFE``, else on in voila): safe mode for a shared dashboard (docs/workshop.md,
+    "Running a workshop safely")."""
     if scenario is not None and not isinstance(scenario, Scenario):
         from explorer import api
 

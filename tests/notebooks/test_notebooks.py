@@ -112,9 +112,15 @@ def test_notebooks_are_thin():
 # ------------------------------------------------------------------------------------------ execution
 
 
+# Where execute() leaves each executed notebook: the session's folder the docs site test builds from
+# (tests/conftest.py ``executed_notebooks``), so CI executes no chapter twice.
+_LEAVE_IN: list[Path] = []
+
+
 @pytest.fixture(scope="module")
-def kernel_env(tmp_path_factory, monkeypatch_module):
+def kernel_env(tmp_path_factory, monkeypatch_module, executed_notebooks):
     """A kernelspec that starts ipykernel with this very interpreter (the venv's), found via JUPYTER_PATH."""
+    _LEAVE_IN[:] = [executed_notebooks]
     root = tmp_path_factory.mktemp("jupyter")
     spec_dir = root / "kernels" / KERNEL_NAME
     spec_dir.mkdir(parents=True)
@@ -146,6 +152,8 @@ def execute(name: str, workdir: Path, *, exits_cleanly: bool = True) -> nbformat
                             resources={"metadata": {"path": str(workdir)}},
                             on_notebook_start=lambda notebook: kernel.append(client.km.provisioner.process.pid))
     client.execute()
+    if _LEAVE_IN:
+        nbformat.write(nb, _LEAVE_IN[0] / name)
     left = sorted(Path(tempfile.gettempdir()).glob(f"explorer-warehouse-{kernel[0]}-*"))
     assert not left or not exits_cleanly, f"{name}: the kernel did not exit through its exit handlers; it left {left}"
     return nb

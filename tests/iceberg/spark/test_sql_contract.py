@@ -1,5 +1,6 @@
-"""The README's `sql` step contract, run: each YAML example of its "The `sql` step" section goes through the
-real engine, and what the README says about it is checked (so the README cannot drift from the engine)."""
+"""The `sql` step contract of docs/scenario-reference.md, run: each YAML example of its "The `sql` step" section
+goes through the real engine, and what the reference says about it is checked (so it cannot drift from the
+engine)."""
 
 from __future__ import annotations
 
@@ -13,18 +14,18 @@ import explorer
 
 pytestmark = pytest.mark.spark
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+REFERENCE = Path(__file__).resolve().parents[3] / "docs" / "scenario-reference.md"
 
 
-def readme_examples() -> dict[str, dict]:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("### The `sql` step", 1)[1].split("\n## ", 1)[0].split("\nA Paimon scenario", 1)[0]
+def reference_examples() -> dict[str, dict]:
+    text = REFERENCE.read_text(encoding="utf-8")
+    section = text.split("## The `sql` step", 1)[1].split("\n## ", 1)[0].split("\nA Paimon scenario", 1)[0]
     blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", section, flags=re.S)]
     return {b["name"]: b for b in blocks}
 
 
-def test_the_readme_has_one_example_per_clause():
-    assert set(readme_examples()) == {"sql-table-and-catalog", "sql-branch-and-tag", "sql-no-snapshot"}
+def test_the_reference_has_one_example_per_clause():
+    assert set(reference_examples()) == {"sql-table-and-catalog", "sql-branch-and-tag", "sql-no-snapshot"}
 
 
 def _rows(view) -> list[tuple]:
@@ -32,7 +33,7 @@ def _rows(view) -> list[tuple]:
 
 
 def test_table_catalog_and_snapshot_placeholders(spark):
-    result = explorer.run(readme_examples()["sql-table-and-catalog"], spark=spark)
+    result = explorer.run(reference_examples()["sql-table-and-catalog"], spark=spark)
     assert re.fullmatch(r"explorer\.run_\d+_\d+\.sql_table_and_catalog", result.capture.table_name)
     steps = {o.step: o for o in result.capture.steps}
     assert len(steps[2].snapshot_ids) == 1  # the DELETE through {table}
@@ -43,7 +44,7 @@ def test_table_catalog_and_snapshot_placeholders(spark):
 
 def test_branch_and_tag_names(spark, tmp_path):
     # kept in a warehouse of its own, so the tag can be read back afterwards by its Spark name
-    result = explorer.run(readme_examples()["sql-branch-and-tag"], spark=spark, warehouse=tmp_path)
+    result = explorer.run(reference_examples()["sql-branch-and-tag"], spark=spark, warehouse=tmp_path)
     steps = {o.step: o for o in result.capture.steps}
     assert steps[2].snapshot_ids == () and steps[3].snapshot_ids == ()
     assert len(steps[4].snapshot_ids) == 1
@@ -58,7 +59,7 @@ def test_branch_and_tag_names(spark, tmp_path):
 
 
 def test_a_sql_step_may_make_no_snapshot(spark):
-    result = explorer.run(readme_examples()["sql-no-snapshot"], spark=spark)
+    result = explorer.run(reference_examples()["sql-no-snapshot"], spark=spark)
     steps = {o.step: o for o in result.capture.steps}
     assert steps[2].snapshot_ids == () and "no snapshot" in steps[2].note
     assert [s.sequence_number for s in result.capture.snapshots] == [1, 2]  # the delete is sequence number 2

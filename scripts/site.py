@@ -128,7 +128,7 @@ def gallery_link(cell_source: str) -> str:
 
 def make_static(nb, status: str):
     """Outputs a static page can show: plotly figures as divs for the site's plotly.js, widgets as a note."""
-    import plotly.io as pio
+    import nbformat
 
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -137,21 +137,19 @@ def make_static(nb, status: str):
         for out in cell.get("outputs", []):
             data = out.get("data", {})
             if PLOTLY_MIME in data:
-                fig = pio.from_json(json.dumps(data[PLOTLY_MIME]), skip_invalid=True)
-                div = pio.to_html(fig, include_plotlyjs=False, full_html=False,
-                                  config={"displaylogo": False, "responsive": True})
-                out = {**out, "data": {"text/html": f'<div class="sx-site-figure">{div}</div>'}}
+                # drawn by _static/site-figures.js once plotly.js has loaded (the theme loads scripts last)
+                spec = json.dumps(data[PLOTLY_MIME], separators=(",", ":")).replace("</", "<\\/")
+                figure = f'<div class="sx-site-figure"><script type="application/json">{spec}</script></div>'
+                out = nbformat.from_dict({**out, "data": {"text/html": figure}})
             elif WIDGET_MIME in data:
                 link = gallery_link(cell.source)
                 note = ("<div class='sx-widget-note'>In Jupyter this cell shows the live app (it needs a kernel). "
                         f"On this site the same story is an exported page: <a href='{html.escape(link[:-3])}.html'>"
                         "open it in the gallery</a>.</div>")
-                out = {**out, "data": {"text/html": note}}
+                out = nbformat.from_dict({**out, "data": {"text/html": note}})
             outputs.append(out)
         cell["outputs"] = outputs
     if status == "not executed":
-        import nbformat
-
         nb.cells.insert(1, nbformat.v4.new_markdown_cell(
             "```{note}\nThis build did not execute this chapter: its cells are shown without outputs. The full "
             "site (`bash scripts/site`) executes every chapter.\n```"))
@@ -248,6 +246,8 @@ def build(args) -> Path:
     static = src / "_static"
     static.mkdir()
     (static / "plotly.min.js").write_text(plotly_js_source(), encoding="utf-8")
+    for name in ("site-figures.js", "site.css"):
+        shutil.copyfile(ROOT / "site" / name, static / name)
     # guides
     for name in (*GUIDES, "index"):
         shutil.copyfile(ROOT / "docs" / f"{name}.md", src / "docs" / f"{name}.md")

@@ -19,8 +19,9 @@ exclude_patterns = ["_build", "**/.ipynb_checkpoints"]
 html_theme = "furo"
 html_title = "Sequence Explorer"
 html_static_path = ["_static"]
-html_js_files = ["plotly.min.js"]  # the plotly package's own bundle, once for every page's figures
-html_css_files = []
+# the plotly package's own bundle, then the few lines that draw each chapter figure with it
+html_js_files = ["plotly.min.js", "site-figures.js"]
+html_css_files = ["site.css"]
 html_copy_source = False
 html_show_sourcelink = False
 html_theme_options = {"navigation_with_keys": True}

@@ -405,7 +405,6 @@ ENGINE_VIEWS: dict[str, EngineViews] = {"iceberg": IcebergViews(), "paimon": Pai
 
 
 
-
 class ResultViews:
     """Every snapshot's views of one result, exactly as the app shows them after Run and an exported page shows
     them (``explorer.ui.export``): slider labels, captions (with the steps that made no snapshot), checks,

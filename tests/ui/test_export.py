@@ -2,9 +2,10 @@
 outside the file, and matches what the app hands its time-travel widget; ``explorer export`` from the command
 line (a preset, a kept table's folder, bad input as one line with exit 2).
 
-The runs are the test session's shared ones (``preset_capture`` / ``paimon_preset_result`` in tests/conftest.py,
-also used by the read-back, inspect and Paimon runner tests), so a preset costs no extra engine run here. The
-browser opens a representative subset (tests/browser/test_export.py).
+The Iceberg and Paimon runs are the test session's shared ones (``preset_capture`` / ``paimon_preset_result`` in
+tests/conftest.py, also used by the read-back, inspect and Paimon runner tests), so those presets cost no extra
+engine run here; the Delta presets run here (delta-rs, no JVM). The browser opens a representative subset
+(tests/browser/test_export.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from explorer.ui.timetravel import PANELS
 
 ICEBERG = [s.name for s in list_presets("iceberg")]
 PAIMON = [s.name for s in list_presets("paimon")]
+DELTA = [s.name for s in list_presets("delta")]
 # Any way a page could ask for something outside itself (plotly's bundle is checked apart: it names map tile
 # servers in strings it uses only for map traces, which no explorer figure has).
 EXTERNAL = re.compile(r"""(src|href)\s*=\s*["']?(https?:|//)|@import|url\(\s*["']?(https?:|//)""", re.IGNORECASE)
@@ -73,6 +75,19 @@ def test_every_iceberg_preset_exports_every_snapshots_views(preset_capture, name
 @pytest.mark.parametrize("name", PAIMON)
 def test_every_paimon_preset_exports_every_snapshots_views(paimon_preset_result, name):
     check_page(paimon_preset_result(name), name)
+
+
+@pytest.mark.delta
+@pytest.mark.parametrize("name", DELTA)
+def test_every_delta_preset_exports_every_snapshots_views(name):
+    import explorer
+
+    check_page(explorer.run(name), name)
+
+
+def test_every_preset_is_exported_here():
+    """No engine's presets are left out of the checks above."""
+    assert sorted(ICEBERG + PAIMON + DELTA) == sorted(s.name for s in list_presets())
 
 
 @pytest.mark.spark

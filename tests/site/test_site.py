@@ -1,0 +1,82 @@
+"""The docs site: ``scripts/site.py`` builds it from the project's own files, and the built folder works in
+chromium from ``file://`` with every request outside it refused: a chapter shows its executed figure, a gallery
+page's exported run moves with its slider.
+
+CI time: no chapter is executed a second time and no preset is run again. Chapter 01 comes from the notebook
+tests, which execute it earlier in the same session and leave it in ``executed_notebooks`` (run alone, this test
+executes it itself); the gallery holds the seed story, exported from the session's shared run. The other
+chapters are built without outputs (the full ``bash scripts/site`` executes them all, once, with a cache).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.iceberg.result import IcebergResult
+from explorer.ui.export import write_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.notebook, pytest.mark.spark]
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = "seed-delete-insert-delete"
+CHAPTER = "01-sequence-numbers"
+
+
+def test_the_site_builds_and_works_offline(tmp_path, executed_notebooks, preset_capture, page, artifacts):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    write_page(IcebergResult(preset_capture(SEED)), pages / f"{SEED}.html", plotly_src="../plotly.min.js",
+               source=f"preset {SEED}")
+    given = (executed_notebooks / f"{CHAPTER}.ipynb").is_file()
+    site = tmp_path / "site"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "site.py"), "--out", str(site),
+                           "--cache", str(tmp_path / "cache"), "--chapters", "none" if given else CHAPTER,
+                           "--executed", str(executed_notebooks), "--gallery", SEED, "--pages", str(pages)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    built = json.loads((site / "build.json").read_text())
+    assert built["chapters"][CHAPTER] == ("given" if given else "executed")
+    assert built["gallery"] == [SEED]
+    assert built["warnings"] == [], built["warnings"]
+
+    refused, errors = [], []
+    root = site.resolve().as_uri() + "/"
+
+    def route(r):
+        if r.request.url.startswith(root):
+            r.continue_()
+        else:
+            refused.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    # A chapter: its executed output, with a figure drawn by the site's own plotly.js.
+    page.goto(root + "index.html")
+    page.wait_for_url("**/docs/index.html")
+    page.goto(root + f"notebooks/{CHAPTER}.html")
+    figure = page.locator(".sx-site-figure .sx-site-plot svg.main-svg").first
+    figure.wait_for()
+    assert page.locator(".sx-site-figure").count() >= 3
+    assert "Resolver and engine agree: True" in page.locator("article").inner_text()
+    figure.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "site-chapter.png"))
+
+    # A gallery page: the exported run in its frame, the slider moves and the caption follows.
+    page.goto(root + f"gallery/{SEED}.html")
+    frame = page.frame_locator("iframe.sx-gallery-frame")
+    frame.locator(".sx-tt[data-drawn-index='5']").wait_for()
+    frame.locator(".sx-tt input.sx-slider").evaluate("(s) => { s.value = 3; s.dispatchEvent(new Event('input')); }")
+    frame.locator(".sx-tt[data-drawn-index='3']").wait_for()
+    assert frame.locator(".sx-tt .sx-caption").inner_text().startswith("Sequence 4 · Delete user 500")
+    assert frame.locator(".sx-tt svg.main-svg").count() >= 1
+    page.screenshot(path=str(artifacts / "site-gallery.png"))
+    assert refused == [], refused
+    assert errors == [], errors

@@ -37,7 +37,13 @@ CHAPTERS = ("00-start-here", "01-sequence-numbers", "02-merge-on-read-deletes", 
             "08-readers-view", "09-delete-file-maintenance", "10-streaming-upserts-flink",
             "03-changelog-copy-on-write", "11-v3-row-lineage", "07-branches-rollback-tags",
             "04-paimon-sequence-and-rowkind", "12-paimon-beside-iceberg", "05-playground", "inspect-your-table")
+# The guides in the site's order; any other page of docs/ (one file per topic) follows them.
 GUIDES = ("user-guide", "workshop", "inspect", "scenario-reference", "glossary", "internals")
+
+
+def guides() -> list[str]:
+    others = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in (*GUIDES, "index"))
+    return [*GUIDES, *others]
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 KERNEL = "sequence-explorer-site"
@@ -249,11 +255,11 @@ def build(args) -> Path:
     for name in ("site-figures.js", "site.css"):
         shutil.copyfile(ROOT / "site" / name, static / name)
     # guides
-    for name in (*GUIDES, "index"):
+    for name in (*guides(), "index"):
         shutil.copyfile(ROOT / "docs" / f"{name}.md", src / "docs" / f"{name}.md")
     shutil.copytree(ROOT / "docs" / "img", src / "docs" / "img")
     index = (src / "docs" / "index.md").read_text(encoding="utf-8")
-    toc = ["```{toctree}", ":hidden:", ":caption: Guides", "", *GUIDES, "```", "",
+    toc = ["```{toctree}", ":hidden:", ":caption: Guides", "", *guides(), "```", "",
            "```{toctree}", ":hidden:", ":caption: Chapters", "", *[f"../notebooks/{c}" for c in CHAPTERS], "```",
            "", "```{toctree}", ":hidden:", ":caption: Gallery", "", "../gallery/index", "```", ""]
     (src / "docs" / "index.md").write_text(index + "\n" + "\n".join(toc), encoding="utf-8")

@@ -193,6 +193,8 @@ def page_html(page: Page, *, plotly_src: str | None = None) -> str:
         made_by = f"Sequence Explorer {version('sequence-explorer')}"
     except Exception:  # noqa: BLE001 - a checkout without installed metadata
         made_by = "Sequence Explorer"
+    from explorer.ui.app import STORY_HIDDEN_NOTE  # the app's words for a story hidden in predict mode
+
     sections, scripts = [], []
     for i, s in enumerate(page.sections):
         sections.append(f'<section class="sx-section" data-kind="{escape(s.kind)}" id="sx-section-{i}"></section>')
@@ -219,7 +221,8 @@ def page_html(page: Page, *, plotly_src: str | None = None) -> str:
 </head>
 <body>
 <main class="sx-page">
-{story_html(page.title, page.description)}
+{story_html(page.title, None)}<div class="sx-story-body">{story_html(None, page.description)}</div>
+<p class="sx-story-note" style="display:none">{escape(STORY_HIDDEN_NOTE)}</p>
 {''.join(sections)}
 {details}
 <footer class="sx-footer">Exported by {escape(made_by)}{source} on {when}: the run happened on the real engine
@@ -310,6 +313,11 @@ RENDERERS.run = (root, data, text) => {
   TimeTravelView.render({ model, el: time });
   const last = Math.max(0, data.snapshots - 1);
 
+  function story(hidden) {  // the description tells the answer: hidden in predict mode, as in the app
+    for (const e of document.querySelectorAll(".sx-story-body")) e.style.display = hidden ? "none" : "";
+    for (const e of document.querySelectorAll(".sx-story-note")) e.style.display = hidden ? "" : "none";
+  }
+
   function reveal() {  // the views reach the time-travel widget only now
     model.set("index", last);
     model.set("hidden_note", "");
@@ -317,6 +325,7 @@ RENDERERS.run = (root, data, text) => {
     banner.textContent = data.banner || "";
     banner.style.display = data.banner ? "" : "none";
     root.dataset.revealed = "1";
+    story(false);
   }
 
   function hide() {
@@ -324,6 +333,7 @@ RENDERERS.run = (root, data, text) => {
     model.set("hidden_note", data.note);
     banner.style.display = "none";
     root.dataset.revealed = "0";
+    story(true);
     predict.replaceChildren(el("b", "", "Which rows survive? Untick the rows you expect to be deleted."));
     const boxes = data.rows.map((r) => {
       const line = el("label", "sx-guess");

@@ -137,6 +137,8 @@ def test_predict_mode_hides_the_answer_until_reveal(page, tmp_path, artifacts, p
         assert not page.locator(hidden).is_visible(), hidden
     assert page.locator(".sx-tt svg.main-svg, .sx-tt table.sx-table").count() == 0
     assert page.locator(".sx-tt .sx-caption").inner_text() == ""
+    # The story's description tells the answer ("the delete at 4 ignores the file written at 5"): hidden too.
+    assert not page.locator(".sx-story-body").is_visible() and page.locator(".sx-story-note").is_visible()
     page.screenshot(path=str(artifacts / "export-predict-before.png"))
     guesses = page.locator(".sx-guess")
     labels = [guesses.nth(i).inner_text().strip() for i in range(guesses.count())]
@@ -154,6 +156,7 @@ def test_predict_mode_hides_the_answer_until_reveal(page, tmp_path, artifacts, p
     assert page.locator(".sx-score-head").inner_text() == f"{right} of {len(labels)} rows guessed right"
     assert page.locator(".sx-score li.sx-wrong").count() == len(labels) - right
     assert page.locator(".sx-tt svg.main-svg").count() >= 1 and page.locator(".sx-tt .sx-bar").is_visible()
+    assert page.locator(".sx-story-body").is_visible() and not page.locator(".sx-story-note").is_visible()
     page.screenshot(path=str(artifacts / "export-predict-revealed.png"), full_page=True)
     offline.assert_clean()
 

@@ -4,7 +4,7 @@ line (a preset, a kept table's folder, bad input as one line with exit 2).
 
 The Iceberg and Paimon runs are the test session's shared ones (``preset_capture`` / ``paimon_preset_result`` in
 tests/conftest.py, also used by the read-back, inspect and Paimon runner tests), so those presets cost no extra
-engine run here; the Delta presets run here (delta-rs, no JVM). The browser opens a representative subset
+engine run here; the Delta and DuckLake presets run here (delta-rs and DuckDB, no JVM). The browser opens a representative subset
 (tests/browser/test_export.py).
 """
 
@@ -25,6 +25,7 @@ from explorer.ui.timetravel import PANELS
 ICEBERG = [s.name for s in list_presets("iceberg")]
 PAIMON = [s.name for s in list_presets("paimon")]
 DELTA = [s.name for s in list_presets("delta")]
+DUCKLAKE = [s.name for s in list_presets("ducklake")]
 # Any way a page could ask for something outside itself (plotly's bundle is checked apart: it names map tile
 # servers in strings it uses only for map traces, which no explorer figure has).
 EXTERNAL = re.compile(r"""(src|href)\s*=\s*["']?(https?:|//)|@import|url\(\s*["']?(https?:|//)""", re.IGNORECASE)
@@ -85,9 +86,16 @@ def test_every_delta_preset_exports_every_snapshots_views(name):
     check_page(explorer.run(name), name)
 
 
+@pytest.mark.parametrize("name", DUCKLAKE)
+def test_every_ducklake_preset_exports_every_snapshots_views(name):
+    import explorer
+
+    check_page(explorer.run(name), name)
+
+
 def test_every_preset_is_exported_here():
     """No engine's presets are left out of the checks above."""
-    assert sorted(ICEBERG + PAIMON + DELTA) == sorted(s.name for s in list_presets())
+    assert sorted(ICEBERG + PAIMON + DELTA + DUCKLAKE) == sorted(s.name for s in list_presets())
 
 
 @pytest.mark.spark

@@ -25,7 +25,7 @@ from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
 from explorer.api import parse_scenario, scenario_from_yaml
 from explorer.scenario.model import MODIFIERS, STEP_KINDS, Scenario, read_yaml
 from explorer.scenario.values import plain_row
-from explorer.ui.common import error_html, escape, story_html
+from explorer.ui.common import STORY_HIDDEN_NOTE, error_html, escape, story_html
 from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow, ResultViews
 from explorer.ui.open_table import OpenTableView
 from explorer.ui.preset_menu import menu as preset_menu
@@ -35,7 +35,6 @@ SINGLE_VALUE_BODY = {"insert": "rows", "equality_delete": "rows", "upsert": "row
                      "delete": "where", "sql": "sql"}
 DEFAULT_PRESET = "seed-delete-insert-delete"
 PREDICT_NOTE = "Make your prediction above, then press Reveal."
-STORY_HIDDEN_NOTE = "The story is hidden in predict mode (it tells the answer); it comes back when you Reveal."
 
 
 def _dump(value: Any) -> str:

@@ -29,6 +29,10 @@ def replace_children(box, new) -> None:
             widget.close()
 
 
+# The app and an exported page hide the story's description in predict mode, with these words.
+STORY_HIDDEN_NOTE = "The story is hidden in predict mode (it tells the answer); it comes back when you Reveal."
+
+
 def story_html(title: str | None, description: str | None, *, note: str = "") -> str:
     """The story above the app: the scenario's title and its description rendered as Markdown, then a note in
     italics (the story hidden in predict mode, or edited since)."""

@@ -32,7 +32,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from explorer.scenario.errors import ScenarioError
-from explorer.ui.common import escape, story_html
+from explorer.ui.common import STORY_HIDDEN_NOTE, escape, story_html
 from explorer.ui.timetravel import WIDGET_ESM, figure_spec, payload_json, plotly_js_source, table_spec
 
 PREDICT_NOTE = "Make your prediction above, then press Reveal."
@@ -193,8 +193,6 @@ def page_html(page: Page, *, plotly_src: str | None = None) -> str:
         made_by = f"Sequence Explorer {version('sequence-explorer')}"
     except Exception:  # noqa: BLE001 - a checkout without installed metadata
         made_by = "Sequence Explorer"
-    from explorer.ui.app import STORY_HIDDEN_NOTE  # the app's words for a story hidden in predict mode
-
     sections, scripts = [], []
     for i, s in enumerate(page.sections):
         sections.append(f'<section class="sx-section" data-kind="{escape(s.kind)}" id="sx-section-{i}"></section>')

@@ -73,17 +73,23 @@ def preset_capture(spark):
 
 @pytest.fixture(scope="session")
 def paimon_preset_result():
-    """``paimon_preset_result(name)``: a Paimon preset's result on real pypaimon, run once per test session (the
-    Paimon runner's tests and the exported-page tests share the runs)."""
+    """``paimon_preset_result(name, runner="auto")``: a Paimon preset's result, run once per test session and
+    shared by the Paimon runner tests and the exported-page tests. ``auto`` is the runner the explorer picks
+    (Paimon's Java library only for what pypaimon cannot run, on the session's one Spark JVM); ``pypaimon``
+    forces pypaimon (the pypaimon runner's own tests)."""
     from explorer.api import load_preset
+    from explorer.paimon.engine import choose_runner
+    from explorer.paimon.java_runner import run_paimon_java
     from explorer.paimon.runner import run_paimon
 
     runs = {}
 
-    def result(name: str):
-        if name not in runs:
-            runs[name] = run_paimon(load_preset(name))
-        return runs[name]
+    def result(name: str, runner: str = "auto"):
+        scenario = load_preset(name)
+        chosen = "pypaimon" if runner == "pypaimon" else choose_runner(scenario, runner)
+        if (name, chosen) not in runs:
+            runs[name, chosen] = run_paimon_java(scenario) if chosen == "java" else run_paimon(scenario)
+        return runs[name, chosen]
 
     return result
 

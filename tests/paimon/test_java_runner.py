@@ -33,10 +33,11 @@ def changelog(result, step):
 
 
 @pytest.fixture(scope="module")
-def presets(spark):
+def presets(spark, paimon_preset_result):
+    """The Java presets' runs, shared with the exported-page tests (tests/conftest.py)."""
     names = ["paimon-java-first-row", "paimon-java-first-row-ignore-delete", "paimon-java-sequence-group",
              "paimon-java-deletion-vectors", "paimon-java-full-compaction-changelog"]
-    return {name: run_paimon_java(load_preset(name), spark=spark) for name in names}
+    return {name: paimon_preset_result(name, "java") for name in names}
 
 
 def test_every_java_preset_runs_on_paimon_0_9_and_the_model_agrees(presets):

@@ -28,7 +28,7 @@ def test_all_six_paimon_presets_exist():
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_every_preset_model_agrees_with_pypaimon(name, paimon_preset_result):
-    result = paimon_preset_result(name)
+    result = paimon_preset_result(name, "pypaimon")
     assert result.agrees, result.to_text()
     assert result.modelled is (name in MODELLED_PRESETS)
     writes = [s for s in PRESETS[name].steps if s.kind == "write"]

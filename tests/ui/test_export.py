@@ -75,6 +75,7 @@ def test_every_iceberg_preset_exports_every_snapshots_views(preset_capture, name
 @pytest.mark.paimon
 @pytest.mark.parametrize("name", PAIMON)
 def test_every_paimon_preset_exports_every_snapshots_views(paimon_preset_result, name):
+    """On the runner the explorer picks (Paimon's Java library for what pypaimon cannot run)."""
     check_page(paimon_preset_result(name), name)
 
 

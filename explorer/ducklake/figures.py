@@ -116,10 +116,12 @@ def changes_figure(result: DuckLakeResult, at: int) -> go.Figure:
 def files_figure(result: DuckLakeResult, at: int) -> go.Figure:
     p = result.to_plain(at)
     rows = [{"file": f"F{f['file_id']}", "kind": "data", "begin": f["begin_snapshot"], "end": f["end_snapshot"],
-             "rows / deletes": f["record_count"], "for": "—", "in catalog": "yes" if f["in_catalog"] else
-             f"removed at {f['removed_at']}"} for f in p["data_files"]]
+             "rows / deletes": f["record_count"], "for": "—", "partial_max": f["partial_max"] if f["partial_max"]
+             is not None else "—", "in catalog": "yes" if f["in_catalog"] else f"removed at {f['removed_at']}"}
+            for f in p["data_files"]]
     rows += [{"file": f"X{d['file_id']}", "kind": "delete", "begin": d["begin_snapshot"], "end": d["end_snapshot"],
               "rows / deletes": d["delete_count"], "for": f"F{d['data_file_id']}",
+              "partial_max": d["partial_max"] if d["partial_max"] is not None else "—",
               "in catalog": "yes" if d["in_catalog"] else f"removed at {d['removed_at']}"} for d in p["delete_files"]]
-    return rows_table_figure(rows, ["file", "kind", "begin", "end", "rows / deletes", "for", "in catalog"],
+    return rows_table_figure(rows, ["file", "kind", "begin", "end", "rows / deletes", "for", "partial_max", "in catalog"],
                              "Catalog files (ducklake_data_file, ducklake_delete_file); end null = current", "files")

@@ -53,6 +53,7 @@ class DataFile:
     in_catalog: bool = True  # listed in the catalog when the run ended
     removed_at: int | None = None  # the snapshot whose commit removed its catalog row (files not in_catalog)
     added_at: int | None = None  # the snapshot whose commit added its catalog row
+    partial_max: int | None = None  # catalog: the latest snapshot stamped on a row inside (merged files)
 
     def row_id(self, row: StoredRow) -> int | None:
         if row.row_id is not None:
@@ -78,6 +79,7 @@ class DeleteFile:
     in_catalog: bool = True
     removed_at: int | None = None
     added_at: int | None = None
+    partial_max: int | None = None  # catalog: the latest snapshot stamped on a position inside
 
     @property
     def embeds_snapshots(self) -> bool:

@@ -33,9 +33,9 @@ ReadRow = tuple[int | None, Mapping[str, Any]]  # (rowid, values) as DuckDB retu
 
 REWRITE_CHANGES = frozenset({"rewrite_delete", "merge_adjacent"})  # ducklake_snapshots().changes of compactions
 SPEC_NOTE = ("DuckDB's ducklake 1.5.5 replaces a data file's delete file by one holding every deleted position "
-             "stamped with its snapshot (_ducklake_internal_snapshot_id) and drops the old file's catalog row; "
-             "the spec's ducklake_delete_file describes only begin/end snapshots, and a reader using those alone "
-             "would delete rows too early")
+             "stamped with its snapshot (_ducklake_internal_snapshot_id; the catalog row's partial_max is the latest) "
+             "and drops the old file's catalog row; the stable specification's ducklake_delete_file describes only "
+             "begin/end snapshots, and a reader using those alone would delete rows too early")
 DRIFT_NOTE = ("DuckLake's documentation (Row Lineage; Merge Adjacent Files) says compaction keeps every row id, "
               "time travel and the change feed as they were; with DuckDB's ducklake 1.5.5 a later "
               "ducklake_merge_adjacent_files gave rows another row id at earlier snapshots (an UPDATE then reads "
@@ -274,11 +274,12 @@ class DuckLakeResult:
                            "changes": {k: list(v) for k, v in s.changes.items()}} for s in shown],
             "data_files": [{"file_id": f.file_id, "name": f.name, "begin_snapshot": f.begin_snapshot,
                             "end_snapshot": f.end_snapshot, "record_count": f.record_count,
-                            "row_id_start": f.row_id_start, "in_catalog": f.in_catalog, "removed_at": f.removed_at}
+                            "row_id_start": f.row_id_start, "partial_max": f.partial_max, "in_catalog": f.in_catalog,
+                            "removed_at": f.removed_at}
                            for f in cap.data_files if snap is None or f.begin_snapshot <= snap],
             "delete_files": [{"file_id": d.file_id, "data_file_id": d.data_file_id, "name": d.name,
                               "begin_snapshot": d.begin_snapshot, "end_snapshot": d.end_snapshot,
-                              "delete_count": d.delete_count, "in_catalog": d.in_catalog,
+                              "delete_count": d.delete_count, "partial_max": d.partial_max, "in_catalog": d.in_catalog,
                               "removed_at": d.removed_at,
                               "positions": [{"position": p.position, "snapshot_id": p.snapshot_id}
                                             for p in d.positions]}
@@ -328,15 +329,17 @@ class DuckLakeResult:
         lines += ["", "Data files (ducklake_data_file):"]
         for f in p["data_files"]:
             gone = "" if f["in_catalog"] else f"  REMOVED from the catalog at snapshot {f['removed_at']}"
-            lines.append(f"  F{f['file_id']}: snapshots [{f['begin_snapshot']}, {_end(f['end_snapshot'])}) "
+            partial = f", partial_max {f['partial_max']}" if f["partial_max"] is not None else ""
+            lines.append(f"  F{f['file_id']}: snapshots [{f['begin_snapshot']}, {_end(f['end_snapshot'])}){partial} "
                          f"{f['record_count']} rows, row ids from {f['row_id_start']}{gone}")
         lines.append("Delete files (ducklake_delete_file):")
         for d in p["delete_files"]:
             gone = "" if d["in_catalog"] else f"  REMOVED from the catalog at snapshot {d['removed_at']}"
             pos = ", ".join(f"{x['position']}" + (f"@{x['snapshot_id']}" if x["snapshot_id"] is not None else "")
                             for x in d["positions"])
+            partial = f", partial_max {d['partial_max']}" if d["partial_max"] is not None else ""
             lines.append(f"  X{d['file_id']} -> F{d['data_file_id']}: snapshots [{d['begin_snapshot']}, "
-                         f"{_end(d['end_snapshot'])}) positions {pos or '-'}{gone}")
+                         f"{_end(d['end_snapshot'])}){partial} positions {pos or '-'}{gone}")
         if snap is not None:
             lines += ["", f"At snapshot {snap}, which delete file applies to which data file:"]
             for pr in p["pairings"]:

@@ -129,14 +129,15 @@ def _read(con: duckdb.DuckDBPyConnection, cols: tuple[str, ...], at: int | None 
 def _catalog_rows(con: duckdb.DuckDBPyConnection) -> tuple[dict[int, tuple], dict[int, tuple], int]:
     """The catalog's data file rows, delete file rows and latest snapshot id, in one query."""
     rows = con.execute(
-        f"SELECT 'data', data_file_id, NULL, path, begin_snapshot, end_snapshot, record_count, row_id_start "
-        f"FROM {METADATA}.ducklake_data_file UNION ALL "
-        f"SELECT 'delete', delete_file_id, data_file_id, path, begin_snapshot, end_snapshot, delete_count, NULL "
-        f"FROM {METADATA}.ducklake_delete_file UNION ALL "
-        f"SELECT 'snapshot', max(snapshot_id), NULL, NULL, NULL, NULL, NULL, NULL FROM {METADATA}.ducklake_snapshot"
+        f"SELECT 'data', data_file_id, NULL, path, begin_snapshot, end_snapshot, record_count, row_id_start, "
+        f"partial_max FROM {METADATA}.ducklake_data_file UNION ALL "
+        f"SELECT 'delete', delete_file_id, data_file_id, path, begin_snapshot, end_snapshot, delete_count, NULL, "
+        f"partial_max FROM {METADATA}.ducklake_delete_file UNION ALL "
+        f"SELECT 'snapshot', max(snapshot_id), NULL, NULL, NULL, NULL, NULL, NULL, NULL "
+        f"FROM {METADATA}.ducklake_snapshot"
     ).fetchall()
-    data = {r[1]: (r[1], r[3], r[4], r[5], r[6], r[7]) for r in rows if r[0] == "data"}
-    deletes = {r[1]: (r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows if r[0] == "delete"}
+    data = {r[1]: (r[1], r[3], r[4], r[5], r[6], r[7], r[8]) for r in rows if r[0] == "data"}
+    deletes = {r[1]: (r[1], r[2], r[3], r[4], r[5], r[6], r[8]) for r in rows if r[0] == "delete"}
     latest = next(int(r[1]) for r in rows if r[0] == "snapshot")
     return data, deletes, latest
 
@@ -191,22 +192,22 @@ def _files(lake: Lake, log: _CatalogLog, cols: tuple[str, ...]) -> tuple[tuple[D
     delete_rows = _read_files(con, [on_disk[Path(r[2]).name] for r in log.deletes.values()
                                     if Path(r[2]).name in on_disk], [])
     data_files = []
-    for fid, (_, path, begin, end, count, start) in sorted(log.data.items()):
+    for fid, (_, path, begin, end, count, start, partial_max) in sorted(log.data.items()):
         stored = tuple(StoredRow(position=int(r["file_row_number"]), values={c: r.get(c) for c in cols},
                                  row_id=r.get(ROW_ID_COLUMN), snapshot_id=r.get(SNAPSHOT_COLUMN))
                        for r in data_rows.get(Path(path).name, ()))
         data_files.append(DataFile(fid, Path(path).name, begin, end, count, start, stored,
                                    in_catalog=fid not in log.data_removed, removed_at=log.data_removed.get(fid),
-                                   added_at=log.data_added.get(fid)))
+                                   added_at=log.data_added.get(fid), partial_max=partial_max))
     delete_files = []
-    for fid, (_, data_id, path, begin, end, count) in sorted(log.deletes.items()):
+    for fid, (_, data_id, path, begin, end, count, partial_max) in sorted(log.deletes.items()):
         positions = tuple(DeletedPosition(int(r["pos"]), None if r.get(SNAPSHOT_COLUMN) is None
                                           else int(r[SNAPSHOT_COLUMN]))
                           for r in sorted(delete_rows.get(Path(path).name, ()), key=lambda r: r["pos"]))
         delete_files.append(DeleteFile(fid, data_id, Path(path).name, begin, end, count, positions,
                                        in_catalog=fid not in log.deletes_removed,
                                        removed_at=log.deletes_removed.get(fid),
-                                       added_at=log.deletes_added.get(fid)))
+                                       added_at=log.deletes_added.get(fid), partial_max=partial_max))
     return tuple(data_files), tuple(delete_files)
 
 

@@ -64,12 +64,13 @@ def validate_iceberg(scenario: Scenario, *, safe: bool = False) -> None:
 def check_concurrent(step: ConcurrentStep, spec: TableSpec) -> None:
     """Refuse, before anything runs, races this explorer does not model."""
     row_level = [j for j in step.jobs if isinstance(j.step, (DeleteStep, UpdateStep, MergeStep))]
-    if row_level and (spec.format_version != 2 or spec.write_mode != "merge-on-read"):
+    if row_level and (spec.format_version < 2 or spec.write_mode != "merge-on-read"):
         job = row_level[0]
         raise ScenarioError(
-            f"job {job.name} ({job.step.kind}) writes position deletes, which this explorer does for concurrent "
-            "jobs only on format v2 merge-on-read tables (v3 deletion vectors and copy-on-write rewrites are "
-            "not modelled for races)", step=step.index, field=f"concurrent.jobs.{job.name}")
+            f"job {job.name} ({job.step.kind}) writes delete files, which this explorer does for concurrent "
+            "jobs only on merge-on-read tables of format v2 (position deletes) or v3 (deletion vectors); "
+            "copy-on-write rewrites are not modelled for races", step=step.index,
+            field=f"concurrent.jobs.{job.name}")
     for job in step.jobs:
         if not isinstance(job.step, CompactStep):
             continue

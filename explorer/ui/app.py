@@ -29,6 +29,7 @@ from explorer.ui.common import STORY_HIDDEN_NOTE, error_html, escape, story_html
 from explorer.ui.engine_views import ENGINE_VIEWS, PredictableRow, ResultViews
 from explorer.ui.open_table import OpenTableView
 from explorer.ui.preset_menu import menu as preset_menu
+from explorer.ui.orders_view import OrdersView
 from explorer.ui.timetravel import PANELS, SnapshotView, TimeTravel
 
 SINGLE_VALUE_BODY = {"insert": "rows", "equality_delete": "rows", "upsert": "rows", "write": "rows",
@@ -314,6 +315,10 @@ class App(traitlets.HasTraits):
         self.formats = FormatsApp()
         self.w_formats = W.Accordion(children=[self.formats.widget], titles=("One history, every format",),
                                      selected_index=None)
+        # the scenario's race in every commit order (explorer/ui/orders_view.py)
+        self.orders_view = OrdersView(self.scenario, spark=self._spark, safe=self.safe)
+        self.w_orders = W.Accordion(children=[self.orders_view.widget], titles=("Every commit order",),
+                                    selected_index=None)
         self.w_story = W.HTML("")
         self.observe(lambda _: self._draw_story(), ("title", "description", "story_note", "predict_mode", "score"))
         self.widget = W.VBox([
@@ -321,8 +326,8 @@ class App(traitlets.HasTraits):
             W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label,
                     self.w_export_page, self.w_export_link],
                    layout=W.Layout(flex_flow="row wrap", align_items="center")),
-            self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor, self.w_open_table,
-            self.w_formats],
+            self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor, self.w_orders,
+            self.w_open_table, self.w_formats],
             layout=W.Layout(width="100%"))
 
     def _ipython_display_(self):  # pragma: no cover - notebook display hook

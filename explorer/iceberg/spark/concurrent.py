@@ -83,6 +83,9 @@ _WHY = (
      "job started may apply to rows its filter matches, rows the job rewrote")),
     ("Cannot commit, missing data files", ("validateDataFilesExist: a data file its position deletes point at "
      "was removed since this job started")),
+    ("Found concurrently added DV", ("validateAddedDVs: a deletion vector for the same data file was committed "
+     "since this job started; a data file has at most one DV, and this job's DV merged only the deletes it saw, so "
+     "committing it would drop the other job's. Iceberg checks this at every isolation level")),
     ("Cannot commit, found new position delete for replaced data file", (
         "validateNoNewDeletesForDataFiles: a position delete committed since the compaction started names rows "
         "of a file it replaced by path; the new file has another path, so the delete would be lost. Keeping the "
@@ -107,6 +110,7 @@ class _Files:
 
     data: list = field(default_factory=list)
     deletes: list = field(default_factory=list)
+    replaced_deletes: list = field(default_factory=list)  # v3: the DVs the job's new DVs merge and replace
 
     def addRows(self, data_file):  # the RowDelta method names
         self.data.append(data_file)
@@ -254,8 +258,14 @@ def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: 
         # A MERGE's join condition is not a filter Spark can push into the scan, so its conflict filter is
         # the whole table.
         expression, text = spark._jvm.org.apache.iceberg.expressions.Expressions.alwaysTrue(), "true"
-    for delete_file in _write_position_deletes(spark, jtable, data_files, deleted):
-        files.addDeletes(delete_file)
+    if spec.format_version >= 3:  # deletion vectors: one per data file, merged with the one it had at the start
+        written, replaced = _write_deletion_vectors(spark, jtable, data_files, deleted, start)
+        for delete_file in written:
+            files.addDeletes(delete_file)
+        files.replaced_deletes.extend(replaced)
+    else:
+        for delete_file in _write_position_deletes(spark, jtable, data_files, deleted):
+            files.addDeletes(delete_file)
     if new_rows:
         commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=new_rows, into=files)
     checks = [Check.FROM_SNAPSHOT, Check.DATA_FILES_EXIST]
@@ -310,6 +320,54 @@ def _conflict_filter(spark, where: Predicate, spec: TableSpec) -> tuple[Any, str
             term = expressions.equal(column, literal)
         result = getattr(expressions, "and")(result, term)  # ``and`` is a Python keyword
     return result, where.describe()
+
+
+def _dvs_at(jtable, snapshot_id: int | None) -> dict[str, Any]:
+    """Local data file path -> the deletion vector Iceberg's planning attaches to it at ``snapshot_id``."""
+    if snapshot_id is None:
+        return {}
+    out = {}
+    tasks = jtable.newScan().useSnapshot(snapshot_id).planFiles()
+    try:
+        iterator = tasks.iterator()
+        while iterator.hasNext():
+            task = iterator.next()
+            for delete in task.deletes():
+                if str(delete.format()).upper() == "PUFFIN":
+                    out[local_path(str(task.file().location()))] = delete
+    finally:
+        tasks.close()
+    return out
+
+
+def _write_deletion_vectors(spark, jtable, data_files: dict[str, Any], deleted: list[tuple[str, int]],
+                            start: int | None) -> tuple[list, list]:
+    """Format v3: one DV per data file, written by Iceberg's ``BaseDVFileWriter`` (``java/DvWrite.java``) as
+    Spark's writer does, merged with the DV the file had at the job's start; (new DVs, the DVs they replace)."""
+    if not deleted:
+        return [], []
+    from explorer.iceberg.spark.jvm import java_helper
+
+    helper = java_helper(spark, "DvWrite")
+    gateway = spark.sparkContext._gateway
+    previous = _dvs_at(jtable, start)
+    by_file: dict[str, list[int]] = {}
+    for path, pos in deleted:
+        by_file.setdefault(local_path(path), []).append(pos)
+    written, replaced = [], []
+    for path, positions in by_file.items():
+        data_file = data_files.get(path)
+        if data_file is None:
+            raise EngineError(f"Spark read a row from {path}, which is not a live data file of the starting "
+                              "snapshot")
+        array = gateway.new_array(gateway.jvm.long, len(set(positions)))
+        for i, pos in enumerate(sorted(set(positions))):
+            array[i] = pos
+        files = list(helper.write(jtable, data_file, array, previous.get(path),
+                                  f"{uuid.uuid4().hex}-concurrent-dv.puffin"))
+        written.append(files[0])
+        replaced.extend(files[1:])
+    return written, replaced
 
 
 def _write_position_deletes(spark, jtable, data_files: dict[str, Any], deleted: list[tuple[str, int]]) -> list:
@@ -371,6 +429,8 @@ def _operation(jtable, plan: _Plan):
         op.addRows(f)
     for f in plan.files.deletes:
         op.addDeletes(f)
+    for f in plan.files.replaced_deletes:
+        op.removeDeletes(f)
     if plan.checks:
         op.conflictDetectionFilter(plan.conflict_filter)
         op.validateDataFilesExist(plan.referenced)

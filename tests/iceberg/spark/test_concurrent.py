@@ -217,7 +217,7 @@ def test_streaming_upserts_never_conflict_and_the_later_commit_wins(spark):
 def test_unsupported_race_is_refused_before_anything_runs(spark):
     jobs = {"A": {"delete": {"user_id": 1}}, "B": {"insert": [{"user_id": 3, "name": "c"}]}}
     with pytest.raises(ScenarioError) as info:
-        run_iceberg(_race(jobs, ["A", "B"], format_version=3), spark=spark)
+        run_iceberg(_race(jobs, ["A", "B"], write_mode="copy-on-write"), spark=spark)
     assert info.value.step == 2 and info.value.field == "concurrent.jobs.A"
 
 

@@ -133,6 +133,26 @@ def test_two_deletes_of_one_row_with_position_deletes_both_commit(spark):
     assert {str(h.jobs[1].status) for h in both} == {"retried-and-committed"}
 
 
+def test_two_deletes_of_one_row_with_deletion_vectors_the_second_dv_is_rejected_at_every_level(spark):
+    """``TestRowDelta.testConcurrentDVsForSameDataFile``: "Found concurrently added DV" (v3, any isolation)."""
+    plain = {"name": "two-dvs", "table": {**TABLE, "format_version": 3}, "steps": [*LOAD, {"concurrent": {"jobs": {
+        "A": {"delete": {"user_id": 500}}, "B": {"delete": {"user_id": 500}}}}}]}
+    result = orders(parse_scenario(plain), spark=spark)
+    assert len(result.histories) == 6 and result.agrees
+    for h in result.histories:
+        assert users(h.rows) == [(100, "ada"), (300, "linus")] and h.serial_equivalent is not None
+        if h.history.serial:
+            assert all(j.committed for j in h.jobs)
+            continue
+        second = h.job(h.history.commit_order[1])
+        assert (str(second.status), second.failed_check) == ("rejected", "validateAddedDVs"), h.history.label
+        assert second.message.startswith("Found concurrently added DV for D1")
+    assert {h.history.isolation for h in result.histories if not h.history.serial} == {"serializable", "snapshot"}
+    first = result.history("AB-00-ser").snapshots[0]
+    capture = result.history("AB-00-ser").result.capture
+    assert [f.content.value for f in capture.files if f.added_snapshot_id == first.snapshot_id] == ["deletion_vector"]
+
+
 def test_an_insert_racing_a_delete_never_conflicts_and_an_upsert_pair_is_decided_by_commit_order(spark):
     insert = orders(scenario("insert-race", {"I": {"insert": [{"user_id": 700, "name": "new"}]},
                                              "E": {"equality_delete": [{"user_id": 500}]}}), spark=spark)

@@ -1,0 +1,83 @@
+"""The "Every commit order" grid in a real page, in JupyterLab and in voila (headless Chromium, 1400x900).
+
+The app runs the compaction-vs-equality-delete race in its 4 histories on the real engine; the page shows them
+grouped by outcome. Clicking a history must swap its detail (race lanes, fates, rows, snapshots, verdict) in the
+same task as the click, before any message could reach the kernel and come back; the selection must then reach
+Python. No table cell may be empty, nothing may stick out of the page, no red stderr box. Screenshots go to
+artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.testing import browser as B
+
+pytestmark = pytest.mark.browser
+
+PRESET = "concurrent-compaction-vs-equality-delete"
+GRID = ".sx-or"
+
+# Click history ``i`` and read the detail's title in the same task: a change here happened without the kernel.
+CLICK_JS = f"""i => {{
+  const grid = document.querySelector('{GRID}');
+  const before = grid.querySelector('.sx-detail b').textContent;
+  grid.querySelector(`button.sx-h[data-index="${{i}}"]`).click();
+  return {{ before, after: grid.querySelector('.sx-detail b').textContent,
+           lanes: grid.querySelectorAll('.sx-detail svg.sx-lanes g, .sx-detail svg.sx-lanes circle').length }};
+}}"""
+
+PROBLEMS_JS = f"""() => {{
+  const out = [];
+  const grid = document.querySelector('{GRID}');
+  grid.querySelectorAll('td').forEach((td, k) => {{ if (!td.textContent.trim()) out.push(`cell ${{k}} is empty`); }});
+  const page = document.documentElement.clientWidth;
+  for (const e of grid.querySelectorAll('.sx-group, .sx-detail, table')) {{
+    const r = e.getBoundingClientRect();
+    if (r.right > page + 1) out.push(`${{e.className || e.tagName}} sticks out of the page (${{Math.round(r.right)}} > ${{page}})`);
+  }}
+  return out;
+}}"""
+
+
+def run_grid(page) -> None:
+    B.choose_preset(page, PRESET)
+    page.get_by_text("Every commit order", exact=True).first.click()
+    page.locator("button.jupyter-button", has_text="Run every order").first.click()
+    page.locator(f"{GRID} .sx-detail").first.wait_for(state="visible", timeout=B.RUN_TIMEOUT_MS)
+
+
+def check_grid(page, artifacts, name: str) -> None:
+    cells = page.locator(f"{GRID} button.sx-h")
+    assert cells.count() == 4
+    assert page.locator(f"{GRID} .sx-group").count() >= 2
+    seen = page.evaluate(CLICK_JS, 4)
+    assert seen["before"].startswith("#1 ") and seen["after"].startswith("#4 "), seen
+    assert "C.start D.start D.commit C.commit" in seen["after"]
+    detail = page.locator(f"{GRID} .sx-detail").first.inner_text()
+    assert "retried" in detail and "equals serial order D→C" in detail
+    problems = page.evaluate(PROBLEMS_JS)
+    assert not problems, problems
+    assert not B.stderr_boxes(page)
+    grid = page.locator(GRID).first
+    grid.scroll_into_view_if_needed()
+    grid.screenshot(path=str(artifacts / f"orders-grid-{name}.png"))
+    detail = page.locator(f"{GRID} .sx-detail").first
+    detail.scroll_into_view_if_needed()
+    detail.screenshot(path=str(artifacts / f"orders-detail-{name}.png"))
+
+
+def open_and_check(page, server, artifacts, kind: str) -> None:
+    (B.open_jupyterlab if kind == "lab" else B.open_voila)(page, server)
+    run_grid(page)
+    check_grid(page, artifacts, kind)
+
+
+def test_the_grid_in_jupyterlab_swaps_a_history_without_the_kernel(page, lab_server, artifacts):
+    with B.session_on(page, lab_server, artifacts, "orders-lab", {}, stop=False):
+        open_and_check(page, lab_server, artifacts, "lab")
+
+
+def test_the_grid_in_voila(page, voila_server, artifacts):
+    with B.session_on(page, voila_server, artifacts, "orders-voila", {}, stop=False):
+        open_and_check(page, voila_server, artifacts, "voila")

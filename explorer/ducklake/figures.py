@@ -125,3 +125,12 @@ def files_figure(result: DuckLakeResult, at: int) -> go.Figure:
               "in catalog": "yes" if d["in_catalog"] else f"removed at {d['removed_at']}"} for d in p["delete_files"]]
     return rows_table_figure(rows, ["file", "kind", "begin", "end", "rows / deletes", "for", "partial_max", "in catalog"],
                              "Catalog files (ducklake_data_file, ducklake_delete_file); end null = current", "files")
+
+
+def snapshots_figure(result: DuckLakeResult, at: int) -> go.Figure:
+    rows = [{"snapshot_id": s.snapshot_id, "step": s.step, "label": s.label, "job": s.job or "—",
+             "changes (ducklake_snapshots)": "; ".join(f"{k}: {', '.join(v)}" for k, v in s.changes.items()) or "—"}
+            for s in result.capture.snapshots if s.snapshot_id <= at]
+    return rows_table_figure(rows, ["snapshot_id", "step", "label", "job", "changes (ducklake_snapshots)"],
+                             f"Snapshots up to {at} (snapshot {result.capture.first_snapshot} is the empty table)",
+                             "snapshots")

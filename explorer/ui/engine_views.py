@@ -350,6 +350,7 @@ class DuckLakeViews:
             "rows": lambda: D.rows_figure(result, key),
             "engine_rows": lambda: D.engine_rows_figure(result, key),
             "row_history": lambda: D.changes_figure(result, key),
+            "snapshots": lambda: D.snapshots_figure(result, key),
             "files": lambda: D.files_figure(result, key),
         }
         return _built(build, only)

@@ -311,6 +311,14 @@ def test_06_concurrent_writers_executes(kernel_env, tmp_path):
     assert text.count("resolver and engine agree at every snapshot: True") == 4
     assert "agree at every snapshot: False" not in text
     assert_figures_offline(nb, at_least=2)
+    # the grid (explorer.orders): every history of each race, judged against the serial orders
+    assert text.count("the engine's rows equal the resolver's in every history: True") == 6, text
+    assert re.search(r"concurrent-delete-vs-update: 6 histories", text)
+    assert "A retried, B committed — no serial order gives this table" in text
+    assert "a delete that reported success but left the row" in text
+    assert "C rejected (validateNoNewDeletesForDataFiles)" in text  # without the starting sequence number
+    assert text.count("rejected (validateAddedDVs)") == 2  # v3: the second DV, whichever job commits second
+    assert "!! BREAKS expect" in text and "no such row survived" in text  # the upsert pair's stated property
 
 
 GLOSSARY = ROOT / "docs" / "glossary.md"

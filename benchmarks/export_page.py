@@ -76,6 +76,16 @@ def export_seed(out: Path) -> tuple[Path, dict]:
     return page, sizes
 
 
+def only(url: str):
+    """A route handler that lets the page load its own file and refuses every other request."""
+    def handle(route) -> None:
+        if route.request.url == url:
+            route.continue_()
+        else:
+            route.abort()
+    return handle
+
+
 def browser_times(page_path: Path, ref_path: Path, rounds: int) -> dict:
     from playwright.sync_api import sync_playwright
 
@@ -88,8 +98,7 @@ def browser_times(page_path: Path, ref_path: Path, rounds: int) -> dict:
             for path, into in ((ref_path, refs), (page_path, firsts)):
                 context = browser.new_context(viewport={"width": 1400, "height": 900})
                 page = context.new_page()
-                page.route("**/*", lambda route, u=path.resolve().as_uri(): route.continue_()
-                           if route.request.url == u else route.abort())
+                page.route("**/*", only(path.resolve().as_uri()))
                 page.goto(path.resolve().as_uri())
                 got = page.evaluate(FIRST_VIEW_JS)
                 into.append(got["first_view_ms"])

@@ -42,7 +42,10 @@ def test_the_site_builds_and_works_offline(tmp_path, executed_notebooks, preset_
     built = json.loads((site / "build.json").read_text())
     assert built["chapters"][CHAPTER] == ("given" if given else "executed")
     assert built["gallery"] == [SEED]
-    assert built["warnings"] == [], built["warnings"]
+    # No error, and nothing wrong with the chapters or the gallery (a guide's Markdown is its author's: its
+    # warnings are listed by the build, not failed on here).
+    ours = [w for w in built["warnings"] if "ERROR" in w or "/notebooks/" in w or "/gallery/" in w]
+    assert ours == [], ours
 
     refused, errors = [], []
     root = site.resolve().as_uri() + "/"

@@ -110,6 +110,16 @@ def test_the_page_shows_what_the_app_shows_and_predict_mode_keeps_the_answer_for
     app.show_result(result)
     _, payload, _ = page_parts(page_html(run_page(result)))
     assert payload["snapshots"] == json.loads(app.w_time.payload)["snapshots"]
+    # The Export page button offers the same page as a download (a data: link, nothing written on the server).
+    assert app.w_export_page.disabled is False
+    app.w_export_page.click()
+    link = re.search(r'download="seed-delete-insert-delete.html" href="data:text/html;base64,([^"]+)"',
+                     app.w_export_link.value)
+    assert link, app.w_export_link.value
+    import base64
+
+    _, downloaded, _ = page_parts(base64.b64decode(link.group(1)).decode("utf-8"))
+    assert downloaded["snapshots"] == payload["snapshots"]
 
     app.set_predict_mode(True)
     app.show_result(result)

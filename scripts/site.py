@@ -13,7 +13,8 @@ reference and a gallery page per preset with its exported page embedded. Output:
    (``_static/plotly.min.js``, the plotly package's own bundle); a live widget (the app) becomes a note that
    links to the gallery, where the same story is an exported page.
 3. Gallery: each preset runs once and is exported (``explorer.ui.export``) into ``_static/gallery/``, sharing
-   the site's plotly.js; ``--pages DIR`` takes pages already exported (named ``<preset>.html``) from DIR.
+   the site's plotly.js, and kept in the cache under the same hash of the package; ``--pages DIR`` takes pages
+   already exported (named ``<preset>.html``) from DIR.
 4. Sphinx with MyST-NB renders it all (``site/conf.py``); notebooks are not executed by Sphinx.
 """
 
@@ -155,6 +156,7 @@ def make_static(nb, status: str):
                 out = nbformat.from_dict({**out, "data": {"text/html": note}})
             outputs.append(out)
         cell["outputs"] = outputs
+    nb.metadata.pop("widgets", None)  # a live widget's saved state: nothing on a static page uses it
     if status == "not executed":
         nb.cells.insert(1, nbformat.v4.new_markdown_cell(
             "```{note}\nThis build did not execute this chapter: its cells are shown without outputs. The full "
@@ -165,10 +167,17 @@ def make_static(nb, status: str):
 # ------------------------------------------------------------------------------------------------ gallery
 
 
-def gallery(names: list[str], pages: Path | None, static: Path, src: Path, with_compare: bool) -> list[str]:
-    """Export each preset (or take its page from ``pages``) and write its gallery page; returns page names."""
+def gallery(names: list[str], pages: Path | None, static: Path, src: Path, with_compare: bool,
+            cache: Path, package: str) -> list[str]:
+    """Export each preset (or take its page from ``pages``, or from the cache when the package has not changed)
+    and write its gallery page; returns page names."""
     from explorer.api import load_preset
 
+    kept = cache / "gallery"
+    kept.mkdir(parents=True, exist_ok=True)
+    for old in kept.glob("*.html"):
+        if not old.name.endswith(f"-{package}.html"):
+            old.unlink()
     folder = static / "gallery"
     folder.mkdir(parents=True, exist_ok=True)
     (src / "gallery").mkdir(parents=True, exist_ok=True)
@@ -177,14 +186,18 @@ def gallery(names: list[str], pages: Path | None, static: Path, src: Path, with_
         scenario = load_preset(name)
         target = folder / f"{name}.html"
         given = pages / f"{name}.html" if pages is not None else None
+        cached = kept / f"{name}-{package}.html"
         if given is not None and given.is_file():
             shutil.copyfile(given, target)
+        elif cached.is_file():
+            shutil.copyfile(cached, target)
         else:
             import explorer
             from explorer.ui.export import write_page
 
             t0 = time.perf_counter()
             write_page(explorer.run(scenario), target, plotly_src="../plotly.min.js", source=f"preset {name}")
+            shutil.copyfile(target, cached)
             log(f"gallery: {name} run and exported in {time.perf_counter() - t0:.1f} s")
         gallery_page(src / "gallery" / f"{name}.md", name, scenario.display_title, scenario.engine)
         made.append(name)
@@ -192,14 +205,18 @@ def gallery(names: list[str], pages: Path | None, static: Path, src: Path, with_
         name = "compare-changelog-sequence-a-vs-b"
         target = folder / f"{name}.html"
         given = pages / f"{name}.html" if pages is not None else None
+        cached = kept / f"{name}-{package}.html"
         if given is not None and given.is_file():
             shutil.copyfile(given, target)
+        elif cached.is_file():
+            shutil.copyfile(cached, target)
         else:
             from explorer.changelog_api import compare
             from explorer.ui.export import write_page
 
             write_page(compare("changelog-sequence-a", "changelog-sequence-b"), target,
                        plotly_src="../plotly.min.js", source="changelog-sequence-a vs changelog-sequence-b")
+            shutil.copyfile(target, cached)
         gallery_page(src / "gallery" / f"{name}.md", name, "Changelogs of two equal histories compared", "iceberg")
         made.append(name)
     lines = ["# Gallery", "",
@@ -278,7 +295,7 @@ def build(args) -> Path:
     # gallery
     presets = choose(args.gallery, list(preset_paths()))
     made = gallery(presets, Path(args.pages).resolve() if args.pages else None, static, src,
-                   with_compare=args.gallery == "all" or args.compare)
+                   with_compare=args.gallery == "all" or args.compare, cache=cache, package=package)
     t_gallery = time.perf_counter() - t_start - t_chapters
     # sphinx
     shutil.rmtree(out, ignore_errors=True)

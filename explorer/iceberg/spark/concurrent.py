@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import re
 import uuid
+from contextvars import ContextVar
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -158,9 +159,11 @@ def run_concurrent(spark, recorder: IcebergRecorder, full_name: str, spec: Table
             if start not in files_at:
                 jtable.refresh()
                 files_at[start] = _data_files_at(jtable, start)
-            plans[name] = _write_job(spark, jtable, full_name, spec, step.job(name), start, files_at[start],
-                                     isolation)
-            plans[name].start = start  # where it started, whether or not its commit validates from there
+            # A job's write phase depends only on where it starts (its checks also on the isolation level)
+            written = _shared(("plan", name, start), lambda: _write_job(
+                spark, jtable, full_name, spec, step.job(name), start, files_at[start], isolation))
+            # where it started, whether or not its commit validates from there
+            plans[name] = replace(written, start=start, checks=_checks_at(written, isolation))
             continue
         plan = plans[name]
         start_seq = next((s.sequence_number for s in recorder.snapshots if s.snapshot_id == plan.start), None)
@@ -173,10 +176,38 @@ def run_concurrent(spark, recorder: IcebergRecorder, full_name: str, spec: Table
 # ------------------------------------------------------------------------------------------- write phase
 
 
+# What a job reads at a snapshot never changes, and every copy of a table ``explorer orders`` makes shares the
+# set-up's snapshots (same ids, same files): inside ``shared_reads()`` such reads are made once per run of orders,
+# not once per history.
+_SHARED_READS: ContextVar[dict | None] = ContextVar("explorer_shared_reads", default=None)
+
+
+@contextlib.contextmanager
+def shared_reads():
+    token = _SHARED_READS.set({})
+    try:
+        yield
+    finally:
+        _SHARED_READS.reset(token)
+
+
+def _shared(key: tuple, read):
+    cache = _SHARED_READS.get()
+    if cache is None:
+        return read()
+    if key not in cache:
+        cache[key] = read()
+    return cache[key]
+
+
 def _data_files_at(jtable, snapshot_id: int | None) -> dict[str, Any]:
     """Local path -> Java DataFile of every data file live at ``snapshot_id``."""
     if snapshot_id is None:
         return {}
+    return _shared(("files", snapshot_id), lambda: _plan_data_files(jtable, snapshot_id))
+
+
+def _plan_data_files(jtable, snapshot_id: int) -> dict[str, Any]:
     out = {}
     tasks = jtable.newScan().useSnapshot(snapshot_id).planFiles()
     try:
@@ -197,6 +228,11 @@ def _rows_at(spark, full_name: str, spec: TableSpec, snapshot_id: int | None,
     """
     if snapshot_id is None:
         return []
+    key = ("rows", snapshot_id, None if where is None else (where.describe(), repr(where.to_plain())))
+    return _shared(key, lambda: _query_rows(spark, full_name, spec, snapshot_id, where))
+
+
+def _query_rows(spark, full_name: str, spec: TableSpec, snapshot_id: int, where: Predicate | None) -> list:
     args: dict = {}
     condition = "" if where is None else f" WHERE {predicate_sql(where, spec, 'w', args)}"
     columns = ", ".join(map(quote_name, spec.column_names))
@@ -279,6 +315,14 @@ def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: 
                  checks=tuple(checks), conflict_filter=expression, filter_text=text)
 
 
+def _checks_at(plan: _Plan, isolation: str) -> tuple[Check, ...]:
+    """The plan's checks at ``isolation``: a row-level job validates new data files under serializable only."""
+    if not plan.checks or not isinstance(plan.job.step, (DeleteStep, UpdateStep, MergeStep)):
+        return plan.checks
+    kept = tuple(c for c in plan.checks if c is not Check.NO_CONFLICTING_DATA_FILES)
+    return kept + ((Check.NO_CONFLICTING_DATA_FILES,) if isolation == "serializable" else ())
+
+
 def _write_compaction(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
                       data_files: dict[str, Any]) -> _Plan:
     """``rewrite_data_files``' work before its commit: every row live at the start, written into new files."""
@@ -326,6 +370,10 @@ def _dvs_at(jtable, snapshot_id: int | None) -> dict[str, Any]:
     """Local data file path -> the deletion vector Iceberg's planning attaches to it at ``snapshot_id``."""
     if snapshot_id is None:
         return {}
+    return _shared(("dvs", snapshot_id), lambda: _plan_dvs(jtable, snapshot_id))
+
+
+def _plan_dvs(jtable, snapshot_id: int) -> dict[str, Any]:
     out = {}
     tasks = jtable.newScan().useSnapshot(snapshot_id).planFiles()
     try:
@@ -467,7 +515,8 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
     except Exception as exc:  # sorted below: a lost race is an outcome, anything else is raised
         if not _lost_race(spark, exc):
             raise
-        _delete_files(recorder.jtable, plan)  # as Spark's abort does: the job's files never became visible
+        if _SHARED_READS.get() is None:  # (explorer orders shares them with other histories; it cleans up last)
+            _delete_files(recorder.jtable, plan)  # as Spark's abort does: the job's files never became visible
         reason = _file_ids(_relative(engine_reason(exc), recorder.location), recorder)
         reason = _JAVA_FILE.sub(r"\1", reason)  # "GenericDataFile{content=data, file_path=D1, ...}" -> "D1"
         why = next((text for start_, text in _WHY if reason.startswith(start_)), None)

@@ -8,6 +8,10 @@ the original's under new unique names and it reads the original's files in place
 fork through :func:`explorer.iceberg.spark.concurrent.run_concurrent` — the same write phases and the same Iceberg
 Java commits and validations a ``concurrent`` step uses — in the order the history says, and every new snapshot
 is read back by Spark as in any run. Nothing of the set-up runs again, and no history sees another's commits.
+What a job reads at one of the set-up's snapshots (the rows its filter matches, as Spark reads them; the live
+data files) is the same in every copy, so it is read once per run of orders and reused
+(:func:`explorer.iceberg.spark.concurrent.shared_reads`); a job that starts after another committed reads its
+own copy's new snapshot.
 
 Why a copy of the metadata and not a rollback or a branch: a rollback leaves the table's
 ``last-sequence-number`` where the previous history took it, so history 2's commits would carry other sequence
@@ -25,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from explorer.iceberg.orders import HistoryRun, OrdersCapture
+from explorer.iceberg.spark.concurrent import shared_reads
 from explorer.iceberg.spark.metadata import IcebergRecorder, local_path
 from explorer.iceberg.spark.runner import run_more, run_setup, settings_kept
 from explorer.iceberg.spark.session import (
@@ -85,7 +90,7 @@ def run_orders(scenario: Scenario, *, spark=None, catalog: str | None = None, pr
             from explorer.iceberg.spark.safety import check_scenario_sql
 
             check_scenario_sql(spark, scenario, table)
-        with one_shuffle_partition(spark), settings_kept(spark, scenario):
+        with one_shuffle_partition(spark), settings_kept(spark, scenario), shared_reads():
             started = time.perf_counter()
             base, base_recorder = run_setup(spark, table, scenario, before)
             setup_seconds = time.perf_counter() - started

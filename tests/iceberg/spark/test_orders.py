@@ -1,5 +1,8 @@
 """Every history of a race on real Spark + Iceberg (``explorer orders``), against Iceberg's own validation tests.
 
+(Chapter 6's execution test checks the grids of the compaction races, two v2 deletes, two v3 deletes and the
+upsert pair against the same Iceberg tests; they are not run twice.)
+
 Each case's expected fates are what Iceberg's tests assert for the same commits:
 - delete vs update: ``TestRowDelta.testValidateNoConflicts`` ("Found conflicting files": a DELETE under
   serializable isolation validating new data files), ``testConcurrentConflictingRowDelta`` and
@@ -100,39 +103,6 @@ def fates(result) -> dict:
     return {h.history.key: {j.name: (str(j.status), j.failed_check) for j in h.jobs} for h in result.histories}
 
 
-def test_compaction_vs_equality_delete_with_and_without_the_starting_sequence_number(spark):
-    jobs = {"C": {"compact": {"use_starting_sequence_number": True}}, "D": {"equality_delete": [{"user_id": 500}]}}
-    kept = orders(scenario("compaction-eq", jobs), spark=spark)
-    assert len(kept.histories) == 4 and kept.agrees
-    for h in kept.histories:  # the rewritten user 500 stays deleted whatever the order: data sequence number 2
-        assert all(j.committed for j in h.jobs) and h.serial_equivalent is not None
-        assert 500 not in {r["user_id"] for r in h.rows}
-    raced = kept.history("DC-00")  # D commits while C runs: C is retried with data sequence number 2
-    assert raced.job("C").status == "retried-and-committed" and raced.serial_equivalent == ("D", "C")
-
-    jobs["C"] = {"compact": {"use_starting_sequence_number": False}}
-    lost = orders(scenario("compaction-eq-no-start", jobs), spark=spark)
-    assert lost.agrees
-    raced = lost.history("DC-00")
-    assert raced.job("C").status == "rejected" and raced.job("C").failed_check == "validateNoNewDeletesForDataFiles"
-    assert raced.job("C").message.startswith("Cannot commit, found new delete for replaced data file")
-    assert raced.serial_equivalent == ("D",)
-    assert all(all(j.committed for j in h.jobs) for h in lost.histories if h.history.key != "DC-00")
-
-
-def test_two_deletes_of_one_row_with_position_deletes_both_commit(spark):
-    result = orders(scenario("two-deletes", {"A": {"delete": {"user_id": 500}}, "B": {"delete": {"user_id": 500}}},
-                             expect={"serializable": True, "drops": {"user_id": 500}}), spark=spark)
-    assert len(result.histories) == 6 and result.agrees and not result.violations
-    for h in result.histories:
-        assert all(j.committed for j in h.jobs), h.history.label
-        assert users(h.rows) == [(100, "ada"), (300, "linus")] and h.serial_equivalent is not None
-    both = [h for h in result.histories if not h.history.serial]
-    # each wrote its own position delete for the same row: two delete files, sequence numbers 3 and 4
-    assert all(len(h.snapshots) == 2 for h in both)
-    assert {str(h.jobs[1].status) for h in both} == {"retried-and-committed"}
-
-
 def test_two_deletes_of_one_row_with_deletion_vectors_the_second_dv_is_rejected_at_every_level(spark):
     """``TestRowDelta.testConcurrentDVsForSameDataFile``: "Found concurrently added DV" (v3, any isolation)."""
     plain = {"name": "two-dvs", "table": {**TABLE, "format_version": 3}, "steps": [*LOAD, {"concurrent": {"jobs": {
@@ -153,25 +123,14 @@ def test_two_deletes_of_one_row_with_deletion_vectors_the_second_dv_is_rejected_
     assert [f.content.value for f in capture.files if f.added_snapshot_id == first.snapshot_id] == ["deletion_vector"]
 
 
-def test_an_insert_racing_a_delete_never_conflicts_and_an_upsert_pair_is_decided_by_commit_order(spark):
+def test_an_insert_racing_a_delete_never_conflicts(spark):
+    """An append runs no validation (``newAppend``), and Flink's equality delete none either."""
     insert = orders(scenario("insert-race", {"I": {"insert": [{"user_id": 700, "name": "new"}]},
                                              "E": {"equality_delete": [{"user_id": 500}]}}), spark=spark)
     assert len(insert.histories) == 4 and insert.agrees
     for h in insert.histories:
         assert all(j.committed for j in h.jobs) and h.serial_equivalent is not None
         assert users(h.rows) == [(100, "ada"), (300, "linus"), (700, "new")]
-    upserts = orders(scenario("upsert-pair", {
-        "X": {"upsert": [{"user_id": 500, "name": "from-x"}], "key": ["user_id"]},
-        "Y": {"upsert": [{"user_id": 500, "name": "from-y"}], "key": ["user_id"]}},
-        expect={"keeps": {"user_id": 500, "name": "from-x"}}), spark=spark)
-    assert len(upserts.histories) == 4 and upserts.agrees
-    for h in upserts.histories:
-        last = h.history.commit_order[-1]
-        assert all(j.committed for j in h.jobs)
-        assert users(h.rows) == [(100, "ada"), (300, "linus"), (500, f"from-{last.lower()}")]
-        assert h.serial_equivalent == h.history.commit_order
-        assert bool(h.verdict.violations) == (last == "Y")  # the stated property breaks where Y commits last
-    assert {g.violates for g in upserts.groups} == {True, False}
 
 
 def test_orders_refuses_what_it_cannot_explore_before_anything_runs():

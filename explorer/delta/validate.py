@@ -20,9 +20,8 @@ PROPERTIES: dict[str, tuple[str, ...]] = {
     "delta.isolationLevel": ("Serializable", "WriteSerializable", "SnapshotIsolation"),
     "delta.appendOnly": ("true", "false"),
 }
-ROW_TRACKING = ("delta-rs 1.6 cannot write a table with row tracking (enabling it made every later delta-rs "
-                "write fail on this machine; delta.enableRowTracking itself fails to parse), so row ids and row "
-                "commit versions are not shown for Delta here")
+ROW_TRACKING = ("delta-rs 1.6 cannot create a table with row tracking (it refuses delta.enableRowTracking: "
+                "'Error parsing property'), so row ids and row commit versions are not shown for Delta here")
 
 
 def validate_delta_scenario(scenario: Scenario, *, safe: bool = False) -> None:

@@ -165,3 +165,15 @@ def test_the_app_shows_a_delta_run_on_deltas_clock():
     payload = json.loads(app.w_time.payload)
     assert len(payload["snapshots"]) == 6  # versions 1..6, every one browsable (time travel)
     assert payload["snapshots"][3]["caption"].startswith("Version 4 · Delete user 500 (DELETE, read version 3)")
+
+
+def test_a_partitioned_table_records_partition_values_and_agrees():
+    scenario = parse_scenario({"name": "delta-part", "engine": "delta", "table": {
+        "columns": {"region": "string", "user_id": "int", "name": "string"}, "partitioned_by": ["region"]},
+        "steps": [{"insert": [{"region": "eu", "user_id": 1, "name": "a"}, {"region": "us", "user_id": 2, "name": "b"}]},
+                  {"delete": {"user_id": 1}}]})
+    result = run(validate(scenario))
+    assert result.agrees
+    adds = result.capture.commit(1).of("add")
+    assert sorted(dict(a.partition_values)["region"] for a in adds) == ["eu", "us"]
+    assert [dict(a.partition_values) for a in result.capture.commit(2).of("remove")] == [{"region": "eu"}]

@@ -236,12 +236,20 @@ public class PaimonSteps {
     out.append(",\"delta\":");
     entries(out, table.store().newScan().withSnapshot(snapshotId).withKind(ScanMode.DELTA).plan().files(),
             table, partitionType);
+    // A snapshot without a changelog manifest list has no changelog: two scans saved.
+    boolean hasChangelog = snapshot.changelogManifestList() != null;
     out.append(",\"changelog_files\":");
-    entries(out, table.store().newScan().withSnapshot(snapshotId).withKind(ScanMode.CHANGELOG).plan().files(),
-            table, partitionType);
-    // The deletion vectors a batch read of this snapshot applies, per data file: the deleted row positions.
+    if (hasChangelog) {
+      entries(out, table.store().newScan().withSnapshot(snapshotId).withKind(ScanMode.CHANGELOG).plan().files(),
+              table, partitionType);
+    } else {
+      out.append("[]");
+    }
+    // The deletion vectors a batch read of this snapshot applies, per data file: the deleted row positions
+    // (only deletion-vector tables have any: a scan saved for the others).
     out.append(",\"deletion_vectors\":[");
-    List splits = table.newSnapshotReader().withSnapshot(snapshotId).read().splits();
+    List splits = table.coreOptions().deletionVectorsEnabled()
+        ? table.newSnapshotReader().withSnapshot(snapshotId).read().splits() : new ArrayList();
     boolean firstDv = true;
     for (int s = 0; s < splits.size(); s++) {
       DataSplit split = (DataSplit) splits.get(s);
@@ -280,7 +288,9 @@ public class PaimonSteps {
     rows(out, read.newRead().createReader(read.newScan().plan()), table.rowType(), false);
     // The changelog this snapshot carries, read as a streaming reader reads it (with row kinds).
     out.append(",\"changelog\":");
-    List changes = table.newSnapshotReader().withSnapshot(snapshotId).withMode(ScanMode.CHANGELOG).read().splits();
+    List changes = hasChangelog
+        ? table.newSnapshotReader().withSnapshot(snapshotId).withMode(ScanMode.CHANGELOG).read().splits()
+        : new ArrayList();
     if (changes.isEmpty()) {
       out.append("[]");
     } else {

@@ -231,10 +231,11 @@ def gallery(names: list[str], pages: Path | None, static: Path, src: Path, with_
 def gallery_page(path: Path, name: str, title: str, engine: str) -> None:
     path.write_text(f"""# {title}
 
-`{name}` ({engine}); the page below is the exported run ([open it alone](../_static/gallery/{name}.html)). Run it
-yourself: `explorer export {name} --output {name}.html`, or `explore(preset="{name}")` in a notebook.
+`{name}` ({engine}); the page below is the exported run. Run it yourself:
+`explorer export {name} --output {name}.html`, or `explore(preset="{name}")` in a notebook.
 
 ```{{raw}} html
+<p><a href="../_static/gallery/{name}.html">Open the page alone</a></p>
 <iframe class="sx-gallery-frame" src="../_static/gallery/{name}.html" title="{html.escape(title)}"
         style="width:100%;height:1250px;border:1px solid #cfd8dc;border-radius:4px" loading="lazy"></iframe>
 ```

@@ -4,10 +4,10 @@ For each page: no request leaves (every one is recorded and aborted unless it is
 error, the slider moves through every snapshot and each snapshot's views appear in every tab, with the
 snapshot's caption; predict mode shows no view until Reveal, then scores the guesses.
 
-A representative subset is opened here, one page per kind of story (equality deletes, v3 deletion vectors, a
-concurrent race, Paimon, the changelog comparison; every tab at every snapshot for the seed story, the first tab
+A representative subset is opened here, one page per kind of story (equality deletes, v3 deletion vectors,
+Paimon, the changelog comparison; every tab at every snapshot for the seed story, the first tab
 at every snapshot and every tab at the last for the others); tests/ui/test_export.py checks every preset's page
-without a browser. The runs are the suite's shared ones (tests/conftest.py).
+without a browser. The runs (and the comparison) are the suite's shared ones (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from explorer.ui.export import write_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.spark]
 
-ICEBERG_SUBSET = ("seed-delete-insert-delete", "seed-deletion-vectors-v3", "concurrent-delete-vs-update")
+ICEBERG_SUBSET = ("seed-delete-insert-delete", "seed-deletion-vectors-v3")
 PAIMON_SUBSET = ("paimon-late-arriving-event",)
 
 
@@ -161,11 +161,8 @@ def test_predict_mode_hides_the_answer_until_reveal(page, tmp_path, artifacts, p
     offline.assert_clean()
 
 
-def test_the_changelog_comparison_page_works_offline(page, tmp_path, artifacts, spark):
-    from explorer.changelog_api import compare
-
-    result = compare("changelog-sequence-a", "changelog-sequence-b", spark=spark)
-    path = result.to_html(tmp_path / "compare.html")
+def test_the_changelog_comparison_page_works_offline(page, tmp_path, artifacts, compare_ab):
+    path = compare_ab.to_html(tmp_path / "compare.html")
     offline = Offline(page, Path(path))
     offline.open()
     section = page.locator("section.sx-section[data-kind='tabs']")

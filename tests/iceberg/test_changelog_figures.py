@@ -5,7 +5,6 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import pytest
 
-from explorer.changelog_api import compare
 from explorer.iceberg.changelog import ChangelogResult
 from explorer.iceberg.changelog_figures import CARRY_OVER_FILL, changelog_figure, compare_figure
 
@@ -13,8 +12,8 @@ pytestmark = pytest.mark.spark
 
 
 @pytest.fixture(scope="module")
-def ab(spark):
-    return compare("changelog-sequence-a", "changelog-sequence-b", spark=spark)
+def ab(compare_ab):
+    return compare_ab  # one run per session, shared (tests/conftest.py)
 
 
 def _traces(fig, role, side):

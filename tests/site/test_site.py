@@ -42,6 +42,7 @@ def test_the_site_builds_and_works_offline(tmp_path, executed_notebooks, preset_
     built = json.loads((site / "build.json").read_text())
     assert built["chapters"][CHAPTER] == ("given" if given else "executed")
     assert built["gallery"] == [SEED]
+    assert not (site / "_downloads").exists()  # a gallery page is linked as a page, not copied as a download
     # No error, and nothing wrong with the chapters or the gallery (a guide's Markdown is its author's: its
     # warnings are listed by the build, not failed on here).
     ours = [w for w in built["warnings"] if "ERROR" in w or "/notebooks/" in w or "/gallery/" in w]

@@ -47,8 +47,8 @@ def _table(log):
 
 
 @pytest.fixture(scope="module")
-def ab(spark):
-    return compare("changelog-sequence-a", "changelog-sequence-b", spark=spark)
+def ab(compare_ab):
+    return compare_ab  # one run per session, shared (tests/conftest.py)
 
 
 def test_net_changes_reproduce_the_reference_tables_exactly(ab):

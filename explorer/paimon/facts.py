@@ -48,7 +48,7 @@ def format_facts(result) -> FormatFacts:
         read_with="MODELLED: the records this run wrote, as changelog-producer=input would store them "
                   "(pypaimon's changelog files are not read back)",
         rows=changes, agrees=None, note="row kinds +I / -U / +U / -D as the writer sent them")
-    return FormatFacts(format="Apache Paimon", variant=f"pypaimon {cap.engine_version}, primary-key table "
+    return FormatFacts(format="Apache Paimon", variant=f"{'' if cap.runner == 'java' else 'pypaimon '}{cap.engine_version}, primary-key table "
                                                        f"({table.options.get('merge-engine', 'deduplicate')})",
                        clock="snapshot id orders commits; within a key, each record's sequence number decides",
                        deletes=tuple(deletes), final_rows=final, changelog=changelog)

@@ -84,6 +84,9 @@ def key_timeline_figure(result: PaimonResult, key: Mapping[str, Any] | tuple | A
     fig.update_layout(title=f"Key {decision.key_text}: {verdict}", xaxis_title="commit snapshot",
                       yaxis_title=y_name, legend_title="row kind", template="plotly_white", height=420)
     fig.update_xaxes(dtick=1)
+    ys = {c.record.values.get(seq[0]) if seq else c.record.sequence_number for c in live}
+    if not seq and ys and None not in ys:  # whole sequence numbers: one tick each, some room around a lone one
+        fig.update_yaxes(dtick=1, range=[min(ys) - 0.6, max(ys) + 0.8])
     return fig
 
 

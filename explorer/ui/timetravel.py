@@ -161,7 +161,18 @@ const CSS = `
 .sx-tt .sx-stale-note { padding: 8px 12px; margin: 4px 0; background: #fff8e1; border-left: 4px solid #f9a825;
   color: #4e342e; }
 .sx-tt.sx-stale > :not(.sx-stale-note) { opacity: 0.35; pointer-events: none; filter: grayscale(1); }
+.sx-tt .sx-slider:focus-visible, .sx-tt .sx-play:focus-visible, .sx-tt .sx-tab:focus-visible {
+  outline: 3px solid #1565c0; outline-offset: 2px; }
+.sx-tt .sx-tab:focus-visible { position: relative; z-index: 1; }
 `;
+
+// Keys the controls handle themselves. In JupyterLab the notebook's command-mode shortcuts (arrows move
+// between cells, Enter edits, Space scrolls) listen on the document once the event has bubbled up: a key a
+// control uses is kept from them; a key with a modifier (Shift+Enter, Ctrl+S) still reaches the notebook.
+const SLIDER_KEYS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"];
+function plainKey(e, keys) {
+  return keys.includes(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey;
+}
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -199,14 +210,18 @@ export default {
     const bar = el("div", "sx-bar");
     const play = el("button", "sx-play jupyter-button", "▶ Play");
     play.title = "lay the commits down one by one";
+    play.setAttribute("aria-label", "Play: lay the commits down one by one");
     const slider = document.createElement("input");
     slider.type = "range"; slider.min = 0; slider.step = 1; slider.className = "sx-slider";
     slider.setAttribute("aria-label", "snapshot");
     const stepLabel = el("span", "sx-step");
+    stepLabel.setAttribute("aria-live", "polite");  // a screen reader hears which snapshot is on screen
     bar.append(play, slider, stepLabel);
     const caption = el("div", "sx-caption");
     const check = el("div", "sx-check");
     const tabs = el("div", "sx-tabs");
+    tabs.setAttribute("role", "tablist");
+    tabs.setAttribute("aria-label", "views of the snapshot");
     const panelsBox = el("div", "sx-panels");
     const note = el("div", "sx-hidden-note");
     // Results that no longer match the editor (edited since, or another scenario loaded) stay in place, greyed
@@ -262,11 +277,18 @@ export default {
       tabs.replaceChildren(); panelsBox.replaceChildren();
       for (const k of Object.keys(slots)) delete slots[k];
       if (!data) return;
+      const uid = "sx" + Math.random().toString(36).slice(2, 9);
       data.panels.forEach((p, i) => {
         const t = el("button", "sx-tab", p.title);
+        t.id = `${uid}-tab-${i}`;
+        t.setAttribute("role", "tab");
+        t.setAttribute("aria-controls", `${uid}-panel-${i}`);
         t.addEventListener("click", () => { model.set("panel", i); model.save_changes(); });
         tabs.appendChild(t);
         const panel = el("div", "sx-panel");
+        panel.id = `${uid}-panel-${i}`;
+        panel.setAttribute("role", "tabpanel");
+        panel.setAttribute("aria-labelledby", t.id);
         panel.dataset.panel = p.title;
         for (const v of p.views) {
           const box = el("div", "sx-view");
@@ -340,11 +362,16 @@ export default {
       const i = Math.max(0, Math.min(n - 1, idx));
       const snap = data.snapshots[i];
       slider.max = n - 1; slider.value = i;
+      slider.setAttribute("aria-valuetext", `snapshot ${i + 1} of ${n}: ${snap.label}`);
       stepLabel.textContent = snap.label;
       caption.textContent = snap.caption || "";
       check.textContent = snap.check || "";
       check.classList.toggle("sx-bad", snap.agrees === false);
-      [...tabs.children].forEach((t, k) => t.classList.toggle("sx-active", k === active));
+      [...tabs.children].forEach((t, k) => {  // one tab stop for the tab list; arrows move between tabs
+        t.classList.toggle("sx-active", k === active);
+        t.setAttribute("aria-selected", String(k === active));
+        t.tabIndex = k === active ? 0 : -1;
+      });
       [...panelsBox.children].forEach((p, k) => { p.style.display = k === active ? "" : "none"; });
       const pending = [];
       for (const [name, slot] of Object.entries(slots)) {
@@ -445,18 +472,47 @@ export default {
     function stopPlay() {
       if (timer) { clearInterval(timer); timer = null; }
       play.textContent = "▶ Play";
+      play.setAttribute("aria-label", "Play: lay the commits down one by one");
     }
 
     slider.addEventListener("input", () => {
       stopPlay();
       model.set("index", +slider.value); model.save_changes();
     });
+    // Arrows step one snapshot, Home/End go to the first/last, PageUp/PageDown a tenth of the way: handled here,
+    // the same in voila and in JupyterLab (where the notebook would otherwise take the arrows).
+    slider.addEventListener("keydown", (e) => {
+      if (!plainKey(e, SLIDER_KEYS) || !data) return;
+      e.preventDefault(); e.stopPropagation();
+      const n = data.snapshots.length, here = +slider.value, page = Math.max(1, Math.round(n / 10));
+      const next = { ArrowLeft: here - 1, ArrowDown: here - 1, ArrowRight: here + 1, ArrowUp: here + 1,
+                     Home: 0, End: n - 1, PageDown: here - page, PageUp: here + page }[e.key];
+      const to = Math.max(0, Math.min(n - 1, next));
+      if (to === model.get("index")) return;
+      stopPlay();
+      slider.value = to;
+      model.set("index", to); model.save_changes();
+    });
+    // Tabs: arrows (and Home/End) move to the neighbouring tab and open it; Enter and Space press the button.
+    tabs.addEventListener("keydown", (e) => {
+      const k = [...tabs.children].indexOf(e.target);
+      if (k < 0) return;
+      if (plainKey(e, ["Enter", " "])) { e.stopPropagation(); return; }  // the button's own click follows
+      if (!plainKey(e, ["ArrowLeft", "ArrowRight", "Home", "End"])) return;
+      e.preventDefault(); e.stopPropagation();
+      const n = tabs.children.length;
+      const to = { ArrowLeft: (k - 1 + n) % n, ArrowRight: (k + 1) % n, Home: 0, End: n - 1 }[e.key];
+      tabs.children[to].focus();
+      model.set("panel", to); model.save_changes();
+    });
+    play.addEventListener("keydown", (e) => { if (plainKey(e, ["Enter", " "])) e.stopPropagation(); });
     play.addEventListener("click", () => {
       if (timer) { stopPlay(); return; }
       if (!data) return;
       const n = data.snapshots.length;
       model.set("index", 0); model.save_changes();
       play.textContent = "⏸ Pause";
+      play.setAttribute("aria-label", "Pause");
       timer = setInterval(() => {
         const next = model.get("index") + 1;
         if (next >= n) { stopPlay(); return; }
@@ -472,6 +528,10 @@ export default {
     model.on("change:panel", () => { active = model.get("panel") || 0; redraw(); });
     parse();
     redraw();
+    // plotly.js is fetched from the kernel while the page is idle, not when the first result arrives: a
+    // learner who presses Run then waits for the engine only (loading it cost seconds on a busy machine)
+    const early = window.requestIdleCallback || ((f) => setTimeout(f, 200));
+    early(() => loadPlotly(model).then((p) => { Plotly = Plotly || p; }, () => {}), { timeout: 3000 });
     return () => {
       stopPlay();
       window.removeEventListener("resize", onResize);

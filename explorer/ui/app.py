@@ -228,6 +228,7 @@ class App(traitlets.HasTraits):
         self._predict_rows: list[PredictableRow] = []
         self._predict_key: int | None = None
         self._warm = None  # the background engine start (a thread), once the app is shown
+        self._started: set[str] = set()  # engines known to be running in this kernel
         self._first_view_at = 0.0  # when the last run's first view went to the page (perf_counter)
         self._build_widgets()
         if scenario is not None:
@@ -739,6 +740,11 @@ class App(traitlets.HasTraits):
             steps = len(scenario.steps)
             self.progress_log = []
             self.w_progress.max, self.w_progress.value = max(1, steps), 0
+            if self._spark is None and scenario.engine not in self._started:
+                # the engine's first start (a JVM for Spark) takes the longest on a busy machine: say so
+                self._set_progress(f"starting the engine ({scenario.engine}); the first run waits for it…")
+                self._api.warm_up(scenario.engine)
+                self._started.add(scenario.engine)
             self._set_progress(f"running {steps} steps on {scenario.engine}…")
             t0 = time.perf_counter()
             result = self._api.run(scenario, spark=self._spark, progress=self._on_progress, safe=self.safe)
@@ -778,6 +784,7 @@ class App(traitlets.HasTraits):
         def warm() -> None:
             try:
                 self._api.warm_up(engine)
+                self._started.add(engine)
             except Exception:  # noqa: BLE001 - Run reports the same problem as one line when it starts the engine
                 pass
 

@@ -32,6 +32,9 @@ from explorer.scenario.errors import EngineError
 
 CATALOG = "explorer"
 DEFAULT_DRIVER_MEMORY = "768m"
+# More options for the driver JVM, after the explorer's own (the last of two contradicting options wins).
+JVM_OPTIONS_ENV = "EXPLORER_JVM_OPTIONS"
+LEAN_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -Xms64m"
 ICEBERG_RUNTIME_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 _JAVA_HINT = ("Java 17 is needed to run Spark. On Debian/Ubuntu: apt-get install openjdk-17-jre-headless; "
               "elsewhere install any Java 17 runtime and put 'java' on PATH (or set JAVA_HOME)")
@@ -429,8 +432,13 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path, master: str, sett
     # Serial GC with low free-heap ratios gives memory back to the OS after a collection, so a long workshop
     # session does not keep every page it ever touched (the repetition check measures this).
     # The class archive (prepared at install, see archive_jvm_options) makes a cold start ~30% shorter.
+    # C1 only and a 64 MiB initial heap: a learner's engine runs short jobs, where C2's compiler threads cost
+    # more CPU than their code saves, and the default initial heap (1/64 of the machine) is touched for nothing.
+    # One kernel: first run's JVM CPU -50%, its RSS -26% (benchmarks/jvm_footprint.py); this is what sizes a
+    # room of learners on one machine (benchmarks/room.py, docs/workshop.md). EXPLORER_JVM_OPTIONS comes last.
     java_opts = (f"-Dlog4j2.configurationFile={log_conf} -XX:+UseSerialGC "
-                 f"-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 {archive_jvm_options()}").rstrip()
+                 f"-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 {LEAN_JVM_OPTIONS} {archive_jvm_options()} "
+                 f"{os.environ.get(JVM_OPTIONS_ENV, '')}").strip()
     builder = (
         SparkSession.builder.master(master).appName("sequence-explorer")
         .config("spark.jars", str(jar))

@@ -123,14 +123,22 @@ def test_two_deletes_of_one_row_with_deletion_vectors_the_second_dv_is_rejected_
     assert [f.content.value for f in capture.files if f.added_snapshot_id == first.snapshot_id] == ["deletion_vector"]
 
 
-def test_an_insert_racing_a_delete_never_conflicts(spark):
-    """An append runs no validation (``newAppend``), and Flink's equality delete none either."""
-    insert = orders(scenario("insert-race", {"I": {"insert": [{"user_id": 700, "name": "new"}]},
-                                             "E": {"equality_delete": [{"user_id": 500}]}}), spark=spark)
-    assert len(insert.histories) == 4 and insert.agrees
-    for h in insert.histories:
-        assert all(j.committed for j in h.jobs) and h.serial_equivalent is not None
-        assert users(h.rows) == [(100, "ada"), (300, "linus"), (700, "new")]
+def test_an_insert_racing_a_delete_never_conflicts_and_a_broken_expect_exits_5(spark, tmp_path, capsys):
+    """An append runs no validation (``newAppend``), and Flink's equality delete none either. The race states a
+    property every history breaks (user 700 must not survive): the CLI marks each one and exits with 5."""
+    path = tmp_path / "insert-race.yaml"
+    path.write_text(scenario("insert-race", {"I": {"insert": [{"user_id": 700, "name": "new"}]},
+                                             "E": {"equality_delete": [{"user_id": 500}]}},
+                             expect={"drops": {"user_id": 700}}).to_yaml())
+    assert cli.main(["orders", str(path), "--json"]) == cli.EXIT_EXPECT
+    plain = json.loads(capsys.readouterr().out)
+    assert len(plain["histories"]) == 4 and plain["agrees"]
+    for h in plain["histories"]:
+        assert {j["status"] for j in h["jobs"].values()} <= {"committed", "retried"}
+        assert h["serial_equivalent"] is not None
+        assert users(h["rows"]) == [(100, "ada"), (300, "linus"), (700, "new")]
+        assert h["violations"] == ["expect drops user_id=700: the row (user_id=700, name=new) survived"]
+    assert all(g["violates_expect"] for g in plain["groups"])
 
 
 def test_orders_refuses_what_it_cannot_explore_before_anything_runs():

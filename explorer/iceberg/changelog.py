@@ -54,11 +54,12 @@ class Projection(StrEnum):
         return {
             "raw": "every row each snapshot removed or added, including copy-on-write carry-over pairs",
             "carryover-removed": "carry-over pairs (a DELETE and an INSERT of an identical row in one snapshot) "
-                                 "dropped",
+                                 "dropped (what the procedure returns when no identifier_columns are passed)",
             "net": "identical rows with opposite change types cancel across the range (a row inserted and "
                    "then deleted in it disappears)",
             "updates": "a DELETE and an INSERT with the same identifier in one snapshot shown as "
-                       "UPDATE_BEFORE/UPDATE_AFTER",
+                       "UPDATE_BEFORE/UPDATE_AFTER, after carry-over pairs are dropped (the procedure's default "
+                       "once identifier_columns are passed)",
         }[self.value]
 
 

@@ -253,9 +253,16 @@ def test_02_merge_on_read_executes(kernel_env, tmp_path):
 @pytest.mark.notebook
 @pytest.mark.spark
 def test_03_changelog_executes(kernel_env, tmp_path):
+    import ast
+
     nb = execute("03-changelog-copy-on-write.ipynb", tmp_path)
     text = text_of(nb)
     assert "Final tables equal: True" in text
+    # identifier_columns alone turn compute_updates on (#28): Spark's view pairs id 1's change, drops the carry-overs
+    m = re.search(r"^identifier_columns only: (\[.*\])$", text, flags=re.MULTILINE)
+    assert m and sorted(ast.literal_eval(m.group(1))) == [
+        "0 INSERT (1, a)", "0 INSERT (2, b)", "0 INSERT (3, c)", "1 INSERT (5, e)", "1 INSERT (6, f)",
+        "1 UPDATE_AFTER (1, d)", "1 UPDATE_BEFORE (1, a)"], text
     assert "carry-over" in text
     m = re.search(r"With 1 file\(s\) in step 1: (\d+) carry-over entries", text)
     assert m and int(m.group(1)) > 0
@@ -495,8 +502,9 @@ def _lineage_by_sequence(text: str) -> dict[int, dict[str, tuple[int, int, int]]
 def test_11_v3_row_lineage_executes(kernel_env, tmp_path):
     nb = execute("11-v3-row-lineage.ipynb", tmp_path)
     text = text_of(nb)
-    assert text.count("resolver and engine agree at every snapshot: True") == 2, text
+    assert text.count("resolver and engine agree at every snapshot: True") == 3, text
     cow_text, mor_text = text.split("Format v3 gives every row")
+    mor_text, upgraded = mor_text.split("A format v2 table gets")
     cow = _lineage_by_sequence(cow_text)
     # The copy-on-write UPDATE: rows 1 and 3 copied (ids kept, last updated 1 < their file's 2); row 2 updated.
     assert cow[2] == {"(1, 'a')": (2, 0, 1), "(2, 'b2')": (2, 1, 2), "(3, 'c')": (2, 2, 1)}, cow
@@ -514,6 +522,13 @@ def test_11_v3_row_lineage_executes(kernel_env, tmp_path):
     upserted = mor[3]["(3, 'linus-2')"]
     assert upserted[1] not in (0, 1, 2) and upserted[2] == 3, mor
     assert {r: v[1:] for r, v in mor[4].items()} == {r: v[1:] for r, v in mor[3].items()}, mor
+    # v2 -> v3 (#28): ids only from the first v3 commit, old files included; a null last-updated number read as
+    # the compacted file's file sequence number (3) by Iceberg 1.10.2, where the spec says its data one (2).
+    inherited = re.findall(r"^\((\d), '\w'\) in D\d+: the spec's inherited value (\d) \(data seq\), Iceberg 1\.10\.2 "
+                           r"read (\d) \(file seq (\d)\)$", upgraded, flags=re.MULTILINE)
+    assert sorted(inherited) == [("1", "2", "3", "3"), ("2", "2", "3", "3"), ("3", "2", "3", "3")], upgraded
+    assert re.search(r"^  \(1, 'a'\) in D\d+ \(data seq 2\): _row_id None, _last_updated_sequence_number None$",
+                     upgraded, flags=re.MULTILINE), upgraded
     assert_figures_offline(nb, at_least=1)
 
 

@@ -334,6 +334,10 @@ class IcebergRecorder:
         path = local_path(location)
         return path.removeprefix(self._local_root)
 
+    def format_version(self) -> int:
+        """The table's format version as its metadata last read says (a sql step may have upgraded it)."""
+        return int(self._metadata.get("format-version", 1))
+
     def default_spec(self) -> dict:
         """The partition spec new files are written with."""
         return self._spec(int(self._metadata.get("default-spec-id", 0)))

@@ -258,10 +258,10 @@ class _Runner:
 
     def _read_back(self, snapshot_ids: tuple[int, ...]) -> None:
         # Snapshots never change, so Spark reads each one back (rows and attached deletes) while the next step
-        # already runs.
+        # already runs. Row lineage is read once the table is v3, also when a sql step upgraded it.
+        lineage = self.spec.format_version >= 3 or self.recorder.format_version() >= 3
         for sid in snapshot_ids:
-            self._reads[sid] = self._reader.submit(read_back, self.spark, self.name, sid,
-                                                   lineage=self.spec.format_version >= 3)
+            self._reads[sid] = self._reader.submit(read_back, self.spark, self.name, sid, lineage=lineage)
 
     def _run_step(self, step: Step) -> StepOutcome:
         started = time.perf_counter()

@@ -435,3 +435,16 @@ def test_the_picker_lists_presets_by_chapter_with_a_line_each():
     assert chapters.index("06") < chapters.index("03")  # 06 is read third, 03 seventh
     app.select_preset("regression-v3-one-puffin-many-dvs")  # still loads by name; the picker goes blank
     assert app.w_preset.value is None and app.scenario().name == "regression-v3-one-puffin-many-dvs"
+
+
+@pytest.mark.spark
+def test_a_run_that_waits_for_the_engine_says_so_once(spark):
+    """The first Run of an app whose engine it has not seen start says it waits for the engine (on a busy
+    machine that start is most of the wait: benchmarks/room.py); later Runs go straight to the steps."""
+    app = App(load_scenario("name: tiny\nengine: iceberg\ntable:\n  columns: {id: int}\nsteps:\n"
+                            "  - insert: [{id: 1}]\n"))
+    assert app.run() is not None and app.error_text == "", app.error_text
+    assert app.progress_log[0].startswith("starting the engine (iceberg)"), app.progress_log
+    assert app.progress_log[1].startswith("running 1 step")
+    assert app.run() is not None
+    assert not any(line.startswith("starting the engine") for line in app.progress_log), app.progress_log

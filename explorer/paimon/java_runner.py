@@ -29,7 +29,7 @@ from typing import Any, Callable
 from explorer.engine import StepOutcome
 from explorer.paimon.java_jar import PAIMON_VERSION, require_paimon_jar
 from explorer.paimon.model import records_from_scenario
-from explorer.paimon.options import DEFAULT_BUCKETS, compact_full, java_options
+from explorer.paimon.options import DEFAULT_BUCKETS, compact_full, java_executed_options, java_options
 from explorer.paimon.result import (ChangelogRow, DeletionVectorMark, FileRow, PaimonCapture, PaimonFile,
                                     PaimonResult, PaimonSnapshot, SnapshotStructure, StructureFile,
                                     attach_engine_sequences)
@@ -254,7 +254,7 @@ def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = No
 def _capture(scenario, snapshots, structures, files, steps, rows_after, snapshot_of_step, restarts, warehouse,
              *, notes) -> PaimonCapture:
     records = records_from_scenario(scenario, snapshot_of_step, restarts=restarts)
-    executed = dataclasses.replace(scenario.table, options=java_options(scenario.table))
+    executed = dataclasses.replace(scenario.table, options=java_executed_options(scenario.table))
     records = _attach_engine_sequences(records, list(files.values()), scenario, executed)
     records = _clearings(records, structures, files, scenario)
     return PaimonCapture(scenario=scenario, snapshots=tuple(snapshots), files=tuple(files.values()),

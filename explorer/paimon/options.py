@@ -102,8 +102,11 @@ def snapshot_ordering(options: Mapping[str, str]) -> bool:
 
 
 def aggregate_function(options: Mapping[str, str], column: str, table: "TableSpec") -> str:
-    """The aggregate a column gets, with Paimon's precedence (sequence field, key, per-field, default)."""
-    if column in sequence_fields(options):
+    """The aggregate a column gets, with Paimon's precedence (sequence field, key, per-field, default).
+
+    Paimon 0.9 (``PAIMON_0_9`` in the options: the table as its Java library ran it) has no sequence-field rule:
+    the sequence field takes its per-field or default function like any other column."""
+    if column in sequence_fields(options) and options.get(PAIMON_0_9) != "true":
         return "last_value"
     if column in table.primary_key:
         return "primary_key"
@@ -145,11 +148,26 @@ CHANGELOG_PRODUCERS = ("none", "input", "lookup", "full-compaction")
 NEWER_THAN_JAVA = {"sequence.snapshot-ordering": "Paimon 2.x", "sequence.field.sort-order": "Paimon 1.0"}
 
 
+# An explorer-only marker in the options of the table *as Paimon 0.9 ran it* (never sent to an engine).
+PAIMON_0_9 = "explorer.paimon-0.9"
+SEQUENCE_AGGREGATE = "sequence.field under aggregation (last_value)"
+
+
 def java_modelled_options(table: "TableSpec") -> tuple[str, ...]:
     """Options of this table Paimon 0.9.0's Java library cannot run (newer releases brought them): modelled."""
-    return tuple(name for name in NEWER_THAN_JAVA if name in table.options
-                 and not (name == "sequence.snapshot-ordering" and not snapshot_ordering(table.options))
-                 and not (name == "sequence.field.sort-order" and not descending(table.options)))
+    out = [name for name in NEWER_THAN_JAVA if name in table.options
+           and not (name == "sequence.snapshot-ordering" and not snapshot_ordering(table.options))
+           and not (name == "sequence.field.sort-order" and not descending(table.options))]
+    if merge_engine(table.options) == "aggregation" and sequence_fields(table.options):
+        out.append(SEQUENCE_AGGREGATE)
+    return tuple(out)
+
+
+def java_executed_options(table: "TableSpec") -> dict[str, str]:
+    """The options as the model must read them to follow what Paimon 0.9 executed (``java_options`` plus the
+    0.9 marker: under aggregation, 0.9 gives the sequence field its default function, newer Paimon and
+    pypaimon 2.1 ``last_value``)."""
+    return {**java_options(table), PAIMON_0_9: "true"}
 
 
 def java_options(table: "TableSpec") -> dict[str, str]:

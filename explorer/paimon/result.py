@@ -18,7 +18,7 @@ from explorer.engine import Point, StepOutcome
 from explorer.paimon.model import (KeyDecision, PaimonRecord, changelog_between, writer_survivor, merge, ordering_text,
                                    sequence_values, visible_rows)
 from explorer.paimon.options import (NEWER_THAN_JAVA, executable_options, flag, java_modelled_options,
-                                     java_options, merge_engine, modelled_options)
+                                     java_executed_options, merge_engine, modelled_options)
 from explorer.scenario.model import Scenario, TableSpec
 from explorer.scenario.values import plain_row, to_plain
 from explorer.scenario.rows import normalize_values, nulls_first
@@ -246,7 +246,7 @@ class PaimonResult:
         self.java = capture.runner == "java"
         if self.java:  # Paimon 0.9's Java library runs every option but Paimon 2.x's snapshot ordering
             self.modelled_options = java_modelled_options(self.table)
-            executed = java_options(self.table)
+            executed = java_executed_options(self.table)
         else:
             self.modelled_options = modelled_options(self.table)
             executed = executable_options(self.table)
@@ -577,10 +577,8 @@ class PaimonResult:
                       f"MODELLED, not executed by {engine}: {', '.join(self.modelled_options)}.",
                       f"{engine} ran the table without it; the decisions and predicted rows below are the "
                       "explorer's model of what Paimon does with it"
-                      + ("".join(f"; {name} came with {NEWER_THAN_JAVA[name]}, which no engine here runs"
-                                 if name == "sequence.snapshot-ordering" else
-                                 f"; {name} came with {NEWER_THAN_JAVA[name]} (pypaimon 2.1 runs it, Paimon 0.9 "
-                                 "ignores it)" for name in self.modelled_options if self.java) + "."), "!" * 78]
+                      + ("".join(_newer_text(name) for name in self.modelled_options if self.java) + "."),
+                      "!" * 78]
         lines.append("")
         lines.append("Snapshots:")
         for s in plain["snapshots"]:
@@ -658,6 +656,15 @@ class PaimonResult:
         for n in plain["notes"]:
             lines.append(f"Note: {n}")
         return "\n".join(lines)
+
+
+def _newer_text(name: str) -> str:
+    if name == "sequence.snapshot-ordering":
+        return f"; {name} came with {NEWER_THAN_JAVA[name]}, which no engine here runs"
+    if name in NEWER_THAN_JAVA:
+        return f"; {name} came with {NEWER_THAN_JAVA[name]} (pypaimon 2.1 runs it, Paimon 0.9 ignores it)"
+    return (f"; {name}: pypaimon 2.1 and newer Paimon give the sequence field last_value, Paimon 0.9 gives it "
+            "the default aggregate like any other column")
 
 
 def _short(name: str) -> str:

@@ -202,7 +202,7 @@ def page_html(page: Page, *, plotly_src: str | None = None) -> str:
             scripts.append(f'<script type="application/json" id="sx-text-{i}">{_script_text(s.text)}</script>')
     details = "".join(f"<details class='sx-details'><summary>{escape(summary)}</summary><pre>{escape(text)}</pre>"
                       f"</details>" for summary, text in page.details)
-    when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     source = f" from {escape(page.source)}" if page.source else ""
     plotly = (f'<script src="{escape(plotly_src)}"></script>' if plotly_src is not None
               else f"<script>{_script_text_js(plotly_js_source())}</script>")

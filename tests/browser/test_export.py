@@ -95,7 +95,7 @@ def walk(page, payload: dict, every_tab: bool) -> int:
 
 def payload_of(path: Path) -> dict:
     text = path.read_text(encoding="utf-8")
-    raw = re.search(r'<script type="application/json" id="sx-text-0">(.*?)</script>', text, flags=re.S).group(1)
+    raw = re.search(r'<script type="application/json" id="sx-text-0">(.*?)</script>', text, flags=re.DOTALL).group(1)
     return json.loads(raw.replace("<\\/", "</"))
 
 

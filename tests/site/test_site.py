@@ -37,7 +37,7 @@ def test_the_site_builds_and_works_offline(tmp_path, executed_notebooks, preset_
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "site.py"), "--out", str(site),
                            "--cache", str(tmp_path / "cache"), "--chapters", "none" if given else CHAPTER,
                            "--executed", str(executed_notebooks), "--gallery", SEED, "--pages", str(pages)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+                          cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     built = json.loads((site / "build.json").read_text())
     assert built["chapters"][CHAPTER] == ("given" if given else "executed")

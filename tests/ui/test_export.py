@@ -33,7 +33,7 @@ EXTERNAL = re.compile(r"""(src|href)\s*=\s*["']?(https?:|//)|@import|url\(\s*["'
 
 def sections_of(html: str) -> dict[str, str]:
     """The page's inline scripts by id (section data and texts), and the page without plotly's bundle."""
-    scripts = dict(re.findall(r'<script type="application/json" id="([^"]+)">(.*?)</script>', html, flags=re.S))
+    scripts = dict(re.findall(r'<script type="application/json" id="([^"]+)">(.*?)</script>', html, flags=re.DOTALL))
     return {k: v.replace("<\\/", "</") for k, v in scripts.items()}
 
 
@@ -155,7 +155,7 @@ def test_export_a_kept_tables_folder_from_the_command_line(preset_capture, tmp_p
 
     assert main(["export", local_path(capture.table_location), "-o", str(out)]) == EXIT_OK
     assert f"wrote {out}" in capsys.readouterr().err
-    data, payload, _ = page_parts(out.read_text(encoding="utf-8"))
+    _, payload, _ = page_parts(out.read_text(encoding="utf-8"))
     assert len(payload["snapshots"]) == len(capture.snapshots)
     assert "Inspected table" in out.read_text(encoding="utf-8")
     last = payload["snapshots"][-1]
@@ -164,7 +164,7 @@ def test_export_a_kept_tables_folder_from_the_command_line(preset_capture, tmp_p
 
 def test_docs_say_how_to_add_a_view(tmp_path):
     """docs/internals.md explains the one function a new view needs, with names that exist."""
-    import explorer.ui.export as export
+    from explorer.ui import export
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "internals.md").read_text(encoding="utf-8")
     section = text.split("## Exported pages", 1)[1].split("\n## ", 1)[0]

@@ -39,6 +39,14 @@ CHAPTERS = ("00-start-here", "01-sequence-numbers", "02-merge-on-read-deletes", 
             "03-changelog-copy-on-write", "11-v3-row-lineage", "07-branches-rollback-tags",
             "04-paimon-sequence-and-rowkind", "12-paimon-beside-iceberg", "05-playground", "inspect-your-table")
 # The guides in the site's order; any other page of docs/ (one file per topic) follows them.
+
+
+def chapters() -> tuple[str, ...]:
+    """The chapters in reading order, then any notebook the order does not name yet (sorted)."""
+    present = {p.stem for p in NOTEBOOKS.glob("*.ipynb")}
+    return (*[c for c in CHAPTERS if c in present], *sorted(present - set(CHAPTERS)))
+
+
 GUIDES = ("user-guide", "workshop", "inspect", "scenario-reference", "glossary", "internals")
 
 
@@ -279,17 +287,17 @@ def build(args) -> Path:
     shutil.copytree(ROOT / "docs" / "img", src / "docs" / "img")
     index = (src / "docs" / "index.md").read_text(encoding="utf-8")
     toc = ["```{toctree}", ":hidden:", ":caption: Guides", "", *guides(), "```", "",
-           "```{toctree}", ":hidden:", ":caption: Chapters", "", *[f"../notebooks/{c}" for c in CHAPTERS], "```",
+           "```{toctree}", ":hidden:", ":caption: Chapters", "", *[f"../notebooks/{c}" for c in chapters()], "```",
            "", "```{toctree}", ":hidden:", ":caption: Gallery", "", "../gallery/index", "```", ""]
     (src / "docs" / "index.md").write_text(index + "\n" + "\n".join(toc), encoding="utf-8")
     # chapters
     (src / "notebooks").mkdir()
-    run = choose(args.chapters, list(CHAPTERS))
+    run = choose(args.chapters, list(chapters()))
     package = sources_hash()
     executed = Path(args.executed).resolve() if args.executed else None
     statuses = {}
     with tempfile.TemporaryDirectory(prefix="site-kernel-") as scratch:
-        for name in CHAPTERS:
+        for name in chapters():
             nb, statuses[name] = chapter(name, run=name in run, cache=cache, executed=executed, package=package,
                                          scratch=Path(scratch))
             nbformat.write(make_static(nb, statuses[name]), src / "notebooks" / f"{name}.ipynb")

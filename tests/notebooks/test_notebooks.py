@@ -284,9 +284,9 @@ def test_04_paimon_executes(kernel_env, tmp_path):
     assert text.count("Model and pypaimon agree") == 5
     assert text.count("Model and Paimon 0.9 (Java) agree") == 4
     # aggregation and a descending sequence field, on pypaimon (#28)
-    assert "paimon-aggregation: rows [(1, 12, 300, 'start'), (2, 1, 80, 'about')]; model and pypaimon agree: True" \
+    assert "paimon-aggregation: rows [(1, 12, 300, 'start'), (2, 1, 80, 'about')]; model and engine agree: True" \
         in text, text
-    assert "paimon-descending-sequence: rows [(1, 'reviewed', 7), (2, 'other', 5)]; model and pypaimon agree: True" \
+    assert "paimon-descending-sequence: rows [(1, 'reviewed', 7), (2, 'other', 5)]; model and engine agree: True" \
         in text, text
     # Sequence groups, executed: each stream's newest version wins in its own group.
     assert "engine: Apache Paimon 0.9.0 (Java)" in text and "read with groups: [('a-v2', 'b-v2')]" in text

@@ -144,6 +144,28 @@ def warm_up(engine: str = "iceberg", *, spark=None) -> None:
     engine_for(engine).warm_up(spark=spark)
 
 
+_STARTING: dict[str, object] = {}
+
+
+def start_engine(engine: str = "iceberg") -> None:
+    """Start an engine in the background and return at once (a chapter's first cell calls it, so Spark starts
+    while the learner reads, and the first run finds it warm). A failure is left for the first run to report as
+    one line; calling it again does nothing."""
+    import threading
+
+    if engine in _STARTING:
+        return
+
+    def warm() -> None:
+        try:
+            warm_up(engine)
+        except Exception:  # noqa: BLE001 - the first run names the same problem when it starts the engine
+            pass
+
+    thread = _STARTING[engine] = threading.Thread(target=warm, name=f"explorer-{engine}-start", daemon=True)
+    thread.start()
+
+
 def partial_result(exc: Exception, engine: str):
     """The result of the snapshots a run made before the engine refused a step (None when it made none)."""
     capture = getattr(exc, "capture", None)

@@ -10,6 +10,7 @@ adapter (``explorer.iceberg.spark.changelog_reader``) against a :class:`Capture`
 from __future__ import annotations
 
 import re
+import textwrap
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -176,8 +177,14 @@ class Changelog:
             where = f"step {r.step}, seq {r.sequence_number}" if r.step is not None else f"snapshot {r.commit_snapshot_id}"
             mark = "  carry-over" if r.is_carry_over else ""
             lines.append(f"  ordinal {r.change_ordinal} ({where}): {r.change_type:<13} {format_row(r.values)}{mark}")
+        # Each reason once, with the entries it explains (a rewrite carries several rows over for one reason),
+        # wrapped at 100 columns: a notebook wraps a longer line wherever it hits the edge, mid-word.
+        by_reason: dict[str, list[str]] = {}
         for r in self.carry_overs:
-            lines.append(f"  * {r.change_type} {format_row(r.values)}: {r.carry_over.reason}")
+            by_reason.setdefault(r.carry_over.reason, []).append(f"{r.change_type} {format_row(r.values)}")
+        for reason, entries in by_reason.items():
+            lines.append(textwrap.fill(f"* {', '.join(entries)}: {reason}", 100, initial_indent="  ",
+                                       subsequent_indent="    ", break_long_words=False, break_on_hyphens=False))
         return "\n".join(lines)
 
 

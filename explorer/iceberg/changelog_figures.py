@@ -98,10 +98,16 @@ def changelog_table(rows: tuple[ChangeRow, ...], columns: tuple[str, ...], label
                r.carry_over.source_file if r.carry_over else None,
                r.carry_over.rewritten_into if r.carry_over else None,
                r.carry_over.reason if r.carry_over else None] for r in rows]
+    # Each column as wide as its longest text (header included), so "ordinal", "step (seq)" and UPDATE_BEFORE are
+    # whole; the carry-over column (the longest) wraps.
+    def ems(text: Any) -> float:  # capitals (INSERT, UPDATE_BEFORE) are wider than the average character
+        return sum(1.5 if c.isupper() or c == "_" else 1.0 for c in str(text)) + 3
+
+    widths = [min(26.0, max(5.0, ems(h), *(ems(v) for v in col))) for h, col in zip(header, cells)]
     return go.Table(
         header={"values": header, "fill_color": HEADER_FILL, "align": "left"},
         cells={"values": cells, "fill_color": [fill] * len(header), "align": "left"},
-        columnwidth=[1.1, 1.1, 1.6, *([1.2] * len(columns)), 1.6],
+        columnwidth=widths,
         customdata=custom, name=f"{label}: {projection.value}",
         meta={"role": "changelog", "side": label, "view": projection.value, "fields": list(CHANGE_FIELDS),
               "carry_over_rows": [i for i, r in enumerate(rows) if r.is_carry_over]})

@@ -43,6 +43,7 @@ LIGHT = {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "font": {
 
 APPLIES_COLOR = "#2e7d32"
 IGNORED_COLOR = "#9e9e9e"
+SAME_COMMIT_COLOR = "#ef6c00"
 DATA_COLOR = "#1f77b4"
 DELETE_COLORS = {FileContent.EQUALITY_DELETES: "#d62728", FileContent.POSITION_DELETES: "#ff7f0e",
                  FileContent.DELETION_VECTOR: "#9467bd"}
@@ -50,7 +51,7 @@ DELETE_SYMBOLS = {FileContent.EQUALITY_DELETES: "diamond", FileContent.POSITION_
                   FileContent.DELETION_VECTOR: "triangle-up"}
 
 CONNECTOR_FIELDS = ("data_file", "delete_file", "applies", "outcome", "rule", "comparison", "reason",
-                    "rows_removed")
+                    "rows_removed", "hover_reason")
 FILE_FIELDS = ("file", "content", "sequence_number", "file_sequence_number", "born", "removed", "live")
 
 # Decision-matrix cell codes (z values), from "applies" down to the ways a delete can be out of scope.
@@ -205,7 +206,11 @@ def _ticks(snapshots: Sequence[SnapshotRecord]) -> tuple[list[int], list[str]]:
     for v in vals:
         titles = by_seq[v]
         shown = titles[0] if len(titles) == 1 else f"{len(titles)} snapshots"
-        texts.append(f"<b>{v}</b><br>{_wrapped(shown, 16, 2) if len(vals) <= 12 else _short(shown, 22)}")
+        # Few ticks leave room for a third line: a step title ("job B: UPDATE SET name=linus-2 WHERE ...") whole.
+        # Up to 7 ticks have room for 16 characters a line; up to 12, for 12 (wider labels are turned on
+        # their side by plotly, and read badly).
+        width = 16 if len(vals) <= 7 else 12
+        texts.append(f"<b>{v}</b><br>{_wrapped(shown, width, 3) if len(vals) <= 12 else _short(shown, 22)}")
     return vals, texts
 
 
@@ -219,6 +224,14 @@ def _wrapped(text: str, width: int, lines: int) -> str:
         parts = parts[:lines]
         parts[-1] = _short(parts[-1] + " …", width + 2)
     return "<br>".join(parts)
+
+
+def _hover_lines(text: str | None, width: int = 70) -> str:
+    """A reason for a hover box: lines of about ``width`` characters, so the box stays narrow beside what it
+    explains instead of spanning the figure over the lanes."""
+    import textwrap
+
+    return "<br>".join(textwrap.wrap(text or "", width, break_long_words=False)) or ""
 
 
 def _short(text: str, n: int) -> str:
@@ -330,7 +343,7 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
                     or d.delete_file not in lane:
                 continue
             row = [d.data_file, d.delete_file, d.applies, d.outcome.value, d.rule.value, d.comparison, d.reason,
-                   n_removed]
+                   n_removed, _hover_lines(d.reason)]
             lines.add(*_curve(d.delete_sequence_number, lane[d.delete_file], d.data_sequence_number,
                               lane[d.data_file]), row)
         if lines:
@@ -338,10 +351,28 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
                 **lines.arrays(), mode="lines", name=name, line=line, opacity=1.0 if removes or not applies else 0.6,
                 hovertemplate="<b>%{customdata[1]} → %{customdata[0]}</b>: %{customdata[3]} "
                               "(%{customdata[4]} rule: %{customdata[5]}), removes %{customdata[7]} row(s)"
-                              "<br>%{customdata[6]}<extra></extra>",
+                              "<br>%{customdata[8]}<extra></extra>",
                 meta={"role": "connector", "applies": applies, "removes_rows": removes,
                       "fields": list(CONNECTOR_FIELDS)}))
 
+    # A delete and a data file of the same commit (an upsert): their connector has no length, so the case the
+    # strict "<" exists for would be a dot. It gets a marker of its own on the data file's lane.
+    same = [d for d in shown if not d.applies and d.data_sequence_number == d.delete_sequence_number
+            and d.outcome is Outcome.IGNORED_BY_SEQUENCE and d.data_file in lane]
+    if same:
+        traces.append(_scatter(len(same))(
+            x=[d.data_sequence_number for d in same], y=[lane[d.data_file] for d in same], mode="markers",
+            name="same sequence number: n < n, ignored",
+            marker={"symbol": "circle-open", "size": 18, "line": {"width": 3}, "color": SAME_COMMIT_COLOR},
+            customdata=[[d.data_file, d.delete_file, d.comparison, _hover_lines(d.reason)] for d in same],
+            hovertemplate="<b>%{customdata[1]} → %{customdata[0]}</b>: %{customdata[2]}, ignored"
+                          "<br>%{customdata[3]}<extra></extra>",
+            meta={"role": "same-sequence", "pairs": [[d.delete_file, d.data_file] for d in same]}))
+
+    # The legend wraps two or three entries a row (two when their names are long): the top margin grows with
+    # it, so it never covers the title.
+    entries = sum(1 for t in traces if t.get("showlegend", True) is not False and t.get("name"))
+    legend_rows = max(2, -(-entries // 2))
     fig = go.Figure(data=traces, layout={"template": LIGHT})  # one validation pass, not one per add_trace
     tickvals, ticktext = _ticks(snapshots)
     labels = len(born) <= LANE_LABELS_UP_TO
@@ -354,7 +385,7 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
         # A wide right margin and visible overflow: the last snapshot's rotated label must not be cut off.
         # The legend sits between the title and the plot: below it, wrapped tick labels and the axis title
         # would have to guess its distance (and overlapped it).
-        margin={"l": 10, "r": 70, "t": 110, "b": 40},
+        margin={"l": 10, "r": 70, "t": 64 + 22 * legend_rows, "b": 40},
         legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
         meta={"kind": "timeline", "snapshot_id": snap.snapshot_id, "sequence_number": snap.sequence_number,
               "lanes": [f.id for f in born], "connectors_hidden": hidden})
@@ -441,6 +472,7 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
     heatmap = {  # a plain dict: the figure validates (and copies) the arrays once, not twice
         "type": "heatmap", "z": z, "x": delete_ids, "y": data_ids, "text": text,
         "texttemplate": "%{text}" if small else None, "customdata": cd, "zmin": 0, "zmax": n,
+        "textfont": {"size": 13 if len(delete_ids) <= 4 else 11},  # readable in the large cells of a small matrix
         "colorscale": scale, "xgap": 2, "ygap": 2, "hoverongaps": False,
         "colorbar": {"tickvals": [c + 0.5 for _, c in ticks], "ticktext": [OUTCOME_SHORT[o] for o, _ in ticks]},
         "hovertemplate": "<b>%{x} → %{y}</b>: %{customdata[0]} (%{customdata[1]} rule, %{customdata[2]})"
@@ -457,9 +489,14 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
                  f"{cut_rows:,} data and {cut_cols:,} delete files not shown)"
     if not delete_ids:
         title += " — no live delete files"
-    fig.update_layout(title={"text": title, "x": 0.01}, 
-                      height=max(300, min(1400, 160 + 44 * len(data_ids))),
-                      margin={"l": 10, "r": 10, "t": 60, "b": 40},
+    elif small:  # where a learner first meets the planner's word beside the spec's (docs/glossary.md)
+        title += ("<br><sup><i>applies</i>: the spec's rule removes the rows it matches.<br><i>attached</i>: "
+                  "Iceberg's planner hands the delete to the file's reader; <i>not attached</i>: it skips it "
+                  "(no row can match, e.g. by column bounds)</sup>")
+    # A small matrix writes four lines in each cell: rows tall enough for them at a readable size.
+    fig.update_layout(title={"text": title, "x": 0.01},
+                      height=max(300, min(1400, (200 + 76 * len(data_ids)) if small else 160 + 44 * len(data_ids))),
+                      margin={"l": 10, "r": 10, "t": 110 if small and delete_ids else 60, "b": 40},
                       meta={"kind": "decision-matrix", "sequence_number": ex.snapshot.sequence_number})
     fig.update_xaxes(side="top", type="category")
     fig.update_yaxes(autorange="reversed", type="category")
@@ -479,15 +516,44 @@ def matrix_cell(fig: go.Figure, data_file: str, delete_file: str) -> dict | None
 
 def _table(header: Sequence[str], columns: Sequence[Sequence[Any]], fill: Sequence[str] | None,
            meta: dict, title: str, n_rows: int) -> go.Figure:
+    widths = _column_widths(header, columns)
     cells = {"values": [list(c) for c in columns], "align": "left", "height": 24}
     if fill is not None:
         cells["fill_color"] = [list(fill)] * len(columns)
     fig = go.Figure(go.Table(header={"values": [f"<b>{h}</b>" for h in header], "align": "left",
-                                         "fill_color": "#eceff1"}, cells=cells, meta=meta),
+                                         "fill_color": "#eceff1"}, cells=cells, meta=meta, columnwidth=widths),
                     layout={"template": LIGHT})
+    # Tall enough for every row as it wraps at a narrow notebook width: plotly scrolls a table that does not
+    # fit, with nothing saying so, and the row a sentence talks about is then the hidden one (#31.6).
     fig.update_layout(title={"text": title, "x": 0.01}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                      height=min(900, 120 + 26 * max(1, n_rows)))
+                      height=min(2400, 90 + _wrapped_height(header, columns, widths, n_rows)))
     return fig
+
+
+_TABLE_WIDTH_PX = 860  # the narrowest width a table figure is read at (a notebook beside JupyterLab's file panel)
+_CHAR_PX = 7.2  # plotly's table font (12 px) averages about this much per character
+_LINE_PX = 17
+
+
+def _column_widths(header: Sequence[str], columns: Sequence[Sequence[Any]]) -> list[float]:
+    """Relative column widths: each column as wide as its longest text, within bounds (a long reason wraps)."""
+    longest = [max([len(str(h)) + 2, *(len(str(v)) for v in c)]) for h, c in zip(header, columns)]
+    return [float(min(60, max(4, n))) for n in longest]
+
+
+def _wrapped_height(header: Sequence[str], columns: Sequence[Sequence[Any]], widths: Sequence[float],
+                    n_rows: int) -> int:
+    """The table's height in px with each cell's text wrapped at its column's share of the narrowest width."""
+    total = sum(widths) or 1.0
+    per_line = [max(3, int(_TABLE_WIDTH_PX * w / total / _CHAR_PX) - 1) for w in widths]
+
+    def lines(text: Any, k: int) -> int:
+        return max(1, -(-len(str(text)) // per_line[k]))
+
+    head = max((lines(h, k) for k, h in enumerate(header)), default=1)
+    body = sum(max((lines(c[i], k) for k, c in enumerate(columns) if i < len(c)), default=1)
+               for i in range(n_rows))
+    return 10 + head * _LINE_PX + 8 + body * _LINE_PX + 8 * max(1, n_rows)
 
 
 def table_rows(fig: go.Figure) -> list[dict]:
@@ -540,15 +606,45 @@ def snapshots_figure(source: Any, at: Any = None, *, snapshot_id: int | None = N
     """Every snapshot up to the chosen one: ordinal, id, sequence number, operation, step and summary."""
     ex = explain(source, at, snapshot_id=snapshot_id)
     snaps = [s for s in ex.capture.snapshots if s.ordinal <= ex.snapshot.ordinal]
-    header = ["#", "sequence", "snapshot id", "operation", "step", "summary"]
-    summary = [", ".join(f"{k}={v}" for k, v in s.summary.items() if k.startswith(("added", "deleted", "total")))
-               for s in snaps]
-    cols = [[s.ordinal for s in snaps], [s.sequence_number for s in snaps], [str(s.snapshot_id) for s in snaps],
-            [s.operation for s in snaps], [s.title for s in snaps], summary]
-    meta = {"role": "snapshots", "columns": ["ordinal", "sequence_number", "snapshot_id", "operation", "step",
-                                             "summary"]}
+    # One column per number a learner reads ("#" repeated the sequence number); the summary in words, not
+    # Iceberg's key=value properties.
+    header = ["sequence", "snapshot id", "operation", "step", "what changed"]
+    cols = [[s.sequence_number for s in snaps], [str(s.snapshot_id) for s in snaps],
+            [s.operation for s in snaps], [s.title for s in snaps], [summary_words(s.summary) for s in snaps]]
+    meta = {"role": "snapshots", "columns": ["sequence_number", "snapshot_id", "operation", "step", "summary"]}
     return _table(header, cols, None, meta, f"Snapshots up to sequence {ex.snapshot.sequence_number}",
                   len(snaps))
+
+
+def summary_words(summary: Mapping[str, Any]) -> str:
+    """A snapshot's summary properties in words: "+1 data file (2 rows); now 3 data files (5 rows before deletes)
+    and 1 delete file"."""
+    def n(key: str) -> int:
+        try:
+            return int(summary.get(key, 0) or 0)
+        except (TypeError, ValueError):
+            return 0
+
+    def files(count: int, what: str) -> str:
+        return f"{count} {what} file{'' if count == 1 else 's'}"
+
+    changed = []
+    if n("added-data-files"):
+        rows = n("added-records")
+        changed.append(f"+{files(n('added-data-files'), 'data')}" + (f" ({rows} row{'s' * (rows != 1)})"
+                                                                      if rows else ""))
+    if n("added-delete-files"):
+        changed.append(f"+{files(n('added-delete-files'), 'delete')}")
+    if n("deleted-data-files"):
+        changed.append(f"-{files(n('deleted-data-files'), 'data')}")
+    if n("removed-delete-files"):
+        changed.append(f"-{files(n('removed-delete-files'), 'delete')}")
+    total = ""
+    if "total-records" in summary:
+        deletes = n("total-delete-files")
+        total = (f"now {files(n('total-data-files'), 'data')} ({n('total-records')} rows before deletes)"
+                 + (f" and {files(deletes, 'delete')}" if deletes else ""))
+    return "; ".join(filter(None, (", ".join(changed), total))) or "no file changes"
 
 
 def files_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:

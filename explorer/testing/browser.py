@@ -63,6 +63,9 @@ def private_jupyter_env(scratch: Path) -> dict:
         (scratch / sub).mkdir(parents=True, exist_ok=True)
         env[key] = str(scratch / sub)
     seed_lab_settings(scratch)
+    # A kernel asked to shut down gets time to run its exit handlers (they stop Spark and remove its warehouse)
+    # before its manager kills it: 5 s is not enough on a loaded 2-core machine.
+    (scratch / "config" / "jupyter_server_config.json").write_text('{"KernelManager": {"shutdown_wait_time": 60}}')
     env["PYTHONUNBUFFERED"] = "1"
     return env
 

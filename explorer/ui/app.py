@@ -216,6 +216,7 @@ class App(traitlets.HasTraits):
         self._drafts: list[StepDraft] = []
         self._files_per_insert = 1
         self._loaded: Scenario | None = None  # the scenario as loaded, until the first edit
+        self._yaml_shown = ""  # what the app last put in the YAML box (an edit refreshes it only if still that)
         self.banner_text = ""
         self.check = None
         self.current_figures: dict[str, go.Figure] = {}

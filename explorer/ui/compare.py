@@ -14,7 +14,7 @@ from explorer import api
 from explorer.iceberg.changelog import Projection, parse_projection
 from explorer.scenario.errors import ExplorerError
 from explorer.scenario.model import InsertStep, Scenario
-from explorer.ui.common import error_html, escape, replace_children
+from explorer.ui.common import error_html, escape
 
 VIEWS = [p.value for p in Projection]
 
@@ -35,7 +35,8 @@ class CompareApp:
         self.w_a = W.Dropdown(options=names, value=a, description="History A")
         self.w_b = W.Dropdown(options=names, value=b, description="History B")
         self.w_files = W.BoundedIntText(value=0, min=0, max=16, description="A: files/insert",
-                                        tooltip="0 keeps the preset's own file counts")
+                                        tooltip="0 keeps the preset's own file counts",
+                                        style={"description_width": "initial"})  # the label whole
         self.w_view = W.ToggleButtons(options=VIEWS, value=self.view.value, description="View")
         self.w_idents = W.Text(value="", description="Update key", placeholder="e.g. id,age (default: the table's)",
                                tooltip="updates view: pair a DELETE and an INSERT on these columns (re-run)")
@@ -43,14 +44,18 @@ class CompareApp:
         self.w_status = W.HTML()
         self.w_error = W.HTML()
         self.w_summary = W.HTML()
-        self.w_figure = W.VBox()
+        # The figure goes to the page as a plain output (plotly's own renderer, as wide as the panel), replaced
+        # in place on every view switch or Compare: no figure widget is created and closed each time (each closed
+        # one left a "No such comm" error in JupyterLab's log).
+        self.w_figure = W.Output(layout=W.Layout(width="100%"))
+        self.w_details = W.HTML()
         self.w_run.on_click(lambda _: self.run())
         self.w_view.observe(lambda change: self.set_view(change["new"]), names="value")
         self.w_files.observe(lambda change: self.set_files_per_insert(change["new"] or None), names="value")
         self.w_idents.observe(lambda change: self.set_identifier_columns(change["new"]), names="value")
         self.widget = W.VBox([
             W.HBox([self.w_a, self.w_b]), W.HBox([self.w_files, self.w_idents, self.w_run]), self.w_view,
-            self.w_status, self.w_error, self.w_summary, self.w_figure])
+            self.w_status, self.w_error, self.w_summary, self.w_figure, self.w_details])
 
     def _ipython_display_(self):
         from IPython.display import display
@@ -123,15 +128,37 @@ class CompareApp:
 
     def _render(self) -> None:
         self.figure = _compare_figure(self.result, self.view)
-        replace_children(self.w_figure, [go.FigureWidget(self.figure)])
+        self.figure.update_layout(autosize=True, width=None)
+        self.w_figure.outputs = (figure_output(self.figure),)
+        diffs = self.result.differences.get(self.view, ())
+        note = self.result.notes.get(self.view)
         lines = summary_lines(self.result, self.view)
         self.summary_text = "\n".join(lines)
-        items = "".join(f"<li>{escape(line)}</li>" for line in lines[1:])
-        self.w_summary.value = f"<b>{escape(lines[0])}</b><ul>{items}</ul>"
+        # The headline above the figure; the reasons below it, each said once (several entries often share one).
+        self.w_summary.value = f"<b>{escape(lines[0])}</b>" + (f"<p>{escape(note)}</p>" if note else "")
+        reasons: dict[str, int] = {}
+        for d in diffs:
+            reasons[d.reason] = reasons.get(d.reason, 0) + 1
+        items = "".join(f"<li>{escape(r)}{f' <i>({n} entries)</i>' if n > 1 else ''}</li>"
+                        for r, n in reasons.items())
+        self.w_details.value = (f"<details><summary>Why {'this entry differs' if len(diffs) == 1 else 'they differ'}"
+                                f"</summary><ul>{items}</ul></details>" if items else "")
 
     def _show_error(self, exc: ExplorerError) -> None:
         self.error_text = str(exc)
         self.w_error.value = error_html(exc)
+
+
+def figure_output(fig: go.Figure) -> dict:
+    """A figure as one output of an Output widget: plotly's own mime type, which JupyterLab and voila draw with
+    plotly's renderer at the panel's width (a FigureWidget kept its 700 px and left a comm behind each time it was
+    replaced)."""
+    import json
+
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"application/vnd.plotly.v1+json": {**json.loads(fig.to_json()),
+                                                        "config": {"responsive": True}},
+                     "text/plain": f"<compare figure: {fig.layout.title.text or ''}>"}}
 
 
 def summary_lines(result, view: Projection) -> list[str]:

@@ -331,3 +331,19 @@ def test_row_history_strip_follows_user_500_through_the_seed_story(seed_capture)
     new = next(v for k, v in strip.items() if "new-500" in k)
     assert old == [0, 1, 1, 2, 2, 2] and new == [0, 0, 0, 0, 1, 2]
     assert fig.layout.shapes[0].x0 == 3.5  # the snapshot on screen (sequence 5) is outlined
+
+
+def test_a_same_commit_upsert_gets_its_own_marker_on_the_timeline(build):
+    """#31.13: a delete and the row it must not delete share a sequence number (an upsert in one commit): the
+    "n < n is false" decision is a marker on the new row's lane, not a connector of no length."""
+    files = [build.data("D1", 1, [{"user_id": 1, "name": "old"}], added=1),
+             build.eq("E1", 2, [{"user_id": 1}], added=2),
+             build.data("D2", 2, [{"user_id": 1, "name": "new"}], added=2)]
+    capture = build.capture(files, [(1, "append", "load"), (2, "overwrite", "upsert user 1")])
+    fig = F.timeline_figure(capture, 2)
+    (same,) = [t for t in fig.data if (t.meta or {}).get("role") == "same-sequence"]
+    assert same.meta["pairs"] == [["E1", "D2"]] and list(same.x) == [2]
+    assert "2 < 2" in same.customdata[0][2]
+    # The seed story has no such pair: no marker.
+    assert not [t for t in F.timeline_figure(build.capture(build.seed_files(), [
+        (i, "append", str(i)) for i in range(1, 7)]), 6).data if (t.meta or {}).get("role") == "same-sequence"]

@@ -31,7 +31,9 @@ def test_compare_view_shows_equal_tables_and_the_carry_overs_of_b(app):
     assert len(rows_b) == 5 and len(carried_b) == 2  # (2,b) and (3,c) are carry-overs in B only
     _, carried_a = changelog_rows(app.figure, "A")
     assert carried_a == []
-    assert app.w_figure.children and app.w_run.disabled is False
+    (shown,) = app.w_figure.outputs  # the figure in plotly's mime type, replaced in place on every render
+    assert shown["data"]["application/vnd.plotly.v1+json"]["layout"]["meta"]["view"] == "net"
+    assert app.w_run.disabled is False
 
 
 def test_switching_views_re_renders_without_re_running(app):

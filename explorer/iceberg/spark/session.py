@@ -19,6 +19,7 @@ import itertools
 import logging
 import os
 import re
+import signal
 import shutil
 import sys
 import tempfile
@@ -216,6 +217,59 @@ def remove_stale_warehouses(root: str | os.PathLike | None = None) -> list[Path]
     return removed
 
 
+# ---------------------------------------------------------------------------------------- one engine per learner
+
+ENGINE_GROUP_CONF = "spark.explorer.engineGroup"
+
+
+def engine_group() -> str:
+    """The group whose JVMs share one learner's memory: EXPLORER_ENGINE_GROUP, else this user ("uid-0"). Every
+    explorer JVM carries it on its command line (a Spark setting), so only the group's own JVMs are stopped."""
+    return os.environ.get("EXPLORER_ENGINE_GROUP") or f"uid-{os.getuid()}"
+
+
+def one_engine_per_user() -> bool:
+    """EXPLORER_ONE_ENGINE=1 (binder/start sets it for a 2 GB pod): a learner's notebooks share the memory of one
+    Spark driver. Each open chapter keeps its own kernel and JVM (about 600 MiB), so three chapters open at once
+    would not fit; with this on, a kernel that starts Spark first stops the explorer JVMs the user's other
+    kernels hold (those kernels start a fresh one, in seconds, if they run again)."""
+    return os.environ.get("EXPLORER_ONE_ENGINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def other_engines(group: str | None = None) -> list[int]:
+    """The pids of the explorer's Spark driver JVMs of ``group`` (default: :func:`engine_group`) that processes
+    other than this one started, run by this user (found in /proc by the group setting on their command line)."""
+    mark = f"{ENGINE_GROUP_CONF}={group or engine_group()}".encode()
+    me, uid, found = os.getpid(), os.getuid(), []
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid != uid:
+                continue
+            if mark not in (entry / "cmdline").read_bytes().split(b"\0"):
+                continue
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile, or not ours to read
+        if ppid != me and int(entry.name) != me:
+            found.append(int(entry.name))
+    return found
+
+
+def stop_other_engines(group: str | None = None) -> list[int]:
+    """SIGTERM the explorer JVMs of ``group`` that other processes of this user started (see
+    :func:`one_engine_per_user`); returns their pids."""
+    stopped = []
+    for pid in other_engines(group):
+        try:
+            os.kill(pid, signal.SIGTERM)
+            stopped.append(pid)
+        except OSError:
+            pass
+    return stopped
+
+
 def parse_conf(items) -> dict[str, str]:
     """``k=v`` settings (a list, or one text with one per line or separated by ';') as a dict; a malformed
     item is an EngineError naming it."""
@@ -323,6 +377,8 @@ class Workspace:
                 self.forget_dead_session()
             require_java()
             jar = iceberg_runtime_jar()
+            if one_engine_per_user():
+                stop_other_engines()
             if wanted is None:
                 remove_stale_warehouses()
                 wanted = Path(tempfile.mkdtemp(prefix=f"{_WAREHOUSE_PREFIX}{os.getpid()}-"))
@@ -460,6 +516,7 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path, master: str, sett
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.adaptive.enabled", "false")
         .config("spark.sql.warehouse.dir", (warehouse / "_spark").as_uri())
+        .config(ENGINE_GROUP_CONF, engine_group())  # on the JVM's command line: see other_engines
     )
     for key, value in settings.items():  # the user's settings win over the explorer's defaults
         builder = builder.config(key, value)

@@ -270,6 +270,8 @@ def test_03_changelog_executes(kernel_env, tmp_path):
     nb = execute("03-changelog-copy-on-write.ipynb", tmp_path)
     text = text_of(nb)
     assert "Final tables equal: True" in text
+    # ordinals skip the replace snapshot (step 3) only: user 3's insert at step 6 is ordinal 4 (#28)
+    assert re.search(r"^  ordinal 4 \(step 6, seq 6\): INSERT +\(id=3, v=c\)$", text, flags=re.MULTILINE), text
     # identifier_columns alone turn compute_updates on (#28): Spark's view pairs id 1's change, drops the carry-overs
     m = re.search(r"^identifier_columns only: (\[.*\])$", text, flags=re.MULTILINE)
     assert m and sorted(ast.literal_eval(m.group(1))) == [

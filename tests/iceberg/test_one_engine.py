@@ -12,6 +12,7 @@ import uuid
 from explorer.iceberg.spark.session import ENGINE_GROUP_CONF, other_engines, stop_other_engines
 
 HOLD = "import time; time.sleep(120)"
+READY_THEN_HOLD = "import time; print('ready', flush=True); time.sleep(120)"  # running, its command line readable
 
 
 def test_a_kernel_stops_only_its_groups_jvms_that_others_started():
@@ -19,13 +20,14 @@ def test_a_kernel_stops_only_its_groups_jvms_that_others_started():
     # A stand-in for another kernel's JVM: a grandchild (its parent is not us), carrying the group's setting.
     other_kernel = subprocess.Popen(
         [sys.executable, "-c", "import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', "
-         f"{HOLD!r}, '--conf', '{ENGINE_GROUP_CONF}={group}']); print(p.pid, flush=True); p.wait()"],
+         f"{READY_THEN_HOLD!r}, '--conf', '{ENGINE_GROUP_CONF}={group}']); print(p.pid, flush=True); p.wait()"],
         stdout=subprocess.PIPE, text=True)
     # Our own JVM (our child) and another group's are never stopped.
     own = subprocess.Popen([sys.executable, "-c", HOLD, "--conf", f"{ENGINE_GROUP_CONF}={group}"])
     stranger = subprocess.Popen([sys.executable, "-c", HOLD, "--conf", f"{ENGINE_GROUP_CONF}={group}-other"])
     try:
         jvm = int(other_kernel.stdout.readline())
+        assert other_kernel.stdout.readline().strip() == "ready"
         assert other_engines(group) == [jvm]
         assert stop_other_engines(group) == [jvm]
         assert other_kernel.wait(timeout=20) == 0  # its child ended (SIGTERM), so it did too

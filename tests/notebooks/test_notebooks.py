@@ -20,6 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client.manager import AsyncKernelManager
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -138,6 +139,16 @@ def monkeypatch_module():
     mp.undo()
 
 
+class PatientKernelManager(AsyncKernelManager):
+    """nbclient's kernel manager, giving a kernel asked to shut down time for its exit handlers (stop Spark, remove
+    the warehouse) before killing it: the default 5 s is not enough on a loaded 2-core machine (the walkthrough's
+    JupyterLab waits as long). nbclient still owns it, so it still shuts the kernel down."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.shutdown_wait_time = 60.0
+
+
 def execute(name: str, workdir: Path, *, exits_cleanly: bool = True) -> nbformat.NotebookNode:
     """Run the notebook top to bottom in a fresh kernel, then shut the kernel down as JupyterLab does (a shutdown
     request). With ``exits_cleanly`` it must exit on its own, through its exit handlers, which remove its
@@ -155,12 +166,8 @@ def execute(name: str, workdir: Path, *, exits_cleanly: bool = True) -> nbformat
         return walked
     nb = _read(name)
     kernel: list[int] = []
-    from jupyter_client.manager import KernelManager
-
-    # Time for the exit handlers (stop Spark, remove the warehouse) before the manager kills the kernel: its
-    # default 5 s is not enough on a loaded 2-core machine (the walkthrough's JupyterLab waits as long).
-    km = KernelManager(kernel_name=KERNEL_NAME, shutdown_wait_time=60.0)
-    client = NotebookClient(nb, km=km, kernel_name=KERNEL_NAME, timeout=900, startup_timeout=120,
+    client = NotebookClient(nb, kernel_manager_class=PatientKernelManager, kernel_name=KERNEL_NAME, timeout=900,
+                            startup_timeout=120,
                             resources={"metadata": {"path": str(workdir)}},
                             on_notebook_start=lambda notebook: kernel.append(client.km.provisioner.process.pid))
     client.execute()
@@ -180,8 +187,10 @@ def text_of(nb: nbformat.NotebookNode) -> str:
     for o in outputs(nb):
         if o.get("output_type") == "stream" and o.get("name") == "stdout":
             parts.append(o.get("text", ""))
-        elif "data" in o and "text/plain" in o["data"] and "text/markdown" not in o["data"]:
-            parts.append(o["data"]["text/plain"])  # (a Markdown display's text/plain is only its repr)
+        elif "data" in o and "text/markdown" in o["data"]:  # a description shown as Markdown: its text, a line
+            parts.append(o["data"]["text/markdown"].rstrip("\n") + "\n")
+        elif "data" in o and "text/plain" in o["data"]:
+            parts.append(o["data"]["text/plain"])
     return "".join(parts)
 
 

@@ -28,10 +28,15 @@ ENGINE_ONLY = [
      "on: [id], matched: none, not_matched: none}\n", "at least one action"),
     ("row-level delete on v1 merge-on-read", "name: bad\ntable: {columns: {id: int}, format_version: 1}\n"
      "steps:\n  - insert: [{id: 1}]\n  - delete: {id: 1}\n", "format v1 table"),
-    ("concurrent row-level jobs on v3", "name: bad\ntable: {columns: {id: int, name: string}, "
+    ("a compaction racing on v3", "name: bad\ntable: {columns: {id: int, name: string}, "
      "format_version: 3}\nsteps:\n  - insert: [{id: 1, name: a}]\n  - concurrent:\n      jobs:\n"
+     "        A: {delete: {id: 1}}\n        B: {compact: {}}\n"
+     "      commit_order: [A, B]\n", "races other jobs only on format v2"),
+    ("concurrent row-level jobs on copy-on-write", "name: bad\ntable: {columns: {id: int, name: string}, "
+     "write_mode: copy-on-write}\nsteps:\n  - insert: [{id: 1, name: a}]\n"
+     "  - concurrent:\n      jobs:\n"
      "        A: {delete: {id: 1}}\n        B: {update: {set: {name: x}, where: {id: 1}}}\n"
-     "      commit_order: [A, B]\n", "only on format v2"),
+     "      commit_order: [A, B]\n", "copy-on-write rewrites are not modelled"),
     ("paimon snapshot ordering with a sequence field",
      PAIMON_HEAD % "{sequence.snapshot-ordering: 'true', write-only: 'true', sequence.field: ts}"
      + "steps:\n  - write: [{pk: 1, v: 1.0, ts: 1}]\n", "cannot be used together"),

@@ -28,12 +28,12 @@ def executed(name: str):
 
 
 def reading_order(notebooks: Path = NOTEBOOKS) -> list[str]:
-    """The chapters as notebook 00's table orders them (numbered rows, then the "any time" ones), 00 first."""
+    """The chapters as notebook 00's table numbers them, 00 first. (The "any time" ones, the playground and
+    inspect-your-table, are not on the path; the notebook tests execute them with nbclient.)"""
     text = (notebooks / f"{START}.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\|\s*([^|]+?)\s*\|\s*`([\w-]+)`\s*\|", text, flags=re.MULTILINE)
     numbered = sorted((int(r), n) for r, n in rows if r.isdigit())
-    later = [n for r, n in rows if not r.isdigit()]
-    return [f"{n}.ipynb" for n in [START, *(n for _, n in numbered), *later]]
+    return [f"{n}.ipynb" for n in [START, *(n for _, n in numbered)]]
 
 
 _YAMLISH = re.compile(r"^\s*(- |[\w.-]+:(\s|$))")

@@ -23,8 +23,10 @@ from explorer.scenario.model import (
     EqualityDeleteStep,
     InsertStep,
     MergeStep,
+    Predicate,
     Scenario,
     Step,
+    TableSpec,
     UpdateStep,
 )
 from explorer.scenario.values import FrozenDict, freeze
@@ -159,3 +161,27 @@ def expected_rows(history: History) -> list[dict]:
     """The rows every format must end with."""
     states = replay(history)
     return states[-1] if states else []
+
+
+def row_level_scenario(history: History, *, engine: str, format_name: str, keep_files: bool) -> Scenario:
+    """The history told with one row-level command per step, as Delta and DuckLake write it: inserts append, a
+    delete by key is ``DELETE WHERE key = value``, an update ``UPDATE ... WHERE key = value``, a merge a MERGE on
+    the key. ``keep_files`` keeps an insert's file-count hint (for a writer that honours it)."""
+    steps: list[Step] = []
+    for h in history.steps:
+        if h.kind == "insert":
+            steps.append(InsertStep(index=h.index, label=h.label, rows=h.rows,
+                                    **({"files": h.files} if keep_files else {})))
+        elif h.kind == "delete":
+            if len(h.rows) != 1:
+                raise ScenarioError(f"a {format_name} DELETE here names one key; split the delete into one step "
+                                    "per key", step=h.index, field="delete")
+            steps.append(DeleteStep(index=h.index, label=h.label, where=Predicate(equals=FrozenDict(h.rows[0]))))
+        elif h.kind == "update":
+            steps.append(UpdateStep(index=h.index, label=h.label, set=h.set,
+                                    where=Predicate(equals=FrozenDict(h.rows[0]))))
+        else:
+            steps.append(MergeStep(index=h.index, label=h.label, rows=h.rows, on=history.key, matched=h.matched,
+                                   not_matched=h.not_matched))
+    return Scenario(name=history.name, table=TableSpec(columns=history.columns), steps=tuple(steps),
+                    title=history.title, description=history.description, engine=engine)

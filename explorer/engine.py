@@ -57,6 +57,25 @@ class Point:
                 "ordinal": self.ordinal, "label": self.label, "ref": self.ref}
 
 
+def point_on_clock(points: tuple[Point, ...], *, at_seq: int | None, at_snapshot: int | None, ref: str | None,
+                   no_refs: str, unit: str) -> Point | None:
+    """Select a point on a clock that only counts up (Paimon and DuckLake snapshot ids, Delta versions): the
+    point ``at_snapshot`` names exactly, or the latest at or before ``at_seq``; None when neither is given.
+    ``no_refs`` is the message for a ``ref`` (these formats have no branches or tags here); ``unit`` names the
+    clock's tick in messages ("snapshot", "version")."""
+    if ref is not None:
+        raise LookupError(no_refs)
+    wanted = at_snapshot if at_snapshot is not None else at_seq
+    if wanted is None:
+        return None
+    before = [p for p in points if p.snapshot_id <= wanted]
+    if at_snapshot is not None and (not before or before[-1].snapshot_id != at_snapshot):
+        raise LookupError(f"the run made no {unit} {at_snapshot}")
+    if not before:
+        raise LookupError(f"no {unit} at or before {wanted}")
+    return before[-1]
+
+
 @dataclass(frozen=True)
 class StepOutcome:
     """What one scenario step did: normally exactly one snapshot; ``note`` explains when it made none."""

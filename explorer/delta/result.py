@@ -26,7 +26,7 @@ from explorer.delta.model import (
     sort_key,
     values,
 )
-from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts, Point
+from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts, Point, point_on_clock
 from explorer.scenario.model import ConcurrentStep, Scenario, Step
 
 CLOCK = ("the commit version: _delta_log/<version>.json, numbered 0, 1, 2, ... with no gaps; a commit is one "
@@ -143,17 +143,8 @@ class DeltaResult:
     def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
               ref: str | None = None) -> Point | None:
         """``at_seq`` / ``at_snapshot``: a version (``at_seq``: the latest at or before it); None: the latest."""
-        if ref is not None:
-            raise LookupError("a Delta table has no branches or tags; select a version")
-        wanted = at_snapshot if at_snapshot is not None else at_seq
-        if wanted is None:
-            return None
-        points = [p for p in self.points() if p.snapshot_id <= wanted]
-        if at_snapshot is not None and (not points or points[-1].snapshot_id != at_snapshot):
-            raise LookupError(f"the run made no version {at_snapshot}")
-        if not points:
-            raise LookupError(f"no version at or before {wanted}")
-        return points[-1]
+        return point_on_clock(self.points(), at_seq=at_seq, at_snapshot=at_snapshot, ref=ref,
+                              no_refs="a Delta table has no branches or tags; select a version", unit="version")
 
     def _version(self, at: Point | int | None) -> int:
         if at is None:

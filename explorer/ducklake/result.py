@@ -24,7 +24,7 @@ from explorer.ducklake.model import (
     row_key,
     visible_rows,
 )
-from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts, Point, StepOutcome
+from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts, Point, StepOutcome, point_on_clock
 from explorer.scenario.model import Scenario
 from explorer.scenario.rows import nulls_first
 from explorer.scenario.values import to_plain
@@ -102,17 +102,8 @@ class DuckLakeResult:
 
     def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
               ref: str | None = None) -> Point | None:
-        if ref is not None:
-            raise LookupError("a DuckLake table has no branches or tags in this explorer; select a snapshot id")
-        wanted = at_snapshot if at_snapshot is not None else at_seq
-        if wanted is None:
-            return None
-        points = [p for p in self.points() if p.snapshot_id <= wanted]
-        if at_snapshot is not None and (not points or points[-1].snapshot_id != at_snapshot):
-            raise LookupError(f"the run made no snapshot {at_snapshot}")
-        if not points:
-            raise LookupError(f"no snapshot at or before {wanted}")
-        return points[-1]
+        return point_on_clock(self.points(), at_seq=at_seq, at_snapshot=at_snapshot, ref=ref,
+                              no_refs="a DuckLake table has no branches or tags in this explorer; select a snapshot id", unit="snapshot")
 
     # ------------------------------------------------------------------------------------------ the model
     def fates(self, snapshot_id: int, *, spec_only: bool = False) -> tuple[RowFate, ...]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from explorer.engine import Point, StepOutcome
+from explorer.engine import Point, StepOutcome, point_on_clock
 from explorer.paimon.model import (KeyDecision, PaimonRecord, changelog_between, writer_survivor, merge, ordering_text,
                                    sequence_values, visible_rows)
 from explorer.paimon.options import (NEWER_THAN_JAVA, executable_options, flag, java_modelled_options,
@@ -445,17 +445,8 @@ class PaimonResult:
               ref: str | None = None) -> Point | None:
         """The point a selector names (None: the latest). A Paimon snapshot id is its place in commit order, so
         ``at_seq`` (the CLI's --at-seq) selects the latest snapshot whose id is at most N, as before."""
-        if ref is not None:
-            raise LookupError("a Paimon table in this explorer has no branches or tags; select a snapshot id")
-        wanted = at_snapshot if at_snapshot is not None else at_seq
-        if wanted is None:
-            return None
-        points = [p for p in self.points() if p.snapshot_id <= wanted]
-        if at_snapshot is not None and (not points or points[-1].snapshot_id != at_snapshot):
-            raise LookupError(f"the run made no snapshot {at_snapshot}")
-        if not points:
-            raise LookupError(f"no snapshot at or before {wanted}")
-        return points[-1]
+        return point_on_clock(self.points(), at_seq=at_seq, at_snapshot=at_snapshot, ref=ref,
+                              no_refs="a Paimon table in this explorer has no branches or tags; select a snapshot id", unit="snapshot")
 
     def to_plain(self, at: Point | int | None = None, *, as_of_snapshot: int | None = None) -> dict:
         if at is not None:

@@ -41,8 +41,10 @@ def job_starts(events: Path) -> int:
 
 def paste_and_load(page, text: str) -> None:
     area = page.locator(".widget-textarea textarea").last
-    if not area.is_visible():  # the accordion is folded (a title click toggles it)
-        page.get_by_text("Scenario as YAML", exact=True).first.click()
+    if not area.is_visible():  # the accordion is folded (a click on its header toggles it; the notebook's prose
+        # names "Scenario as YAML" too, so the header is found by its class, not by its text alone)
+        page.locator(".jupyter-widget-Collapse-header, .lm-Collapse-header, .p-Collapse-header",
+                     has_text="Scenario as YAML").first.click()
     area.wait_for(state="visible", timeout=30_000)
     area.fill(text)
     page.locator("button.jupyter-button", has_text="Load YAML").first.click()

@@ -341,7 +341,7 @@ RENDERERS.run = (root, data, text) => {
       predict.appendChild(line);
       return b;
     });
-    const button = el("button", "sx-reveal", "👁 Reveal");
+    const button = el("button", "sx-reveal", "Reveal");
     button.addEventListener("click", () => score(boxes));
     predict.appendChild(button);
   }

@@ -182,11 +182,17 @@ class Learner:
                 "failure": self.failure, "said": self.said, "events": self.events}
 
 
+def say(line: str) -> None:
+    """A progress line on stderr, so a long room is never silent while it waits."""
+    print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+
+
 def open_room(browser, url: str, n: int, t0: float, memory: MemorySampler) -> list[Learner]:
     learners = [Learner(browser, i + 1) for i in range(n)]
     for learner in learners:  # every page starts loading at once; voila runs each notebook in its own kernel
         learner.page.goto(url, wait_until="commit", timeout=OPEN_TIMEOUT_S * 1000)
         learner.opened_at = time.perf_counter() - t0
+        say(f"learner {learner.number}: page requested, the server answered after {learner.opened_at:.1f} s")
     pending = list(learners)
     deadline = time.perf_counter() + OPEN_TIMEOUT_S
     while pending and time.perf_counter() < deadline:
@@ -196,6 +202,8 @@ def open_room(browser, url: str, n: int, t0: float, memory: MemorySampler) -> li
             if B.run_button(learner.page).first.is_visible():
                 learner.ready_at = time.perf_counter() - t0
                 pending.remove(learner)
+                say(f"learner {learner.number}: the app is shown after {learner.ready_at:.0f} s "
+                    f"({n - len(pending)} of {n})")
                 continue
             problems = learner.page.evaluate(PAGE_FAILURE_JS)
             if problems:  # the notebook failed in this learner's kernel: no app will come
@@ -245,8 +253,10 @@ def wait_for_figures(learners: list[Learner], memory: MemorySampler) -> None:
                 continue
             if problems:
                 learner.failure = "the page shows: " + " / ".join(problems)
+                say(f"learner {learner.number}: FAILED: {learner.failure}")
             elif state["painted"] is not None:
                 learner.first_figure_s = (state["painted"] - state["clicked"]) / 1000
+                say(f"learner {learner.number}: first figure {learner.first_figure_s:.1f} s after Run")
             elif "the kernel connection closed" in learner.events or "the page crashed" in learner.events:
                 learner.failure = "; ".join(learner.events)
             else:

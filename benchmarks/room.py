@@ -216,8 +216,21 @@ def open_room(browser, url: str, n: int, t0: float, memory: MemorySampler) -> li
     return learners
 
 
+# Arms one page's Run button to be clicked at a wall-clock time shared by the whole room (every page runs on this
+# machine's clock), so the clicks land within milliseconds of each other however slowly the pages are armed; the
+# wall-clock moment of each real click is kept to report the spread.
+ARM_CLICK_JS = """at => {
+  const run = [...document.querySelectorAll('button.jupyter-button')].find(b => b.textContent.trim() === 'Run');
+  if (!run) return false;
+  document.addEventListener('click', () => { window.__sxClickWall = Date.now(); }, { capture: true, once: true });
+  setTimeout(() => run.click(), Math.max(0, at - Date.now()));
+  return true;
+}"""
+
+
 def press_run_everywhere(learners: list[Learner], preset: str) -> float:
-    """Pick the preset in every page, then press Run in every page; returns the seconds the clicks took."""
+    """Pick the preset in every page, then press Run in every page at one shared moment; returns the seconds
+    between the first and the last click (as the pages' clocks saw them)."""
     ready = [x for x in learners if x.failure is None]
     for learner in ready:
         try:
@@ -229,10 +242,22 @@ def press_run_everywhere(learners: list[Learner], preset: str) -> float:
         before = learner.page.evaluate(f"() => document.querySelector('{B.TIME_TRAVEL}')?.dataset.payloadId || ''")
         learner.page.evaluate(B.WATCH_RUN_JS, before)
         learner.page.evaluate(WATCH_PROGRESS_JS)
-    t_clicks = time.perf_counter()
+    at_ms = time.time() * 1000 + 5000 + 1000 * len(ready)  # arming takes well under a second a page
     for learner in ready:
-        B.run_button(learner.page).first.click()
-    return time.perf_counter() - t_clicks
+        if not learner.page.evaluate(ARM_CLICK_JS, at_ms):
+            learner.failure = "the Run button was gone when the room was about to press it"
+    say(f"Run will be pressed in {len(ready)} pages at {time.strftime('%H:%M:%S', time.localtime(at_ms / 1000))}")
+    time.sleep(max(0.0, at_ms / 1000 - time.time()) + 2)
+    walls = []
+    for learner in ready:
+        deadline = time.time() + 30
+        while (wall := learner.page.evaluate("() => window.__sxClickWall || null")) is None and time.time() < deadline:
+            time.sleep(0.2)
+        if wall is None:
+            learner.failure = learner.failure or "Run was not clicked"
+        else:
+            walls.append(wall)
+    return (max(walls) - min(walls)) / 1000 if walls else float("nan")
 
 
 def wait_for_figures(learners: list[Learner], memory: MemorySampler) -> None:
@@ -334,7 +359,7 @@ def summary(report: dict) -> str:
         lines.append(f"Run → first figure: median {statistics.median(firsts):.1f} s, slowest {max(firsts):.1f} s, "
                      f"fastest {min(firsts):.1f} s ({len(firsts)} of {len(learners)} learners)")
     lines.append(f"all pages showed the app after {report['all_open_s']:.0f} s; clicks spread over "
-                 f"{report['click_spread_s']:.1f} s; failures: {len(failures)}")
+                 f"{report['click_spread_s']:.2f} s; failures: {len(failures)}")
     by_kind = ", ".join(f"{k} {v:,.0f}" for k, v in mem["room_rss_at_peak_by_kind_mib"].items())
     lines.append(f"memory peaks: machine used {mem['machine_used_peak_mib']:,.0f} MiB; the room's RSS "
                  f"{mem['room_rss_peak_mib']:,.0f} MiB ({by_kind}); JVMs + kernels PSS "

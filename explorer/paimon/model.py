@@ -21,7 +21,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from explorer.paimon.options import (RETRACT_KINDS, aggregate_function, descending, flag, merge_engine, options_of,
+from explorer.paimon.options import (REMOVE_ON_DELETE, RETRACT_KINDS, aggregate_function, descending, flag, merge_engine, options_of,
                                      sequence_fields, sequence_groups, snapshot_ordering)
 from explorer.scenario.values import to_plain
 from explorer.scenario.rows import nulls_first
@@ -159,7 +159,14 @@ def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, i
         live = [r for r in batch if r.ignored is None]
         if live:
             predicted_snapshot += 1
-        snap = (snapshot_of_step or {}).get(step.index, predicted_snapshot if live else None)
+        if snapshot_of_step is None:
+            snap = predicted_snapshot if live else None
+        else:  # from a run: a step whose records the writer merged away made no snapshot
+            snap = snapshot_of_step.get(step.index)
+            if snap is None and live:
+                batch = [r if r.ignored is not None else _with(r, ignored=(
+                    "its commit made no snapshot: the writer merged the key's records of the commit to no row "
+                    f"({REMOVE_ON_DELETE}) and wrote nothing")) for r in batch]
         batch = [_with(r, snapshot_id=snap if r.ignored is None else None) for r in batch]
         for partition, seq in _survivor_sequences([r for r in batch if r.ignored is None], table).items():
             committed_max[partition] = max(committed_max.get(partition, -1), seq)
@@ -346,8 +353,13 @@ def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
     engine = merge_engine(table.options)
     if not live:
         return KeyDecision(key, tuple(ignored), None, "no record reached the merge", retracted=False)
-    groups = writer_merge(live, table)
+    dropped: list[PaimonRecord] = []
+    groups = writer_merge(live, table, dropped)
+    ignored += [Candidate(r, Fate.IGNORED, f"its commit's writer merged the key's records to no row ({r.row_kind} "
+                          f"under {REMOVE_ON_DELETE}) and wrote nothing for the key") for r in dropped]
     stored = [s for s, _ in groups]
+    if not stored:
+        return KeyDecision(key, tuple(ignored), None, "no record reached a data file", retracted=False)
     fold = _FOLDS[engine]
     if engine in _PREMERGING:
         candidates, winner, summary, retracted = fold(stored, table, groups)
@@ -406,7 +418,7 @@ def lone_fields(record: PaimonRecord, table: "TableSpec") -> str:
 _PREMERGING = ("partial-update", "aggregation")
 
 
-def writer_merge(live: list[PaimonRecord], table: "TableSpec"
+def writer_merge(live: list[PaimonRecord], table: "TableSpec", dropped_out: list[PaimonRecord] | None = None
                  ) -> list[tuple[PaimonRecord, tuple[PaimonRecord, ...]]]:
     """The records of one key as stored in data files: one per commit, with the input records behind it.
 
@@ -415,10 +427,13 @@ def writer_merge(live: list[PaimonRecord], table: "TableSpec"
     Paimon's ``MergeTreeWriter``). Deduplicate keeps the last record and first-row the first; partial-update
     and aggregation write a new record: the folded values, at the last record's sequence number. The read
     then orders these stored records by their (merged) values, which is why a batch's fold is not the same as
-    one global fold. ``live`` must be in merge order; the result is in merge order too.
+    one global fold. ``live`` must be in merge order; the result is in merge order too. A commit whose fold
+    removes the row (``partial-update.remove-record-on-delete``) writes no record for the key: its records go
+    to ``dropped_out``.
     """
     engine = merge_engine(table.options)
     by_commit: dict[tuple, list[PaimonRecord]] = {}
+    dropped: list[PaimonRecord] = [] if dropped_out is None else dropped_out
     for r in live:
         by_commit.setdefault((r.step, r.snapshot_id, r.writer), []).append(r)
     out = []
@@ -428,6 +443,9 @@ def writer_merge(live: list[PaimonRecord], table: "TableSpec"
         else:
             values = (_fold_partial(members, table)[0] if engine == "partial-update"
                       else _fold_aggregate(members, table))
+            if values is None:  # remove-record-on-delete: the merge returns no record, the writer writes none
+                dropped.extend(members)
+                continue
             stored = _with(members[-1], values=MappingProxyType(values), row_kind="+I",
                            merged_from=tuple(m.input_order for m in members))
         out.append((stored, tuple(members)))
@@ -551,7 +569,11 @@ def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecor
     source: dict[str, PaimonRecord] = {}
     skipped: dict[int, list[str]] = {}
     acc: dict[str, Any] = {c: None for c in table.column_names}
+    removed = False
     for r in records:
+        if r.row_kind in RETRACT_KINDS:
+            removed = _retract_partial(r, acc, source, skipped, table, groups) or removed
+            continue
         before = {seq: acc[seq] for seq in groups}
         accepts = {}
         for seq in groups:
@@ -575,7 +597,46 @@ def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecor
             elif value is not None:
                 acc[c] = value
                 source[c] = r
+    if removed and not any(r.row_kind not in RETRACT_KINDS for r in records[_last_delete(records) + 1:]):
+        return None, source, skipped
     return acc, source, skipped
+
+
+def _last_delete(records) -> int:
+    return max((i for i, r in enumerate(records) if r.row_kind == "-D"), default=-1)
+
+
+def _retract_partial(r, acc, source, skipped, table, groups) -> bool:
+    """A ``-U``/``-D`` reaching partial-update (Paimon 0.9's ``PartialUpdateMergeFunction.add``; ignore-delete
+    dropped it before the merge). With ``partial-update.remove-record-on-delete`` a ``-D`` clears the row (the
+    key is gone unless a later record writes it again) and a ``-U`` does nothing; with sequence groups the
+    record retracts each group whose sequence field it carries and is not older than the row's: the sequence
+    field takes the record's value and the group's other fields become null (``retractWithSequenceGroup``).
+    Returns whether the row was removed."""
+    if flag(table.options, REMOVE_ON_DELETE):
+        if r.row_kind == "-D":
+            for c in table.column_names:
+                acc[c] = None
+                source[c] = r
+            return True
+        skipped.setdefault(id(r), []).append(("-U", f"a -U changes nothing under {REMOVE_ON_DELETE}; only a -D "
+                                                    "removes the row"))
+        return False
+    for seq, members in groups.items():
+        cur, prev = r.values.get(seq), acc[seq]
+        if cur is None:
+            skipped.setdefault(id(r), []).append((seq, f"group ({', '.join(members)}) not retracted: {seq} is null"))
+            continue
+        if prev is not None and _cmp_values(cur, prev) < 0:
+            skipped.setdefault(id(r), []).append(
+                (seq, f"group ({', '.join(members)}) not retracted: {seq}={_fmt(cur, prev)} < {_fmt(prev, cur)}"))
+            continue
+        acc[seq] = cur
+        source[seq] = r
+        for f in members:
+            acc[f] = None
+            source[f] = r
+    return False
 
 
 def _single_groups(live):
@@ -585,6 +646,12 @@ def _single_groups(live):
 def _partial_update(stored, table, groups=None):
     groups = groups or _single_groups(stored)
     acc, source, skipped = _fold_partial(stored, table)
+    if acc is None:  # remove-record-on-delete: the newest -D removed the row
+        last = stored[_last_delete(stored)]
+        out = [Candidate(r, Fate.RETRACTS, f"-D removes the whole row ({REMOVE_ON_DELETE})") if r is last
+               else Candidate(r, Fate.OVERWRITTEN, f"its values were removed by {last.label()} ({REMOVE_ON_DELETE})")
+               for s, members in groups for r in members]
+        return out, None, f"{last.label()} (-D) removes the row ({REMOVE_ON_DELETE}); no row", True
     grouped = sequence_groups(table.options)
     members_of = {id(s): m for s, m in groups}
     origin: dict[str, PaimonRecord] = {}  # column -> the input record its final value came from
@@ -598,8 +665,12 @@ def _partial_update(stored, table, groups=None):
             cols = [c for c in table.column_names if origin.get(c) is r]
             missed = skipped.get(id(r), []) if len(members) == 1 else []
             groups_text = "; ".join(text for _, text in missed)
-            held = {c for seq, _ in missed for c in (seq, *grouped[seq])}  # columns its skipped groups cover
-            if cols:
+            held = {c for seq, _ in missed for c in (seq, *grouped.get(seq, ()))}  # columns its skipped groups cover
+            if cols and r.row_kind in RETRACT_KINDS:
+                gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
+                text = f"{prefix}{r.row_kind} retracts its sequence groups (fields set to null): {gave}"
+                out.append(Candidate(r, Fate.CONTRIBUTES, text + (f" ({groups_text})" if groups_text else "")))
+            elif cols:
                 gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
                 what = ("latest value of" if grouped else "latest non-null value of")
                 text = f"{prefix}{what} {gave}"

@@ -26,7 +26,9 @@ AGGREGATE_FUNCTIONS = ("sum", "max", "min", "last_value", "last_non_null_value",
                        "first_non_null_value")
 NUMERIC_TYPES = ("int", "long", "double")
 ORDERED_TYPES = ("int", "long", "double", "string", "date", "timestamp", "boolean")
-BOOLEAN_OPTIONS = ("ignore-delete", "sequence.snapshot-ordering", "write-only", "deletion-vectors.enabled")
+BOOLEAN_OPTIONS = ("ignore-delete", "sequence.snapshot-ordering", "write-only", "deletion-vectors.enabled",
+                   "partial-update.remove-record-on-delete")
+REMOVE_ON_DELETE = "partial-update.remove-record-on-delete"
 PLAIN_OPTIONS = ("bucket", "merge-engine", "sequence.field", "sequence.field.sort-order", "rowkind.field",
                  *BOOLEAN_OPTIONS, "fields.default-aggregate-function", "changelog-producer")
 FIELD_SUFFIX = ".aggregate-function"
@@ -122,6 +124,8 @@ def modelled_options(table: "TableSpec") -> tuple[str, ...]:
         out.append("sequence.snapshot-ordering")
     if merge_engine(opts) == "partial-update" and flag(opts, "ignore-delete"):
         out.append("ignore-delete (with partial-update)")
+    if merge_engine(opts) == "partial-update" and flag(opts, REMOVE_ON_DELETE):
+        out.append(REMOVE_ON_DELETE)
     out += [f"fields.{seq}{GROUP_SUFFIX}" for seq in sequence_groups(opts)]
     return tuple(out)
 
@@ -133,6 +137,7 @@ def executable_options(table: "TableSpec") -> dict[str, str]:
         opts["sequence.snapshot-ordering"] = "false"
     if merge_engine(opts) == "partial-update" and flag(opts, "ignore-delete"):
         opts.pop("ignore-delete")
+    opts.pop(REMOVE_ON_DELETE, None)  # modelled on pypaimon: its writer would refuse the -D records
     for seq in sequence_groups(opts):  # pypaimon 2.1 refuses sequence groups (NotImplementedError)
         opts.pop(f"fields.{seq}{GROUP_SUFFIX}")
     return opts
@@ -199,6 +204,8 @@ def needs_java(table: "TableSpec", step_kinds: tuple[str, ...] = ()) -> tuple[st
         out.append("sequence groups")
     if merge_engine(opts) == "partial-update" and flag(opts, "ignore-delete"):
         out.append("ignore-delete with partial-update")
+    if merge_engine(opts) == "partial-update" and flag(opts, REMOVE_ON_DELETE):
+        out.append(f"{REMOVE_ON_DELETE} with partial-update")
     if flag(opts, "deletion-vectors.enabled"):
         out.append("deletion-vectors.enabled")
     if opts.get("changelog-producer", "none") != "none":

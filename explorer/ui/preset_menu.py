@@ -30,7 +30,8 @@ CHAPTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("07", ("branch-and-fast-forward", "branch-commit-skips-main-sequence", "cherry-pick", "rollback-then-append")),
     ("04", ("paimon-late-arriving-event", "paimon-snapshot-ordering", "paimon-rowkind-delete-and-update",
             "paimon-sequence-tie", "paimon-multi-field-sequence", "paimon-partial-update", "paimon-sequence-groups",
-            "paimon-java-sequence-group", "paimon-java-first-row", "paimon-java-first-row-ignore-delete")),
+            "paimon-java-sequence-group", "paimon-java-first-row", "paimon-java-first-row-ignore-delete",
+            "paimon-java-sequence-group-retract", "paimon-java-partial-update-remove-on-delete")),
     ("12", ("paimon-java-full-compaction-changelog", "paimon-java-deletion-vectors")),
 )
 INTERNAL_PREFIX = "regression-"

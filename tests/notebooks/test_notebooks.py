@@ -302,10 +302,14 @@ def test_04_paimon_executes(kernel_env, tmp_path):
     text = text_of(nb)
     assert "modelled: True" in text and "MODELLED, not executed by pypaimon" in text
     assert "DISAGREEMENT" not in text
-    # pypaimon 2.1 runs five presets; Paimon 0.9's Java library the four that compact, use sequence groups or
-    # first-row (tests/paimon/test_java_runner.py checks them against Paimon's own tests)
+    # pypaimon 2.1 runs five presets; Paimon 0.9's Java library the five that compact, use sequence groups,
+    # first-row or remove-record-on-delete (tests/paimon/test_java_runner.py checks them against Paimon's tests)
     assert text.count("Model and pypaimon agree") == 5
-    assert text.count("Model and Paimon 0.9 (Java) agree") == 4
+    assert text.count("Model and Paimon 0.9 (Java) agree") == 5
+    # deletes on partial-update (#28): testSequenceGroup's retractions, and a -D merged away by its own writer
+    assert "step 7: [(1, None, None, 6, None, None, 6)]" in text
+    assert "model and engine agree at every snapshot: True" in text
+    assert "its commit made no snapshot: the writer merged the key's records" in text
     # aggregation and a descending sequence field, on pypaimon (#28)
     assert "paimon-aggregation: rows [(1, 12, 300, 'start'), (2, 1, 80, 'about')]; model and engine agree: True" \
         in text, text

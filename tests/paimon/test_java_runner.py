@@ -36,7 +36,8 @@ def changelog(result, step):
 def presets(spark, paimon_preset_result):
     """The Java presets' runs, shared with the exported-page tests (tests/conftest.py)."""
     names = ["paimon-java-first-row", "paimon-java-first-row-ignore-delete", "paimon-java-sequence-group",
-             "paimon-java-deletion-vectors", "paimon-java-full-compaction-changelog"]
+             "paimon-java-deletion-vectors", "paimon-java-full-compaction-changelog",
+             "paimon-java-sequence-group-retract", "paimon-java-partial-update-remove-on-delete"]
     return {name: paimon_preset_result(name, "java") for name in names}
 
 
@@ -78,6 +79,25 @@ def test_partial_update_sequence_group(presets):
     snaps = [s.snapshot_id for s in result.capture.snapshots]
     assert rows(result, snaps[1], *columns) == [(1, 2, 2, 2, 1, 1, 1)]
     assert rows(result, snaps[2], *columns) == [(1, 2, 2, 2, 3, 3, 3)]
+
+
+def test_partial_update_sequence_group_retractions(presets):
+    """PartialUpdateMergeFunctionTest.testSequenceGroup whole: each -D clears only the groups it is newer for."""
+    result = presets["paimon-java-sequence-group-retract"]
+    columns = ("f0", "f1", "f2", "f3", "f4", "f5", "f6")
+    after = [rows(result, s.snapshot_ids[-1], *columns) for s in result.capture.steps]  # each step's last snapshot
+    assert after[2:] == [[(1, 2, 2, 2, 3, 3, 3)], [(1, None, None, 3, 3, 3, 3)], [(1, None, None, 3, None, None, 4)],
+                         [(1, 4, 4, 4, 5, 5, 5)], [(1, None, None, 6, None, None, 6)]]
+
+
+def test_partial_update_remove_record_on_delete(presets):
+    """A -D removes the row, a -U changes nothing, and a -D merged with its key's payment in one commit never
+    reaches a file (the writer's merge ends with no row): that commit makes no snapshot and the old row stays."""
+    result = presets["paimon-java-partial-update-remove-on-delete"]
+    assert rows(result, None, "pk", "address", "paid") == [(2, "Side St 2", 5.0), (3, "Low Rd 3", None)]
+    assert [s.step for s in result.capture.snapshots] == [1, 2, 3]  # step 4 wrote nothing
+    pk3 = next(d for d in result.decisions() if d.key["pk"] == 3)
+    assert [c.outcome.value for c in pk3.candidates] == ["contributes", "ignored", "ignored"]
 
 
 def test_deletion_vectors_batch_read(presets):

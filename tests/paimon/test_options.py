@@ -84,8 +84,35 @@ def test_a_retraction_reaching_an_engine_that_refuses_it_is_caught_before_runnin
                           [{"write": [{"pk": 1, "v": 1.0, "op": "+I"}, {"pk": 1, "op": "-D"}]}]))
     assert (err.step, err.field) == (1, "write[2].op")
     assert "ignore-delete" in err.message
+    if engine == "partial-update":  # Paimon's three ways out, named in its own error
+        assert "remove-record-on-delete" in err.message and "sequence groups" in err.message
     parse_scenario(paimon({"rowkind.field": "op", "merge-engine": engine, "ignore-delete": "true"},
                           [{"write": [{"pk": 1, "v": 1.0, "op": "+I"}, {"pk": 1, "op": "-D"}]}]))
+
+
+@pytest.mark.parametrize("extra, words", [
+    ({"ignore-delete": "true"}, "conflicting behavior"),
+    ({"fields.ts.sequence-group": "v"}, "conflicting behavior"),
+])
+def test_remove_record_on_delete_refuses_what_paimon_refuses(extra, words):
+    err = error_of(paimon({"merge-engine": "partial-update", "partial-update.remove-record-on-delete": "true",
+                           **extra}))
+    assert err.field == "table.options.partial-update.remove-record-on-delete" and words in err.message
+    err = error_of(paimon({"partial-update.remove-record-on-delete": "true"}))
+    assert "partial-update only" in err.message
+
+
+def test_partial_update_takes_a_delete_with_remove_on_delete_or_groups_but_not_a_record_after_it():
+    delete = [{"write": [{"pk": 1, "v": 1.0, "op": "+I"}]}, {"write": [{"pk": 1, "op": "-D"}]}]
+    base = {"rowkind.field": "op", "merge-engine": "partial-update"}
+    parse_scenario(paimon({**base, "partial-update.remove-record-on-delete": "true"}, delete))
+    parse_scenario(paimon({**base, "fields.ts.sequence-group": "v"}, delete))
+    again = delete + [{"write": [{"pk": 1, "v": 2.0, "op": "+I"}]}]
+    err = error_of(paimon({**base, "partial-update.remove-record-on-delete": "true"}, again))
+    assert (err.step, err.field) == (3, "write[1]") and "NullPointerException" in err.message
+    # a full compaction between the -D and the record drops the key, and the merge starts afresh
+    parse_scenario(paimon({**base, "partial-update.remove-record-on-delete": "true"},
+                          delete + [{"compact": {}}, {"write": [{"pk": 1, "v": 2.0, "op": "+I"}]}]))
 
 
 def test_partition_columns_must_be_in_the_primary_key():

@@ -21,7 +21,7 @@ def _iceberg_scenario(source: Source) -> Scenario:
     from explorer.api import to_scenario
 
     scenario = to_scenario(source)
-    if scenario.engine != "iceberg":
+    if not scenario.format.changelog_views:
         raise ScenarioError(f"changelog views are an Iceberg feature; {scenario.name!r} is a {scenario.engine} "
                             "scenario", field="engine")
     return scenario

@@ -30,10 +30,11 @@ import importlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from explorer.scenario.errors import ScenarioError
-from explorer.scenario.model import ENGINES, Scenario, parse_scenario
+from explorer.scenario.errors import ExplorerError, ScenarioError
+from explorer.scenario.formats import Format, package_of
+from explorer.scenario.model import ENGINES, Scenario, Step, parse_scenario
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,66 @@ class Engine(Protocol):
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, **options: Any) -> Result: ...
 
+    def step_handlers(self) -> tuple["StepHandlers[Any]", ...]:
+        """The handler tables its runner(s) execute steps with (importing the runners, not starting them)."""
+        ...
+
+
+# ------------------------------------------------------------------ how an engine runs each step kind
+
+H = TypeVar("H", bound=Callable[..., Any])
+
+
+class StepHandlers(Generic[H]):
+    """One engine's handler table: how it runs each step class it has, keyed by the class; any other step is
+    refused with the engine's one clear message (``refuse(step)``: an error naming the step and the format).
+
+    ``role``: what the table runs, e.g. ``"step"`` (a scenario's steps) or ``"job"`` (one job of a race);
+    ``runner``: which runner of the engine it belongs to. Register handlers with ``@table.on(InsertStep)``.
+    ``tests/scenario/test_step_kinds.py`` checks every step kind against every engine's tables and format.
+    """
+
+    def __init__(self, fmt: Format, role: str, refuse: Callable[[Step], ExplorerError], *,
+                 runner: str = "") -> None:
+        self.format = fmt
+        self.role = role
+        self.runner = runner
+        self.refuse = refuse
+        self._handlers: dict[type[Step], H] = {}
+
+    def on(self, *classes: type[Step]) -> Callable[[H], H]:
+        """A decorator registering the function for ``classes``."""
+        def register(handler: H) -> H:
+            for cls in classes:
+                self.add(cls, handler)
+            return handler
+        return register
+
+    def add(self, cls: type[Step], handler: H) -> None:
+        if cls in self._handlers:
+            raise TypeError(f"{cls.kind} has a handler already")
+        self._handlers[cls] = handler
+
+    @property
+    def handled(self) -> tuple[type[Step], ...]:
+        return tuple(self._handlers)
+
+    def handler(self, step: Step) -> H:
+        """The handler for ``step``'s class; the table's refusal (raised) for a step it does not run."""
+        for cls in type(step).__mro__:
+            if cls in self._handlers:
+                return self._handlers[cls]
+        raise self.refuse(step)
+
+    def only(self, classes: tuple[type[Step], ...], role: str, refuse: Callable[[Step], ExplorerError]
+             ) -> "StepHandlers[H]":
+        """A table of this one's handlers for ``classes`` only (e.g. the steps that may be race jobs)."""
+        table: StepHandlers[H] = StepHandlers(self.format, role, refuse, runner=self.runner)
+        for cls in classes:
+            if cls in self._handlers:
+                table.add(cls, self._handlers[cls])
+        return table
+
 
 # ------------------------------------------------------------------ optional: one history, every format
 
@@ -204,11 +265,9 @@ class RunsHistories(Protocol):
     def scenarios_for_history(self, history: Any) -> tuple[Scenario, ...]: ...
 
 
-# Engine name -> the module whose ``ENGINE`` attribute implements :class:`Engine`.
-_REGISTRY: Mapping[str, str] = {"iceberg": "explorer.iceberg.engine", "paimon": "explorer.paimon.engine",
-                                "delta": "explorer.delta.engine",
-                                "ducklake": "explorer.ducklake.engine"}
-assert set(_REGISTRY) == set(ENGINES)
+# Engine name -> the module whose ``ENGINE`` attribute implements :class:`Engine`: each format's package
+# (the one list of names, :mod:`explorer.scenario.formats`) has an ``engine`` module.
+_REGISTRY: Mapping[str, str] = {name: f"{package_of(name)}.engine" for name in ENGINES}
 
 
 def engine_for(name_or_scenario: str | Scenario) -> Engine:

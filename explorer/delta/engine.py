@@ -30,6 +30,12 @@ class DeltaEngine:
                                 progress=progress, safe=safe)
         return DeltaResult(capture)
 
+    def step_handlers(self) -> tuple:
+        """The runner's handler tables: a scenario's steps, and a race's jobs."""
+        from explorer.delta.runner import JOB_HANDLERS, STEP_HANDLERS
+
+        return (STEP_HANDLERS, JOB_HANDLERS)
+
     def warm_up(self, **_: Any) -> None:
         """Import delta-rs now (there is no server to start)."""
         import explorer.delta.runner  # noqa: F401

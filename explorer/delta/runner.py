@@ -17,6 +17,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime
 from pathlib import Path
+from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
@@ -26,7 +27,8 @@ from deltalake import DeltaTable, QueryBuilder, write_deltalake
 from deltalake.exceptions import CommitFailedError, DeltaError
 
 from explorer.delta.capture import CdfRow, DeltaCapture, DeltaCommit, FileAction, RaceJob
-from explorer.engine import Progress, StepOutcome
+from explorer.delta.format import FORMAT
+from explorer.engine import Progress, StepHandlers, StepOutcome
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.model import (
     ConcurrentStep,
@@ -89,6 +91,19 @@ def check_with_datafusion(table: DeltaTable, predicate: str, *, step: int, field
                             "run's table", step=step, field=field)
 
 
+def _refuse(step: Step) -> ScenarioError:
+    return ScenarioError(f"Delta Lake has no {step.kind} step", step=step.index, field=step.kind)
+
+
+def _refuse_job(step: Step) -> ScenarioError:
+    return ScenarioError(f"a Delta Lake race job does one of {', '.join(FORMAT.job_kinds)}; Delta Lake has no "
+                         f"{step.kind!r} job", step=step.index, field=step.kind)
+
+
+# One delta-rs command per step kind: (run, step, handle, where) -> None; registered on _Run's methods below.
+COMMANDS: StepHandlers[Callable[..., None]] = StepHandlers(FORMAT, "command", _refuse, runner="delta-rs")
+
+
 class _Run:
     def __init__(self, scenario: Scenario, path: Path, safe: bool):
         self.scenario = scenario
@@ -115,30 +130,41 @@ class _Run:
 
     def execute(self, step: Step, handle: DeltaTable, where: str = "") -> None:
         """One delta-rs call on ``handle`` (a table loaded at some version)."""
-        if isinstance(step, InsertStep):
-            write_deltalake(handle, self.arrow(step.rows), mode="append")
-        elif isinstance(step, DeleteStep):
-            pred = predicate_sql(step.where)
-            if step.where.sql is not None:
-                check_with_datafusion(handle, pred, step=step.index, field=f"{where}delete", safe=self.safe)
-            handle.delete(pred)
-        elif isinstance(step, UpdateStep):
-            pred = predicate_sql(step.where)
-            if step.where.sql is not None:
-                check_with_datafusion(handle, pred, step=step.index, field=f"{where}update.where", safe=self.safe)
-            handle.update(new_values=dict(step.set), predicate=pred)
-        elif isinstance(step, MergeStep):
-            on = " AND ".join(f't."{c}" = s."{c}"' for c in step.on)
-            merger = handle.merge(self.arrow(step.rows), on, source_alias="s", target_alias="t")
-            if step.matched == "update":
-                merger = merger.when_matched_update_all()
-            elif step.matched == "delete":
-                merger = merger.when_matched_delete()
-            if step.not_matched == "insert":
-                merger = merger.when_not_matched_insert_all()
-            merger.execute()
-        else:  # validation keeps every other kind out
-            raise ScenarioError(f"Delta Lake has no {step.kind} step", step=step.index, field=step.kind)
+        COMMANDS.handler(step)(self, step, handle, where)
+
+    def run_step(self, step: Step) -> None:
+        """One scenario step: a command on the run's handle, or a race."""
+        STEP_HANDLERS.handler(step)(self, step)
+
+    @COMMANDS.on(InsertStep)
+    def _insert(self, step: InsertStep, handle: DeltaTable, where: str) -> None:
+        write_deltalake(handle, self.arrow(step.rows), mode="append")
+
+    @COMMANDS.on(DeleteStep)
+    def _delete(self, step: DeleteStep, handle: DeltaTable, where: str) -> None:
+        pred = predicate_sql(step.where)
+        if step.where.sql is not None:
+            check_with_datafusion(handle, pred, step=step.index, field=f"{where}delete", safe=self.safe)
+        handle.delete(pred)
+
+    @COMMANDS.on(UpdateStep)
+    def _update(self, step: UpdateStep, handle: DeltaTable, where: str) -> None:
+        pred = predicate_sql(step.where)
+        if step.where.sql is not None:
+            check_with_datafusion(handle, pred, step=step.index, field=f"{where}update.where", safe=self.safe)
+        handle.update(new_values=dict(step.set), predicate=pred)
+
+    @COMMANDS.on(MergeStep)
+    def _merge(self, step: MergeStep, handle: DeltaTable, where: str) -> None:
+        on = " AND ".join(f't."{c}" = s."{c}"' for c in step.on)
+        merger = handle.merge(self.arrow(step.rows), on, source_alias="s", target_alias="t")
+        if step.matched == "update":
+            merger = merger.when_matched_update_all()
+        elif step.matched == "delete":
+            merger = merger.when_matched_delete()
+        if step.not_matched == "insert":
+            merger = merger.when_not_matched_insert_all()
+        merger.execute()
 
     def race(self, step: ConcurrentStep) -> None:
         start = self.handle.version()
@@ -147,7 +173,7 @@ class _Run:
         for position, name in enumerate(step.commit_order, start=1):
             job = step.job(name)
             try:
-                self.execute(job.step, handles[name], where=f"concurrent.jobs.{name}.")
+                JOB_HANDLERS.handler(job.step)(self, job.step, handles[name], f"concurrent.jobs.{name}.")
             except CommitFailedError as exc:
                 self.jobs.append(RaceJob(step.index, name, job.step.kind, job.step.title, position, start, None,
                                          type(exc).__name__, " ".join(str(exc).split())))
@@ -159,6 +185,15 @@ class _Run:
                 before = after
             self.jobs.append(RaceJob(step.index, name, job.step.kind, job.step.title, position, start, version))
         self.handle.update_incremental()
+
+
+# The jobs a race may hold (the format's job kinds, run as commands on each job's own handle), and every step:
+# a command on the run's handle, or a race.
+JOB_HANDLERS = COMMANDS.only(FORMAT.job_steps, "job", _refuse_job)
+STEP_HANDLERS: StepHandlers[Callable[..., None]] = StepHandlers(FORMAT, "step", _refuse, runner="delta-rs")
+for _cls in COMMANDS.handled:
+    STEP_HANDLERS.add(_cls, lambda run, step: run.execute(step, run.handle))
+STEP_HANDLERS.add(ConcurrentStep, _Run.race)
 
 
 def _actions(line: dict) -> FileAction | None:
@@ -257,10 +292,7 @@ def capture_delta(scenario: Scenario, *, warehouse: str | Path | None = None, ke
             before = run.handle.version()
             started = time.perf_counter()
             try:
-                if isinstance(step, ConcurrentStep):
-                    run.race(step)
-                else:
-                    run.execute(step, run.handle)
+                run.run_step(step)
             except ScenarioError:
                 raise
             except (DeltaError, ValueError, OSError, RuntimeError, Exception) as exc:  # noqa: BLE001

@@ -1,6 +1,6 @@
 """Delta's own checks on a scenario, made before anything runs (``explorer validate`` and ``run`` alike).
 
-The step kinds a Delta scenario may hold are the scenario model's (:data:`explorer.scenario.model.DELTA_STEPS`:
+The step kinds a Delta scenario may hold are its format declaration's (:data:`explorer.delta.format.FORMAT`:
 insert, delete, update, merge, concurrent); the parser already refuses any other kind naming the step and the
 format. Here: the table properties delta-rs can honour, what delta-rs decides by itself (how many files a write
 makes), where a race's isolation is set, and safe mode's predicate check (:mod:`explorer.delta.safety`).

@@ -36,6 +36,12 @@ class DuckLakeEngine:
         return run_ducklake(scenario, warehouse=warehouse, keep_warehouse=keep_warehouse or warehouse is not None,
                             progress=progress, safe=safe, timings=timings)
 
+    def step_handlers(self) -> tuple:
+        """The runner's handler tables: a scenario's steps, and a race's jobs."""
+        from explorer.ducklake.runner import JOB_STATEMENTS, STEP_HANDLERS
+
+        return (STEP_HANDLERS, JOB_STATEMENTS)
+
     def warm_up(self, **_: Any) -> None:
         """Import DuckDB now (there is no server to start)."""
         import explorer.ducklake.runner  # noqa: F401

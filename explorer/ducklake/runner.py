@@ -26,7 +26,8 @@ from explorer.ducklake.connection import CATALOG, METADATA, TABLE, Lake, lock_do
 from explorer.ducklake.model import Change, DataFile, DeletedPosition, DeleteFile, StoredRow
 from explorer.ducklake.result import DuckLakeCapture, DuckLakeResult, DuckLakeSnapshot, ReadRow
 from explorer.ducklake.validate import COMPACT_MODES, compact_mode
-from explorer.engine import StepOutcome
+from explorer.ducklake.format import FORMAT
+from explorer.engine import StepHandlers, StepOutcome
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.model import (
     CompactStep,
@@ -38,8 +39,10 @@ from explorer.scenario.model import (
     Scenario,
     SqlStep,
     Step,
+    TableSpec,
     UpdateStep,
 )
+from explorer.scenario.formats import require_format
 
 SQL_TYPES = {"int": "INTEGER", "long": "BIGINT", "double": "DOUBLE", "string": "VARCHAR", "boolean": "BOOLEAN",
              "date": "DATE", "timestamp": "TIMESTAMP"}
@@ -66,53 +69,91 @@ def _where(pred: Predicate, params: list) -> str:
     return " AND ".join(parts) or "true"
 
 
+def _refuse(step: Step) -> ScenarioError:
+    return ScenarioError(f"DuckLake has no {step.kind!r} step", step=step.index, field=step.kind)
+
+
+def _refuse_job(step: Step) -> ScenarioError:
+    return ScenarioError(f"a DuckLake race job does one of {', '.join(FORMAT.job_kinds)}; DuckLake has no "
+                         f"{step.kind!r} step", step=step.index, field=step.kind)
+
+
+# The SQL of each step kind DuckDB runs in one transaction: (step, scenario) -> [(sql, parameters)].
+STATEMENTS: StepHandlers[Callable[[Any, Scenario], list[tuple[str, list]]]] = StepHandlers(
+    FORMAT, "statements", _refuse, runner="duckdb")
+
+
 def statements(step: Step, scenario: Scenario) -> list[tuple[str, list]]:
     """The SQL (with parameters) one step runs inside its transaction."""
+    return STATEMENTS.handler(step)(step, scenario)
+
+
+def _values(table: TableSpec, rows) -> str:
+    cols = table.column_names
+    return ", ".join("(" + ", ".join(f"CAST(? AS {SQL_TYPES[table.type_of(c)]})" for c in cols) + ")" for _ in rows)
+
+
+@STATEMENTS.on(InsertStep)
+def _insert(step: InsertStep, scenario: Scenario) -> list[tuple[str, list]]:
     table = scenario.table
     cols = table.column_names
     col_list = ", ".join(_ident(c) for c in cols)
-    if isinstance(step, InsertStep):
-        chunks = [step.rows[i::step.files] for i in range(step.files)] if step.files > 1 else [step.rows]
-        out = []
-        for rows in chunks:
-            values = ", ".join("(" + ", ".join(f"CAST(? AS {SQL_TYPES[table.type_of(c)]})" for c in cols) + ")"
-                               for _ in rows)
-            out.append((f"INSERT INTO {QUALIFIED} ({col_list}) VALUES {values}",
-                        [r.get(c) for r in rows for c in cols]))
-        return out
-    if isinstance(step, DeleteStep):
-        params: list = []
-        return [(f"DELETE FROM {QUALIFIED} WHERE {_where(step.where, params)}", params)]
-    if isinstance(step, UpdateStep):
-        params = []
-        sets = ", ".join(f"{_ident(c)} = CAST(? AS {SQL_TYPES[table.type_of(c)]})" for c in step.set)
-        params.extend(step.set.values())
-        return [(f"UPDATE {QUALIFIED} SET {sets} WHERE {_where(step.where, params)}", params)]
-    if isinstance(step, MergeStep):
-        params = []
-        values = ", ".join("(" + ", ".join(f"CAST(? AS {SQL_TYPES[table.type_of(c)]})" for c in cols) + ")"
-                           for _ in step.rows)
-        params.extend(r.get(c) for r in step.rows for c in cols)
-        on = " AND ".join(f"{TABLE}.{_ident(c)} = s.{_ident(c)}" for c in step.on)
-        sql = (f"MERGE INTO {QUALIFIED} USING (SELECT * FROM (VALUES {values}) v({col_list})) s ON {on}")
-        if step.matched == "update":
-            sets = ", ".join(f"{_ident(c)} = s.{_ident(c)}" for c in cols if c not in step.on)
-            sql += f" WHEN MATCHED THEN UPDATE SET {sets}" if sets else ""
-        elif step.matched == "delete":
-            sql += " WHEN MATCHED THEN DELETE"
-        if step.not_matched == "insert":
-            sql += f" WHEN NOT MATCHED THEN INSERT ({col_list}) VALUES ({', '.join('s.' + _ident(c) for c in cols)})"
-        return [(sql, params)]
-    if isinstance(step, CompactStep):
-        mode = compact_mode(step)
-        fn = COMPACT_MODES[mode]
-        extra = ""
-        if mode == "rewrite_data_files":
-            extra = f", delete_threshold => {float(step.options.get('delete_threshold', '0.95'))}"
-        return [(f"CALL {fn}('{CATALOG}', '{TABLE}'{extra})", [])]
-    if isinstance(step, SqlStep):
-        return [(step.sql.replace("{table}", QUALIFIED), [])]
-    raise ScenarioError(f"DuckLake has no {step.kind!r} step", step=step.index, field=step.kind)
+    chunks = [step.rows[i::step.files] for i in range(step.files)] if step.files > 1 else [step.rows]
+    return [(f"INSERT INTO {QUALIFIED} ({col_list}) VALUES {_values(table, rows)}",
+             [r.get(c) for r in rows for c in cols]) for rows in chunks]
+
+
+@STATEMENTS.on(DeleteStep)
+def _delete(step: DeleteStep, scenario: Scenario) -> list[tuple[str, list]]:
+    params: list = []
+    return [(f"DELETE FROM {QUALIFIED} WHERE {_where(step.where, params)}", params)]
+
+
+@STATEMENTS.on(UpdateStep)
+def _update(step: UpdateStep, scenario: Scenario) -> list[tuple[str, list]]:
+    table = scenario.table
+    params: list = []
+    sets = ", ".join(f"{_ident(c)} = CAST(? AS {SQL_TYPES[table.type_of(c)]})" for c in step.set)
+    params.extend(step.set.values())
+    return [(f"UPDATE {QUALIFIED} SET {sets} WHERE {_where(step.where, params)}", params)]
+
+
+@STATEMENTS.on(MergeStep)
+def _merge(step: MergeStep, scenario: Scenario) -> list[tuple[str, list]]:
+    table = scenario.table
+    cols = table.column_names
+    col_list = ", ".join(_ident(c) for c in cols)
+    params: list = [r.get(c) for r in step.rows for c in cols]
+    on = " AND ".join(f"{TABLE}.{_ident(c)} = s.{_ident(c)}" for c in step.on)
+    sql = (f"MERGE INTO {QUALIFIED} USING (SELECT * FROM (VALUES {_values(table, step.rows)}) v({col_list})) s "
+           f"ON {on}")
+    if step.matched == "update":
+        sets = ", ".join(f"{_ident(c)} = s.{_ident(c)}" for c in cols if c not in step.on)
+        sql += f" WHEN MATCHED THEN UPDATE SET {sets}" if sets else ""
+    elif step.matched == "delete":
+        sql += " WHEN MATCHED THEN DELETE"
+    if step.not_matched == "insert":
+        sql += f" WHEN NOT MATCHED THEN INSERT ({col_list}) VALUES ({', '.join('s.' + _ident(c) for c in cols)})"
+    return [(sql, params)]
+
+
+@STATEMENTS.on(CompactStep)
+def _compact(step: CompactStep, scenario: Scenario) -> list[tuple[str, list]]:
+    mode = compact_mode(step)
+    fn = COMPACT_MODES[mode]
+    extra = ""
+    if mode == "rewrite_data_files":
+        extra = f", delete_threshold => {float(step.options.get('delete_threshold', '0.95'))}"
+    return [(f"CALL {fn}('{CATALOG}', '{TABLE}'{extra})", [])]
+
+
+@STATEMENTS.on(SqlStep)
+def _sql(step: SqlStep, scenario: Scenario) -> list[tuple[str, list]]:
+    return [(step.sql.replace("{table}", QUALIFIED), [])]
+
+
+# The statements a race job may run (the format's job kinds).
+JOB_STATEMENTS = STATEMENTS.only(FORMAT.job_steps, "job", _refuse_job)
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -240,9 +281,7 @@ def run_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None, kee
 def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None, keep_warehouse: bool = False,
                      progress: Callable[..., None] | None = None, safe: bool = False,
                      timings: dict[str, float] | None = None) -> DuckLakeCapture:
-    if scenario.engine != "ducklake":
-        raise ScenarioError(f"this is a {scenario.engine} scenario; run it with the {scenario.engine} engine",
-                            field="engine")
+    require_format(scenario.engine, FORMAT)
     if safe:  # checked again here: a run reached without validate(safe=True) is still checked first
         from explorer.ducklake.safety import check_scenario
 
@@ -292,24 +331,8 @@ def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None,
             started = time.perf_counter()
             before = current
             try:
-                if isinstance(step, ConcurrentStep):
-                    made, note = _race(lake, step, scenario, snapshots, at_commit, log, cols)
-                else:
-                    con.execute("BEGIN")
-                    try:
-                        for sql, params in statements(step, scenario):
-                            con.execute(sql, params)
-                        con.execute("COMMIT")
-                    except BaseException:
-                        _rollback(con)
-                        raise
-                    after = log.record(con)
-                    made = tuple(range(before + 1, after + 1))
-                    note = None if made else "DuckDB committed nothing (no row changed), so no snapshot"
-                    for s in made:
-                        snapshots.append(DuckLakeSnapshot(s, step.index, step.title))
-                    if made:
-                        at_commit[made[-1]] = _read(con, cols)
+                made, note = STEP_HANDLERS.handler(step)(lake, step, scenario, snapshots, at_commit, log, cols,
+                                                         before)
             except duckdb.Error as exc:
                 error = _engine_error("DuckDB refused the step", step, exc)
                 done = dataclasses.replace(scenario, steps=tuple(scenario.steps[:step.index - 1]))
@@ -337,8 +360,41 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
         pass  # a failed COMMIT already ended the transaction
 
 
+# How a step runs: (lake, step, scenario, snapshots, at_commit, log, cols, snapshot before) -> (made, note).
+STEP_HANDLERS: StepHandlers[Callable[..., tuple[tuple[int, ...], str | None]]] = StepHandlers(
+    FORMAT, "step", _refuse, runner="duckdb")
+
+
+def _transaction(lake: Lake, step: Step, scenario: Scenario, snapshots: list[DuckLakeSnapshot],
+                 at_commit: dict[int, tuple[ReadRow, ...]], log: _CatalogLog, cols: tuple[str, ...], before: int
+                 ) -> tuple[tuple[int, ...], str | None]:
+    """A step's statements in one transaction: one snapshot, or none when no row changed."""
+    con = lake.con
+    con.execute("BEGIN")
+    try:
+        for sql, params in statements(step, scenario):
+            con.execute(sql, params)
+        con.execute("COMMIT")
+    except BaseException:
+        _rollback(con)
+        raise
+    after = log.record(con)
+    made = tuple(range(before + 1, after + 1))
+    note = None if made else "DuckDB committed nothing (no row changed), so no snapshot"
+    for s in made:
+        snapshots.append(DuckLakeSnapshot(s, step.index, step.title))
+    if made:
+        at_commit[made[-1]] = _read(con, cols)
+    return made, note
+
+
+for _cls in STATEMENTS.handled:
+    STEP_HANDLERS.add(_cls, _transaction)
+
+
+@STEP_HANDLERS.on(ConcurrentStep)
 def _race(lake: Lake, step: ConcurrentStep, scenario: Scenario, snapshots: list[DuckLakeSnapshot],
-          at_commit: dict[int, tuple[ReadRow, ...]], log: _CatalogLog, cols: tuple[str, ...]
+          at_commit: dict[int, tuple[ReadRow, ...]], log: _CatalogLog, cols: tuple[str, ...], before: int = 0
           ) -> tuple[tuple[int, ...], str]:
     """Each job on its own connection to the one DuckDB (``cursor()``): every job begins its transaction and
     runs its statements from the same snapshot, then they commit in ``commit_order``; DuckLake's conflict check
@@ -349,7 +405,7 @@ def _race(lake: Lake, step: ConcurrentStep, scenario: Scenario, snapshots: list[
     try:
         for name, (job, cur) in jobs.items():
             cur.execute("BEGIN")
-            for sql, params in statements(job.step, scenario):
+            for sql, params in JOB_STATEMENTS.handler(job.step)(job.step, scenario):
                 cur.execute(sql, params)
         for name in step.commit_order:
             job, cur = jobs[name]

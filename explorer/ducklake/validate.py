@@ -7,10 +7,11 @@ DuckLake. Pure: no DuckDB.
 
 from __future__ import annotations
 
+from explorer.ducklake.format import FORMAT
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.model import SNAPSHOT_PLACEHOLDER, CompactStep, ConcurrentStep, Scenario, SqlStep
 
-RACE_JOB_KINDS = ("insert", "delete", "update", "merge")
+RACE_JOB_KINDS = FORMAT.job_kinds
 COMPACT_MODES = {"merge_adjacent_files": "ducklake_merge_adjacent_files",
                  "rewrite_data_files": "ducklake_rewrite_data_files"}
 

@@ -224,11 +224,7 @@ def _step_of(capture: Capture, index: int | None) -> Step | None:
 
 
 def _identifiers_of(step: Step | None) -> tuple[str, ...]:
-    if isinstance(step, MergeStep):
-        return step.on
-    if isinstance(step, UpsertStep):
-        return step.key
-    return ()
+    return step.identifiers() if step is not None else ()
 
 
 _OVERWRITE = re.compile(r"\s*INSERT\s+OVERWRITE\b", flags=re.IGNORECASE)

@@ -67,6 +67,13 @@ class IcebergEngine:
                 drop_run_table(spark, RunTable(*parts), capture.table_location)
         return result
 
+    def step_handlers(self) -> tuple:
+        """The runner's handler tables: a scenario's steps, and a race's jobs (imports pyspark, starts nothing)."""
+        from explorer.iceberg.spark.concurrent import JOB_HANDLERS
+        from explorer.iceberg.spark.runner import STEP_HANDLERS
+
+        return (STEP_HANDLERS, JOB_HANDLERS)
+
     def scenarios_for_history(self, history) -> tuple[Scenario, ...]:
         """The history on Iceberg v2, merge-on-read and copy-on-write (:mod:`explorer.iceberg.history`)."""
         from explorer.iceberg.history import iceberg_scenarios

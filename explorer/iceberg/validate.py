@@ -12,14 +12,12 @@ from explorer.scenario.limits import check_limits
 from explorer.scenario.model import (
     CompactStep,
     ConcurrentStep,
-    DeleteStep,
     MergeStep,
     PartitionStep,
     Scenario,
     SqlStep,
     TableSpec,
     SQL_SPEC_UNKNOWN,
-    UpdateStep,
     evolve_partition_fields,
     sql_partition_step,
 )
@@ -52,7 +50,7 @@ def validate_iceberg(scenario: Scenario, *, safe: bool = False) -> None:
         if isinstance(step, MergeStep) and step.matched == "none" and step.not_matched == "none":
             raise ScenarioError("a MERGE needs at least one action: set matched or not_matched",
                                 step=step.index, field="merge")
-        if (isinstance(step, (DeleteStep, UpdateStep, MergeStep)) and table.format_version == 1
+        if (step.row_level and table.format_version == 1
                 and table.write_mode == "merge-on-read" and not upgraded):
             raise ScenarioError(
                 f"a format v1 table cannot record row-level {step.kind}s as delete files (merge-on-read); use "
@@ -63,7 +61,7 @@ def validate_iceberg(scenario: Scenario, *, safe: bool = False) -> None:
 
 def check_concurrent(step: ConcurrentStep, spec: TableSpec) -> None:
     """Refuse, before anything runs, races this explorer does not model."""
-    row_level = [j for j in step.jobs if isinstance(j.step, (DeleteStep, UpdateStep, MergeStep))]
+    row_level = [j for j in step.jobs if j.step.row_level]
     if row_level and (spec.format_version < 2 or spec.write_mode != "merge-on-read"):
         job = row_level[0]
         raise ScenarioError(

@@ -67,6 +67,13 @@ class PaimonEngine:
 
         return run_paimon(scenario, warehouse=warehouse, keep_warehouse=keep, progress=progress)
 
+    def step_handlers(self) -> tuple:
+        """Both runners' handler tables (pypaimon, Paimon's Java library); importing them starts no JVM."""
+        from explorer.paimon.java_runner import STEP_HANDLERS as JAVA
+        from explorer.paimon.runner import STEP_HANDLERS as PYPAIMON
+
+        return (PYPAIMON, JAVA)
+
     def warm_up(self, **_: Any) -> None:
         """Import pypaimon now (the Java runner starts Spark's JVM when its first scenario runs)."""
         import explorer.paimon.runner  # noqa: F401

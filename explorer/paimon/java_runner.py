@@ -22,11 +22,13 @@ import tempfile
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable
 
-from explorer.engine import StepOutcome
+from explorer.engine import StepHandlers, StepOutcome
+from explorer.paimon.format import FORMAT
 from explorer.paimon.java_jar import PAIMON_VERSION, require_paimon_jar
 from explorer.paimon.model import records_from_scenario
 from explorer.paimon.options import DEFAULT_BUCKETS, compact_full, java_executed_options, java_options
@@ -34,7 +36,8 @@ from explorer.paimon.result import (ChangelogRow, DeletionVectorMark, FileRow, P
                                     PaimonResult, PaimonSnapshot, SnapshotStructure, StructureFile,
                                     attach_engine_sequences)
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
-from explorer.scenario.model import Scenario
+from explorer.scenario.formats import require_format
+from explorer.scenario.model import CompactStep, Scenario, Step, WriteStep
 
 ROW_KIND_BYTES = {0: "+I", 1: "-U", 2: "+U", 3: "-D"}
 _SOURCE = Path(__file__).with_name("java") / "PaimonSteps.java"
@@ -109,14 +112,50 @@ def _from_java(column_type: str, value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class _JavaRun:
+    """What a step handler of the Java runner works with: the helper in the JVM and the run's counters."""
+
+    helper: Any
+    run_id: str
+    types: dict[str, str]
+    columns: tuple[str, ...]
+    rowkind: str | None
+    restarts: dict[int, dict[tuple, int]]
+    live_max: dict[tuple, int]
+
+
+def _refuse(step: Step) -> ScenarioError:
+    return ScenarioError(f"Paimon has no {step.kind!r} step", step=step.index, field=step.kind)
+
+
+# How Paimon's Java library runs each step kind: (run, step) -> the note when it makes no snapshot.
+STEP_HANDLERS: StepHandlers[Callable[[_JavaRun, Any], str]] = StepHandlers(FORMAT, "step", _refuse, runner="java")
+
+
+@STEP_HANDLERS.on(CompactStep)
+def _compact(run: _JavaRun, step: CompactStep) -> str:
+    run.helper.compact(run.run_id, compact_full(step))
+    return "nothing to compact, so no snapshot"
+
+
+@STEP_HANDLERS.on(WriteStep)
+def _write(run: _JavaRun, step: WriteStep) -> str:
+    # a writer restores the bucket's live max sequence number when it first writes to it (a batch writer at every
+    # step, a named one once per partition)
+    run.restarts[step.index] = dict(run.live_max)
+    rows = [[_to_java(run.types[c], r.get(c)) for c in run.columns] for r in step.rows]
+    kinds = [(r.get(run.rowkind) if run.rowkind else None) or "+I" for r in step.rows]
+    run.helper.write(run.run_id, step.writer, rows, kinds)
+    return "nothing reached the table (every record was dropped), so no snapshot"
+
+
 def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = None, keep_warehouse: bool = False,
                         progress: Callable[..., None] | None = None, spark=None) -> PaimonCapture:
     """Run ``scenario`` (engine: paimon) on Paimon 0.9.0's Java library in a temporary warehouse."""
     import pyarrow.parquet as pq
 
-    if scenario.engine != "paimon":
-        raise ScenarioError(f"this is a {scenario.engine} scenario; run it with the {scenario.engine} engine",
-                            field="engine")
+    require_format(scenario.engine, FORMAT)
     require_paimon_jar()
     table_spec = scenario.table
     types = {c.name: c.type for c in table_spec.columns}
@@ -209,17 +248,9 @@ def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = No
         for step in scenario.steps:
             started = time.perf_counter()
             before = int(helper.latestSnapshot(run_id))
-            writer = getattr(step, "writer", None)
+            handler = STEP_HANDLERS.handler(step)
             try:
-                if step.kind == "compact":
-                    helper.compact(run_id, compact_full(step))
-                else:
-                    # a writer restores the bucket's live max sequence number when it first writes to it (a
-                    # batch writer at every step, a named one once per partition)
-                    restarts[step.index] = dict(live_max)
-                    rows = [[_to_java(types[c], r.get(c)) for c in columns] for r in step.rows]
-                    kinds = [(r.get(rowkind) if rowkind else None) or "+I" for r in step.rows]
-                    helper.write(run_id, writer, rows, kinds)
+                empty_note = handler(_JavaRun(helper, run_id, types, columns, rowkind, restarts, live_max), step)
             except Exception as exc:
                 raise EngineError(f"Paimon {PAIMON_VERSION} refused the {step.kind}", step=step.index,
                                   field=step.kind, detail=engine_reason(exc),
@@ -228,12 +259,9 @@ def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = No
             new = list(range(before + 1, after + 1))
             for snapshot_id in new:
                 record(snapshot_id, step)
-            if new and step.kind != "compact":
+            if new and isinstance(step, WriteStep):  # a compaction's snapshot holds no record of its own
                 snapshot_of_step[step.index] = new[0]
-            note = None
-            if not new:
-                note = ("nothing to compact, so no snapshot" if step.kind == "compact"
-                        else "nothing reached the table (every record was dropped), so no snapshot")
+            note = None if new else empty_note
             outcome = StepOutcome(step.index, step.kind, step.title, tuple(new), time.perf_counter() - started,
                                   note=note)
             steps.append(outcome)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping
 
 from explorer.paimon.options import (REMOVE_ON_DELETE, RETRACT_KINDS, aggregate_function, descending, flag, merge_engine, options_of,
                                      sequence_fields, sequence_groups, snapshot_ordering)
@@ -185,7 +185,7 @@ def writer_survivor(records: list[PaimonRecord], table: "TableSpec") -> PaimonRe
     stored one): first-row keeps the first in merge order, every other engine the last (partial-update and
     aggregation store their fold at the last record's sequence number)."""
     ordered = sorted(records, key=functools.cmp_to_key(lambda a, b: compare(a, b, table)))
-    return ordered[0] if merge_engine(table.options) == "first-row" else ordered[-1]
+    return ordered[0] if merge_function(table).keeps_first else ordered[-1]
 
 
 def _survivor_sequences(batch: list[PaimonRecord], table: "TableSpec") -> dict[tuple, int]:
@@ -350,7 +350,7 @@ def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
         lambda a, b: compare(a, b, table)))
     ignored = [Candidate(r, Fate.IGNORED, r.ignored or "") for r in recs if r.ignored is not None]
     key = MappingProxyType(dict(zip(table.primary_key, recs[0].key)))
-    engine = merge_engine(table.options)
+    engine = merge_function(table)
     if not live:
         return KeyDecision(key, tuple(ignored), None, "no record reached the merge", retracted=False)
     dropped: list[PaimonRecord] = []
@@ -360,12 +360,11 @@ def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
     stored = [s for s, _ in groups]
     if not stored:
         return KeyDecision(key, tuple(ignored), None, "no record reached a data file", retracted=False)
-    fold = _FOLDS[engine]
-    if engine in _PREMERGING:
-        candidates, winner, summary, retracted = fold(stored, table, groups)
+    if engine.premerges:
+        candidates, winner, summary, retracted = engine.fold(stored, groups)
     else:  # keeping the last (first) of each commit and then of all gives the same record: explain it directly
-        candidates, winner, summary, retracted = fold(live, table)
-    lone = _lone_group_record(stored, table) if engine == "partial-update" else None
+        candidates, winner, summary, retracted = engine.fold(live)
+    lone = _lone_group_record(stored, table) if engine.lone_record_unmerged else None
     if lone is not None and winner is not None and not _same_row(lone, winner):
         why = (f"{stored[0].label()} is the key's only record and its sequence field {lone_fields(stored[0], table)} "
                "is null: Paimon returns a lone record unmerged (ReducerMergeFunctionWrapper), group values "
@@ -377,7 +376,10 @@ def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
     if runs:
         outcomes: list[Mapping[str, Any] | None] = []
         for order in _orders(stored, runs):
-            row = fold(order, table, _regroup(order, groups))[1] if engine in _PREMERGING else fold(order, table)[1]
+            engine.reset()
+            for record in order:
+                engine.add(record)
+            row = engine.get_result()
             if not any(_same_row(row, o) for o in outcomes):
                 outcomes.append(row)
         key_text = ", ".join(f"{k}={to_plain(v)}" for k, v in key.items())
@@ -415,9 +417,6 @@ def lone_fields(record: PaimonRecord, table: "TableSpec") -> str:
 
 # ------------------------------------------------------------------------------------------ writer pre-merge
 
-_PREMERGING = ("partial-update", "aggregation")
-
-
 def writer_merge(live: list[PaimonRecord], table: "TableSpec", dropped_out: list[PaimonRecord] | None = None
                  ) -> list[tuple[PaimonRecord, tuple[PaimonRecord, ...]]]:
     """The records of one key as stored in data files: one per commit, with the input records behind it.
@@ -431,22 +430,24 @@ def writer_merge(live: list[PaimonRecord], table: "TableSpec", dropped_out: list
     removes the row (``partial-update.remove-record-on-delete``) writes no record for the key: its records go
     to ``dropped_out``.
     """
-    engine = merge_engine(table.options)
+    engine = merge_function(table)
     by_commit: dict[tuple, list[PaimonRecord]] = {}
     dropped: list[PaimonRecord] = [] if dropped_out is None else dropped_out
     for r in live:
         by_commit.setdefault((r.step, r.snapshot_id, r.writer), []).append(r)
     out = []
     for members in by_commit.values():
-        if len(members) == 1 or engine not in _PREMERGING:
+        if len(members) == 1 or not engine.premerges:
             stored = writer_survivor(members, table)
         else:
-            values = (_fold_partial(members, table)[0] if engine == "partial-update"
-                      else _fold_aggregate(members, table))
+            engine.reset()
+            for m in members:
+                engine.add(m)
+            values = engine.get_result()
             if values is None:  # remove-record-on-delete: the merge returns no record, the writer writes none
                 dropped.extend(members)
                 continue
-            stored = _with(members[-1], values=MappingProxyType(values), row_kind="+I",
+            stored = _with(members[-1], values=MappingProxyType(dict(values)), row_kind="+I",
                            merged_from=tuple(m.input_order for m in members))
         out.append((stored, tuple(members)))
     out.sort(key=lambda g: g[0].input_order)
@@ -527,32 +528,6 @@ def _tie_text(run: list[PaimonRecord], key_text: str, table: "TableSpec", *, har
 
 def _row(record: PaimonRecord, table: "TableSpec") -> Mapping[str, Any]:
     return MappingProxyType({c: record.values.get(c) for c in table.column_names})
-
-
-def _deduplicate(live, table):
-    last = live[-1]
-    retracted = last.row_kind in RETRACT_KINDS
-    out = []
-    for r in live[:-1]:
-        out.append(Candidate(r, Fate.SUPERSEDED, f"{last.label()} is newer: {explain_order(r, last, table)}"))
-    if retracted:
-        why = f"{last.row_kind} retracts the key: it is the newest record"
-        if len(live) > 1:
-            why += f" ({explain_order(live[-2], last, table)})"
-        out.append(Candidate(last, Fate.RETRACTS, why))
-        return out, None, f"{last.label()} ({last.row_kind}) retracts the key; no row", True
-    why = "the only record" if len(live) == 1 else f"the newest record ({explain_order(live[-2], last, table)})"
-    out.append(Candidate(last, Fate.WINS, why))
-    return out, _row(last, table), f"{last.label()} wins", False
-
-
-def _first_row(live, table):
-    first = live[0]
-    out = [Candidate(first, Fate.FIRST_KEPT, "first-row keeps the first record written for a key")]
-    for r in live[1:]:
-        out.append(Candidate(r, Fate.LATER_IGNORED, f"first-row ignores later records: sequence number "
-                                                    f"{r.sequence_number} > {first.sequence_number}"))
-    return out, _row(first, table), f"{first.label()} was first and stays", False
 
 
 def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecord], dict[int, list]]:
@@ -643,52 +618,6 @@ def _single_groups(live):
     return [(r, (r,)) for r in live]
 
 
-def _partial_update(stored, table, groups=None):
-    groups = groups or _single_groups(stored)
-    acc, source, skipped = _fold_partial(stored, table)
-    if acc is None:  # remove-record-on-delete: the newest -D removed the row
-        last = stored[_last_delete(stored)]
-        out = [Candidate(r, Fate.RETRACTS, f"-D removes the whole row ({REMOVE_ON_DELETE})") if r is last
-               else Candidate(r, Fate.OVERWRITTEN, f"its values were removed by {last.label()} ({REMOVE_ON_DELETE})")
-               for s, members in groups for r in members]
-        return out, None, f"{last.label()} (-D) removes the row ({REMOVE_ON_DELETE}); no row", True
-    grouped = sequence_groups(table.options)
-    members_of = {id(s): m for s, m in groups}
-    origin: dict[str, PaimonRecord] = {}  # column -> the input record its final value came from
-    for c, s in source.items():
-        members = members_of[id(s)]
-        origin[c] = members[0] if len(members) == 1 else _fold_partial(members, table)[1][c]
-    out = []
-    for s, members in groups:
-        prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
-        for r in members:
-            cols = [c for c in table.column_names if origin.get(c) is r]
-            missed = skipped.get(id(r), []) if len(members) == 1 else []
-            groups_text = "; ".join(text for _, text in missed)
-            held = {c for seq, _ in missed for c in (seq, *grouped.get(seq, ()))}  # columns its skipped groups cover
-            if cols and r.row_kind in RETRACT_KINDS:
-                gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
-                text = f"{prefix}{r.row_kind} retracts its sequence groups (fields set to null): {gave}"
-                out.append(Candidate(r, Fate.CONTRIBUTES, text + (f" ({groups_text})" if groups_text else "")))
-            elif cols:
-                gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
-                what = ("latest value of" if grouped else "latest non-null value of")
-                text = f"{prefix}{what} {gave}"
-                out.append(Candidate(r, Fate.CONTRIBUTES, text + (f" ({groups_text})" if groups_text else "")))
-            else:
-                later = [c for c in table.column_names if c not in table.primary_key and r.values.get(c) is not None
-                         and c not in held]
-                why = ("all its non-null values (" + ", ".join(later) + ") are overwritten by newer records"
-                       if later else "it carries only nulls, which never overwrite")
-                if groups_text:
-                    why = groups_text + ("; " + why if later else "")
-                out.append(Candidate(r, Fate.OVERWRITTEN, prefix + why))
-    summary = "merged column by column: " + ", ".join(
-        f"{c} from {s.label()}" for c, s in sorted(origin.items(), key=lambda kv: table.column_names.index(kv[0])))
-    summary += _premerge_summary(groups)
-    return out, MappingProxyType(acc), summary, False
-
-
 def _premerge_summary(groups) -> str:
     merged = [s for s, members in groups if len(members) > 1]
     if not merged:
@@ -726,22 +655,162 @@ def _fold_aggregate(records, table) -> dict[str, Any]:
     return {c: _aggregate(funcs[c], [r.values.get(c) for r in records]) for c in table.column_names}
 
 
-def _aggregation(stored, table, groups=None):
-    groups = groups or _single_groups(stored)
-    funcs = {c: aggregate_function(table.options, c, table) for c in table.column_names}
-    row = _fold_aggregate(stored, table)
-    value_cols = [c for c in table.column_names if c not in table.primary_key]
-    out = []
-    for s, members in groups:
-        prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
-        out += [Candidate(r, Fate.CONTRIBUTES, prefix + "folded in: " + ", ".join(
-            f"{c} {funcs[c]}({_fmt(r.values.get(c))})" for c in value_cols)) for r in members]
-    summary = "aggregated: " + ", ".join(f"{c}={funcs[c]} → {_fmt(row[c])}" for c in value_cols)
-    return out, MappingProxyType(row), summary + _premerge_summary(groups), False
+class MergeFunction:
+    """One Paimon merge engine, shaped as Paimon Java's ``MergeFunction``: ``reset()``, then ``add(record)`` for
+    each record of one key in merge order, then ``get_result()``: the row they fold to (None: no row).
+
+    ``fold`` explains the same fold record by record (each record's fate, the row, a summary, whether the key is
+    retracted); ``premerges``: a writer folds one commit's records of a key into a new stored record (partial-
+    update, aggregation) instead of keeping one of them; ``keeps_first``: the first record in merge order is the
+    row (first-row), else the last decides; ``lone_record_unmerged``: a key's only record is read unmerged
+    (partial-update's sequence groups, :func:`_lone_group_record`).
+    """
+
+    name: ClassVar[str] = ""
+    premerges: ClassVar[bool] = False
+    keeps_first: ClassVar[bool] = False
+    lone_record_unmerged: ClassVar[bool] = False
+
+    def __init__(self, table: "TableSpec") -> None:
+        self.table = table
+        self.records: list[PaimonRecord] = []
+
+    def reset(self) -> None:
+        self.records = []
+
+    def add(self, record: PaimonRecord) -> None:
+        self.records.append(record)
+
+    def get_result(self) -> Mapping[str, Any] | None:
+        return self.fold(self.records)[1]
+
+    def fold(self, records: list[PaimonRecord], groups=None
+             ) -> tuple[list[Candidate], Mapping[str, Any] | None, str, bool]:
+        """(each record's fate, the row or None, a summary, whether a retraction removed the key).
+        ``groups``: the stored records with the input records a writer folded into each (premerging engines)."""
+        raise NotImplementedError
 
 
-_FOLDS = {"deduplicate": _deduplicate, "first-row": _first_row, "partial-update": _partial_update,
-          "aggregation": _aggregation}
+class Deduplicate(MergeFunction):
+    name = "deduplicate"
+
+    def fold(self, live, groups=None):
+        table = self.table
+        last = live[-1]
+        retracted = last.row_kind in RETRACT_KINDS
+        out = []
+        for r in live[:-1]:
+            out.append(Candidate(r, Fate.SUPERSEDED, f"{last.label()} is newer: {explain_order(r, last, table)}"))
+        if retracted:
+            why = f"{last.row_kind} retracts the key: it is the newest record"
+            if len(live) > 1:
+                why += f" ({explain_order(live[-2], last, table)})"
+            out.append(Candidate(last, Fate.RETRACTS, why))
+            return out, None, f"{last.label()} ({last.row_kind}) retracts the key; no row", True
+        why = "the only record" if len(live) == 1 else f"the newest record ({explain_order(live[-2], last, table)})"
+        out.append(Candidate(last, Fate.WINS, why))
+        return out, _row(last, table), f"{last.label()} wins", False
+
+
+class FirstRow(MergeFunction):
+    name = "first-row"
+    keeps_first = True
+
+    def fold(self, live, groups=None):
+        table = self.table
+        first = live[0]
+        out = [Candidate(first, Fate.FIRST_KEPT, "first-row keeps the first record written for a key")]
+        for r in live[1:]:
+            out.append(Candidate(r, Fate.LATER_IGNORED, f"first-row ignores later records: sequence number "
+                                                        f"{r.sequence_number} > {first.sequence_number}"))
+        return out, _row(first, table), f"{first.label()} was first and stays", False
+
+
+class PartialUpdate(MergeFunction):
+    name = "partial-update"
+    premerges = True
+    lone_record_unmerged = True
+
+    def get_result(self) -> Mapping[str, Any] | None:
+        values = _fold_partial(self.records, self.table)[0]
+        return None if values is None else MappingProxyType(values)
+
+    def fold(self, stored, groups=None):
+        table = self.table
+        groups = groups or _single_groups(stored)
+        acc, source, skipped = _fold_partial(stored, table)
+        if acc is None:  # remove-record-on-delete: the newest -D removed the row
+            last = stored[_last_delete(stored)]
+            out = [Candidate(r, Fate.RETRACTS, f"-D removes the whole row ({REMOVE_ON_DELETE})") if r is last
+                   else Candidate(r, Fate.OVERWRITTEN, f"its values were removed by {last.label()} ({REMOVE_ON_DELETE})")
+                   for s, members in groups for r in members]
+            return out, None, f"{last.label()} (-D) removes the row ({REMOVE_ON_DELETE}); no row", True
+        grouped = sequence_groups(table.options)
+        members_of = {id(s): m for s, m in groups}
+        origin: dict[str, PaimonRecord] = {}  # column -> the input record its final value came from
+        for c, s in source.items():
+            members = members_of[id(s)]
+            origin[c] = members[0] if len(members) == 1 else _fold_partial(members, table)[1][c]
+        out = []
+        for s, members in groups:
+            prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
+            for r in members:
+                cols = [c for c in table.column_names if origin.get(c) is r]
+                missed = skipped.get(id(r), []) if len(members) == 1 else []
+                groups_text = "; ".join(text for _, text in missed)
+                held = {c for seq, _ in missed for c in (seq, *grouped.get(seq, ()))}  # columns its skipped groups cover
+                if cols and r.row_kind in RETRACT_KINDS:
+                    gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
+                    text = f"{prefix}{r.row_kind} retracts its sequence groups (fields set to null): {gave}"
+                    out.append(Candidate(r, Fate.CONTRIBUTES, text + (f" ({groups_text})" if groups_text else "")))
+                elif cols:
+                    gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
+                    what = ("latest value of" if grouped else "latest non-null value of")
+                    text = f"{prefix}{what} {gave}"
+                    out.append(Candidate(r, Fate.CONTRIBUTES, text + (f" ({groups_text})" if groups_text else "")))
+                else:
+                    later = [c for c in table.column_names if c not in table.primary_key and r.values.get(c) is not None
+                             and c not in held]
+                    why = ("all its non-null values (" + ", ".join(later) + ") are overwritten by newer records"
+                           if later else "it carries only nulls, which never overwrite")
+                    if groups_text:
+                        why = groups_text + ("; " + why if later else "")
+                    out.append(Candidate(r, Fate.OVERWRITTEN, prefix + why))
+        summary = "merged column by column: " + ", ".join(
+            f"{c} from {s.label()}" for c, s in sorted(origin.items(), key=lambda kv: table.column_names.index(kv[0])))
+        summary += _premerge_summary(groups)
+        return out, MappingProxyType(acc), summary, False
+
+
+class Aggregation(MergeFunction):
+    name = "aggregation"
+    premerges = True
+
+    def get_result(self) -> Mapping[str, Any] | None:
+        return MappingProxyType(_fold_aggregate(self.records, self.table))
+
+    def fold(self, stored, groups=None):
+        table = self.table
+        groups = groups or _single_groups(stored)
+        funcs = {c: aggregate_function(table.options, c, table) for c in table.column_names}
+        row = _fold_aggregate(stored, table)
+        value_cols = [c for c in table.column_names if c not in table.primary_key]
+        out = []
+        for s, members in groups:
+            prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
+            out += [Candidate(r, Fate.CONTRIBUTES, prefix + "folded in: " + ", ".join(
+                f"{c} {funcs[c]}({_fmt(r.values.get(c))})" for c in value_cols)) for r in members]
+        summary = "aggregated: " + ", ".join(f"{c}={funcs[c]} → {_fmt(row[c])}" for c in value_cols)
+        return out, MappingProxyType(row), summary + _premerge_summary(groups), False
+
+
+MERGE_FUNCTIONS: Mapping[str, type[MergeFunction]] = {
+    cls.name: cls for cls in (Deduplicate, PartialUpdate, Aggregation, FirstRow)}
+
+
+def merge_function(table: "TableSpec") -> MergeFunction:
+    """The table's merge engine (``merge-engine``, default deduplicate) as a fresh :class:`MergeFunction`."""
+    return MERGE_FUNCTIONS[merge_engine(table.options)](table)
 
 
 def visible_rows(decisions: Iterable[KeyDecision]) -> tuple[Mapping[str, Any], ...]:
@@ -765,7 +834,7 @@ def changelog_between(before: Iterable[KeyDecision], after: Iterable[KeyDecision
     that was not there (``FirstRowMergeFunctionWrapper``)."""
     old = {tuple(d.key.values()): d.winner for d in before}
     new = {tuple(d.key.values()): d.winner for d in after}
-    first_row = merge_engine(table.options) == "first-row"
+    first_row = merge_function(table).keeps_first
     # first-row writes the kept record itself to the changelog, with its own row kind (+I or +U)
     kept = {tuple(d.key.values()): next((c.record.row_kind for c in d.candidates if c.outcome == Fate.FIRST_KEPT),
                                         "+I") for d in after}

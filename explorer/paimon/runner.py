@@ -17,7 +17,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-from explorer.engine import StepOutcome
+from explorer.engine import StepHandlers, StepOutcome
+from explorer.paimon.format import FORMAT
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.paimon.model import DEFAULT_WRITER, PaimonRecord, records_from_scenario, writer_survivor
 from explorer.paimon.options import (
@@ -29,7 +30,8 @@ from explorer.paimon.options import (
 )
 from explorer.paimon.result import (FileRow, PaimonCapture, PaimonFile, PaimonResult, PaimonSnapshot,
                                     attach_engine_sequences)
-from explorer.scenario.model import Scenario
+from explorer.scenario.formats import require_format
+from explorer.scenario.model import CompactStep, Scenario, Step, WriteStep
 from explorer.scenario.errors import engine_reason
 
 ROW_KIND_BYTES = {0: "+I", 1: "-U", 2: "+U", 3: "-D"}
@@ -92,6 +94,92 @@ class _Writers:
         self.streams.clear()
 
 
+class _Run:
+    """One pypaimon run's table, writers and everything recorded so far."""
+
+    def __init__(self, scenario: Scenario, table, arrow_schema, pa, pq, drop_retractions: bool,
+                 rowkind: str | None):
+        self.scenario, self.table, self.arrow_schema, self.pa, self.pq = scenario, table, arrow_schema, pa, pq
+        self.drop_retractions, self.rowkind = drop_retractions, rowkind
+        self.writers = _Writers(table)
+        self.snapshots: list[PaimonSnapshot] = []
+        self.files: list[PaimonFile] = []
+        self.steps: list[StepOutcome] = []
+        self.rows_after: dict[int, tuple] = {}
+        self.snapshot_of_step: dict[int, int] = {}
+        self.notes: list[str] = []
+        self.seen_files: set[str] = set()
+
+    def partial(self, step: Step) -> PaimonCapture:
+        """What the run recorded before ``step``: the table stays at its last good snapshot."""
+        done = dataclasses.replace(self.scenario, steps=tuple(self.scenario.steps[:step.index - 1]))
+        return PaimonCapture(
+            scenario=done, snapshots=tuple(self.snapshots), files=tuple(self.files),
+            records=_attach_engine_sequences(records_from_scenario(done, self.snapshot_of_step), self.files, done),
+            steps=tuple(self.steps), rows_after=dict(self.rows_after), notes=tuple(self.notes),
+            engine_version=_engine_version())
+
+
+def _refuse(step: Step) -> ScenarioError:
+    return ScenarioError(f"Paimon has no {step.kind!r} step", step=step.index, field=step.kind)
+
+
+# How pypaimon runs each step kind: (run, step, started) -> (outcome, progress message).
+STEP_HANDLERS: StepHandlers[Callable[..., tuple[StepOutcome, str]]] = StepHandlers(
+    FORMAT, "step", _refuse, runner="pypaimon")
+
+
+@STEP_HANDLERS.on(CompactStep)
+def _compact(run: _Run, step: CompactStep, started: float) -> tuple[StepOutcome, str]:
+    return (StepOutcome(step.index, step.kind, step.title, (), time.perf_counter() - started, note=COMPACT_NOTE),
+            COMPACT_NOTE)
+
+
+@STEP_HANDLERS.on(WriteStep)
+def _write(run: _Run, step: WriteStep, started: float) -> tuple[StepOutcome, str]:
+    pa, pq, table, table_spec = run.pa, run.pq, run.table, run.scenario.table
+    rows = [dict(r) for r in step.rows]
+    if run.drop_retractions:
+        rows = [r for r in rows if r.get(run.rowkind) not in RETRACT_KINDS]
+    writer = step.writer
+    before = max((s.snapshot_id for s in run.snapshots), default=0)
+    try:
+        if rows:
+            run.writers.write(writer, pa.Table.from_pylist(rows, schema=run.arrow_schema))
+        new = [s for s in table.snapshot_manager().list_snapshots() if s.id > before]
+    except Exception as exc:
+        raise EngineError("pypaimon refused the write", step=step.index, field=step.kind,
+                          detail=engine_reason(exc), capture=run.partial(step)) from None
+    for s in new:
+        run.snapshots.append(PaimonSnapshot(s.id, s.commit_kind, step.index, writer or DEFAULT_WRITER,
+                                            s.time_millis, step.label))
+        run.snapshot_of_step[step.index] = s.id
+    note = None if new else "nothing reached the table (every record was dropped), so no snapshot"
+    if new:
+        snap_id = new[-1].id
+        read_builder = table.new_read_builder()
+        splits = read_builder.new_scan().plan().splits()
+        if _merge_splits_holding_retractions(splits, pq) and RAW_READ_NOTE not in run.notes:
+            run.notes.append(RAW_READ_NOTE)
+        df = read_builder.new_read().to_pandas(splits)
+        run.rows_after[snap_id] = tuple(df.to_dict("records"))
+        for split in splits:
+            for f in split.files:
+                if f.file_name in run.seen_files:
+                    continue
+                run.seen_files.add(f.file_name)
+                stored = pq.ParquetFile(f.file_path).read().to_pylist()  # no hive-path partition inference
+                run.files.append(PaimonFile(
+                    f.file_name, f.level, snap_id, f.min_sequence_number, f.max_sequence_number,
+                    f.row_count, tuple(split.partition.values) if hasattr(split.partition, "values")
+                    else (), tuple(FileRow(r["_SEQUENCE_NUMBER"], ROW_KIND_BYTES.get(r["_VALUE_KIND"], "?"),
+                                           {c: r.get(c) for c in table_spec.column_names})
+                                   for r in stored)))
+    outcome = StepOutcome(step.index, step.kind, step.title, tuple(s.id for s in new),
+                          time.perf_counter() - started, note=note)
+    return outcome, f"{step.title} → snapshot {', '.join(str(s.id) for s in new) or 'none'}"
+
+
 def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, keep_warehouse: bool = False,
                    progress: Callable[..., None] | None = None) -> PaimonCapture:
     """Run ``scenario`` (engine: paimon) on a real pypaimon table in a temporary warehouse."""
@@ -99,9 +187,7 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
     import pyarrow.parquet as pq
     from pypaimon import CatalogFactory, Schema
 
-    if scenario.engine != "paimon":
-        raise ScenarioError(f"this is a {scenario.engine} scenario; run it with the {scenario.engine} engine",
-                            field="engine")
+    require_format(scenario.engine, FORMAT)
     table_spec = scenario.table
     root = Path(warehouse) if warehouse is not None else Path(tempfile.mkdtemp(prefix="paimon-explorer-"))
     location = root / f"run-{uuid.uuid4().hex[:8]}" if warehouse is not None else root
@@ -114,14 +200,7 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
     # (RowKindFilter), so the explorer drops them here and labels the result modelled.
     drop_retractions = (merge_engine(table_spec.options) == "partial-update"
                         and flag(table_spec.options, "ignore-delete") and rowkind is not None)
-    snapshots: list[PaimonSnapshot] = []
-    files: list[PaimonFile] = []
-    steps: list[StepOutcome] = []
-    rows_after: dict[int, tuple] = {}
-    snapshot_of_step: dict[int, int] = {}
-    notes: list[str] = []
-    seen_files: set[str] = set()
-    writers = None
+    run = None
     try:
         try:
             catalog = CatalogFactory.create({"warehouse": str(location)})
@@ -134,79 +213,27 @@ def capture_paimon(scenario: Scenario, *, warehouse: str | Path | None = None, k
         except Exception as exc:
             raise EngineError("pypaimon refused to create the table", field="table.options",
                               detail=engine_reason(exc)) from None
-        writers = _Writers(table)
+        run = _Run(scenario, table, arrow_schema, pa, pq, drop_retractions, rowkind)
         total = len(scenario.steps)
         for step in scenario.steps:
             started = time.perf_counter()
-            if step.kind == "compact":
-                outcome = StepOutcome(step.index, step.kind, step.title, (), time.perf_counter() - started,
-                                      note=COMPACT_NOTE)
-                steps.append(outcome)
-                if progress:
-                    progress(step.index, total, outcome, COMPACT_NOTE)
-                continue
-            rows = [dict(r) for r in step.rows]
-            if drop_retractions:
-                rows = [r for r in rows if r.get(rowkind) not in RETRACT_KINDS]
-            writer = getattr(step, "writer", None)
-            before = max((s.snapshot_id for s in snapshots), default=0)
-            try:
-                if rows:
-                    writers.write(writer, pa.Table.from_pylist(rows, schema=arrow_schema))
-                new = [s for s in table.snapshot_manager().list_snapshots() if s.id > before]
-            except Exception as exc:
-                error = EngineError("pypaimon refused the write", step=step.index, field=step.kind,
-                                    detail=engine_reason(exc))
-                # The table stays at its last good snapshot: the app shows the run so far.
-                done = dataclasses.replace(scenario, steps=tuple(scenario.steps[:step.index - 1]))
-                error.capture = PaimonCapture(
-                    scenario=done, snapshots=tuple(snapshots), files=tuple(files),
-                    records=_attach_engine_sequences(records_from_scenario(done, snapshot_of_step), files, done),
-                    steps=tuple(steps), rows_after=dict(rows_after), notes=tuple(notes),
-                    engine_version=_engine_version())
-                raise error from None
-            for s in new:
-                snapshots.append(PaimonSnapshot(s.id, s.commit_kind, step.index, writer or DEFAULT_WRITER,
-                                                s.time_millis, step.label))
-                snapshot_of_step[step.index] = s.id
-            note = None if new else "nothing reached the table (every record was dropped), so no snapshot"
-            if new:
-                snap_id = new[-1].id
-                read_builder = table.new_read_builder()
-                splits = read_builder.new_scan().plan().splits()
-                if _merge_splits_holding_retractions(splits, pq) and RAW_READ_NOTE not in notes:
-                    notes.append(RAW_READ_NOTE)
-                df = read_builder.new_read().to_pandas(splits)
-                rows_after[snap_id] = tuple(df.to_dict("records"))
-                for split in splits:
-                    for f in split.files:
-                        if f.file_name in seen_files:
-                            continue
-                        seen_files.add(f.file_name)
-                        stored = pq.ParquetFile(f.file_path).read().to_pylist()  # no hive-path partition inference
-                        files.append(PaimonFile(
-                            f.file_name, f.level, snap_id, f.min_sequence_number, f.max_sequence_number,
-                            f.row_count, tuple(split.partition.values) if hasattr(split.partition, "values")
-                            else (), tuple(FileRow(r["_SEQUENCE_NUMBER"], ROW_KIND_BYTES.get(r["_VALUE_KIND"], "?"),
-                                                   {c: r.get(c) for c in table_spec.column_names})
-                                           for r in stored)))
-            outcome = StepOutcome(step.index, step.kind, step.title, tuple(s.id for s in new),
-                                  time.perf_counter() - started, note=note)
-            steps.append(outcome)
+            outcome, message = STEP_HANDLERS.handler(step)(run, step, started)
+            run.steps.append(outcome)
             if progress:
-                progress(step.index, total, outcome,
-                         f"{step.title} → snapshot {', '.join(str(s.id) for s in new) or 'none'}")
+                progress(step.index, total, outcome, message)
     finally:
-        if writers is not None:
-            writers.close()
+        if run is not None:
+            run.writers.close()
         if not keep_warehouse:
             shutil.rmtree(location, ignore_errors=True)
+    notes = run.notes
     if drop_retractions:
         notes.append("ignore-delete with partial-update is modelled: the explorer dropped -U/-D records before "
                      "pypaimon (which refuses them) saw them, as Paimon's writer would.")
-    records = _attach_engine_sequences(records_from_scenario(scenario, snapshot_of_step), files, scenario)
-    return PaimonCapture(scenario=scenario, snapshots=tuple(snapshots), files=tuple(files), records=records,
-                         steps=tuple(steps), rows_after=rows_after,
+    files = run.files
+    records = _attach_engine_sequences(records_from_scenario(scenario, run.snapshot_of_step), files, scenario)
+    return PaimonCapture(scenario=scenario, snapshots=tuple(run.snapshots), files=tuple(files), records=records,
+                         steps=tuple(run.steps), rows_after=run.rows_after,
                          warehouse=str(location) if keep_warehouse else None, notes=tuple(notes),
                          engine_version=_engine_version())
 

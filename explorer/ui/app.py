@@ -23,6 +23,8 @@ import yaml
 
 from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
 from explorer.api import parse_scenario, scenario_from_yaml
+from explorer.scenario.formats import DEFAULT_ENGINE, ENGINES, format_of
+from explorer.scenario.kinds import SINGLE_VALUE_BODY, step_type
 from explorer.scenario.model import MODIFIERS, STEP_KINDS, Scenario, read_yaml
 from explorer.scenario.values import plain_row
 from explorer.ui.common import STORY_HIDDEN_NOTE, error_html, escape, story_html
@@ -32,8 +34,6 @@ from explorer.ui.preset_menu import menu as preset_menu
 from explorer.ui.orders_view import OrdersView
 from explorer.ui.timetravel import PANELS, SnapshotView, TimeTravel
 
-SINGLE_VALUE_BODY = {"insert": "rows", "equality_delete": "rows", "upsert": "rows", "write": "rows",
-                     "delete": "where", "sql": "sql"}
 DEFAULT_PRESET = "seed-delete-insert-delete"
 PREDICT_NOTE = "Make your prediction above, then press Reveal."
 
@@ -75,7 +75,7 @@ class StepDraft:
         return out
 
 
-ROW_KINDS = ("insert", "equality_delete", "upsert", "write")  # kinds whose body is a list of rows
+ROW_KINDS = tuple(k for k, f in SINGLE_VALUE_BODY.items() if f == "rows")  # kinds whose body is a list of rows
 
 
 def _rows_and_where(kind: str, body: Any) -> tuple[list[dict], Any]:
@@ -289,7 +289,7 @@ class App(traitlets.HasTraits):
                             W.HBox([self.w_format, self.w_mode, self.w_partition, self.w_files])])
         # steps
         self.w_steps = W.VBox([])
-        self.w_new_kind = W.Dropdown(options=list(STEP_KINDS["iceberg"]), description="New step")
+        self.w_new_kind = W.Dropdown(options=list(STEP_KINDS[DEFAULT_ENGINE]), description="New step")
         self.w_add = W.Button(description="Add step", icon="plus")
         self.w_add.on_click(lambda _: self.add_step(self.w_new_kind.value))
         editor = W.VBox([table_box, self.w_steps, W.HBox([self.w_new_kind, self.w_add])])
@@ -342,7 +342,7 @@ class App(traitlets.HasTraits):
 
     @property
     def engine(self) -> str:
-        return self._scenario_meta.get("engine", "iceberg")
+        return self._scenario_meta.get("engine", DEFAULT_ENGINE)
 
     def preset_names(self) -> list[str]:
         return sorted(self._presets)
@@ -482,20 +482,12 @@ class App(traitlets.HasTraits):
         self._render_steps()
 
     def _template(self, kind: str) -> dict:
-        """A starting body for a new step, built from the table's columns, for the learner to edit."""
-        cols = list(self._table.get("columns", {}) or {})
-        types = dict(self._table.get("columns", {}) or {})
-        sample = {c: (1 if types[c] in ("int", "long") else 1.0 if types[c] == "double" else True
-                      if types[c] == "boolean" else "2024-01-01" if types[c] == "date" else "a") for c in cols}
-        first = {cols[0]: sample[cols[0]]} if cols else {}
-        return {"insert": {"rows": [sample]}, "equality_delete": {"rows": [first]}, "delete": {"where": first},
-                "update": {"set": {cols[-1]: sample[cols[-1]]} if cols else {}, "where": first},
-                "upsert": {"rows": [sample], "key": list(first)},
-                "merge": {"rows": [sample], "on": list(first), "matched": "update", "not_matched": "insert"},
-                "compact": {}, "sql": {"sql": "DELETE FROM {table} WHERE " + (f"{cols[0]} = 1" if cols else "true")},
-                "write": {"rows": [sample]},
-                "concurrent": {"jobs": {"a": {"insert": [sample]}, "b": {"delete": first}},
-                               "commit_order": ["a", "b"]}}.get(kind, {})
+        """A starting body for a new step (the step class's own template), for the learner to edit."""
+        cls = step_type(kind)
+        if cls is None:
+            return {}
+        plain = cls.template(dict(self._table.get("columns", {}) or {}))
+        return {"body": plain[kind], **{k: v for k, v in plain.items() if k != kind}}
 
     def remove_step(self, index: int) -> None:
         """Remove step ``index`` (1-based, as the editor and error messages count)."""
@@ -649,9 +641,10 @@ class App(traitlets.HasTraits):
             self.w_mode.value = fields["write_mode"]
         self.w_partition.value = fields["partitioned_by"]
         self.w_files.value = fields["files_per_insert"]
-        iceberg = self.engine == "iceberg"
+        # the format's own table settings: format versions and write modes (Iceberg's) get their fields
+        versioned = self.engine in ENGINES and "format_version" in format_of(self.engine).settings
         for w in (self.w_format, self.w_mode, self.w_files):
-            w.layout.display = None if iceberg else "none"
+            w.layout.display = None if versioned else "none"
         self.w_new_kind.options = list(STEP_KINDS.get(self.engine, {}))
 
     def _render_steps(self) -> None:

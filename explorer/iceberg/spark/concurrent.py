@@ -31,10 +31,12 @@ import contextlib
 import re
 import uuid
 from contextvars import ContextVar
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from explorer.engine import StepHandlers
+from explorer.iceberg.format import FORMAT
 from explorer.iceberg.model import Check, JobOutcome, JobStatus
 from explorer.scenario.rows import normalize_value
 from explorer.scenario.errors import EngineError
@@ -47,6 +49,7 @@ from explorer.scenario.model import (
     Job,
     MergeStep,
     Predicate,
+    Step,
     TableSpec,
     UpdateStep,
     UpsertStep,
@@ -250,25 +253,52 @@ def _key(row: Mapping[str, Any], columns) -> tuple:
     return tuple(normalize_value(row.get(c)) for c in columns)
 
 
+def _refuse_job(step: Step) -> EngineError:
+    return EngineError(f"an Iceberg race job does one of {', '.join(FORMAT.job_kinds)}; the Iceberg engine has no "
+                       f"'{step.kind}' job", step=step.index, field=step.kind)
+
+
+# The write phase of each job kind: (spark, jtable, full_name, spec, job, start, data_files, isolation) -> _Plan.
+JOB_HANDLERS: StepHandlers[Callable[..., "_Plan"]] = StepHandlers(FORMAT, "job", _refuse_job, runner="spark")
+
+
 def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
                data_files: dict[str, Any], isolation: str) -> _Plan:
     """The job's write phase: everything it would write, computed against the starting snapshot only."""
+    return JOB_HANDLERS.handler(job.step)(spark, jtable, full_name, spec, job, start, data_files, isolation)
+
+
+@JOB_HANDLERS.on(InsertStep)
+def _write_insert(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+                  data_files: dict[str, Any], isolation: str) -> _Plan:
+    files = _Files()
+    for chunk in chunks(job.step.rows, job.step.files):
+        commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=chunk, into=files)
+    return _Plan(job, "append", files)
+
+
+@JOB_HANDLERS.on(EqualityDeleteStep)
+def _write_equality_delete(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+                           data_files: dict[str, Any], isolation: str) -> _Plan:
+    files = _Files()
+    commit_row_delta(spark, jtable, spec, delete_rows=job.step.rows, equality=job.step.columns, into=files)
+    return _Plan(job, "row_delta", files)
+
+
+@JOB_HANDLERS.on(UpsertStep)
+def _write_upsert(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+                  data_files: dict[str, Any], isolation: str) -> _Plan:
+    files = _Files()
+    commit_upsert(spark, jtable, spec, rows=job.step.rows, key=job.step.key, into=files)
+    return _Plan(job, "row_delta", files)
+
+
+@JOB_HANDLERS.on(DeleteStep, UpdateStep, MergeStep)
+def _write_row_level(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+                     data_files: dict[str, Any], isolation: str) -> _Plan:
+    """Row-level commands, as Spark's merge-on-read writer does them: delete the matched rows by position."""
     step = job.step
     files = _Files()
-    if isinstance(step, CompactStep):
-        return _write_compaction(spark, jtable, full_name, spec, job, start, data_files)
-    if isinstance(step, InsertStep):
-        for chunk in chunks(step.rows, step.files):
-            commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=chunk, into=files)
-        return _Plan(job, "append", files)
-    if isinstance(step, EqualityDeleteStep):
-        commit_row_delta(spark, jtable, spec, delete_rows=step.rows, equality=step.columns, into=files)
-        return _Plan(job, "row_delta", files)
-    if isinstance(step, UpsertStep):
-        commit_upsert(spark, jtable, spec, rows=step.rows, key=step.key, into=files)
-        return _Plan(job, "row_delta", files)
-
-    # Row-level commands, as Spark's merge-on-read writer does them: delete the matched rows by position.
     deleted: list[tuple[str, int]] = []
     new_rows: list[dict] = []
     if isinstance(step, (DeleteStep, UpdateStep)):
@@ -317,14 +347,15 @@ def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: 
 
 def _checks_at(plan: _Plan, isolation: str) -> tuple[Check, ...]:
     """The plan's checks at ``isolation``: a row-level job validates new data files under serializable only."""
-    if not plan.checks or not isinstance(plan.job.step, (DeleteStep, UpdateStep, MergeStep)):
+    if not plan.checks or not plan.job.step.row_level:
         return plan.checks
     kept = tuple(c for c in plan.checks if c is not Check.NO_CONFLICTING_DATA_FILES)
     return kept + ((Check.NO_CONFLICTING_DATA_FILES,) if isolation == "serializable" else ())
 
 
+@JOB_HANDLERS.on(CompactStep)
 def _write_compaction(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
-                      data_files: dict[str, Any]) -> _Plan:
+                      data_files: dict[str, Any], isolation: str = "serializable") -> _Plan:
     """``rewrite_data_files``' work before its commit: every row live at the start, written into new files."""
     if not data_files:
         raise EngineError(f"job {job.name} (compact) found no data files to rewrite in the snapshot it starts from",

@@ -26,6 +26,8 @@ from explorer.iceberg.spark.sql import (
     sql_string,
     struct_ddl,
 )
+from explorer.engine import StepHandlers
+from explorer.iceberg.format import FORMAT
 from explorer.iceberg.validate import validate_iceberg
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.model import (
@@ -43,6 +45,7 @@ from explorer.scenario.model import (
     UpdateStep,
     UpsertStep,
 )
+from explorer.scenario.formats import require_format
 
 from explorer.iceberg.spark.metadata import IcebergRecorder
 from explorer.iceberg.spark.jvm import lower_thread_priority, start_iceberg_pools
@@ -67,6 +70,14 @@ READ_BACK_NICENESS = 10  # Linux nice of the read-back thread (0 normal, 19 lowe
 _view_counter = itertools.count(1)
 
 
+def _refuse(step: Step) -> EngineError:
+    return EngineError(f"the Iceberg engine has no '{step.kind}' step", step=step.index, field=step.kind)
+
+
+# How the runner executes each step kind (methods of _Runner, registered below with @STEP_HANDLERS.on).
+STEP_HANDLERS: StepHandlers[Callable[..., str | None]] = StepHandlers(FORMAT, "step", _refuse, runner="spark")
+
+
 def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, keep_warehouse: bool = False,
                 progress: Progress | None = None, safe: bool = False, workspace: Workspace | None = None,
                 timings: dict[str, float] | None = None) -> Capture:
@@ -81,9 +92,7 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
     ``timings``: a dict the run adds its seconds to, per phase (``statement``: Spark executing the steps,
     ``capture``: reading the metadata, ``engine_rows_wait``: waiting for the read-backs); for benchmarks.
     """
-    if scenario.engine != "iceberg":
-        raise ScenarioError(f"this is a {scenario.engine} scenario; run it with the {scenario.engine} engine",
-                            field="engine")
+    require_format(scenario.engine, FORMAT)
     validate_iceberg(scenario, safe=safe)
     workspace = workspace or DEFAULT
     spark = spark or workspace.get_spark()
@@ -326,63 +335,65 @@ class _Runner:
     # ------------------------------------------------------------------------------------------ the steps
 
     def _execute(self, step: Step) -> str | None:
-        if isinstance(step, InsertStep):
-            return self._insert(step)
-        if isinstance(step, DeleteStep):
-            args: dict = {}
-            where = predicate_sql(step.where, self.spec, "w", args)
-            self.spark.sql(f"DELETE FROM {self.name} WHERE {where}", args=args or None)
-            return None
-        if isinstance(step, UpdateStep):
-            args = {}
-            sets = []
-            for i, (col, value) in enumerate(step.set.items()):
-                sets.append(f"{quote_name(col)} = {bind_param(f's{i}', value, self.spec.type_of(col), args)}")
-            where = predicate_sql(step.where, self.spec, "w", args)
-            self.spark.sql(f"UPDATE {self.name} SET {', '.join(sets)} WHERE {where}", args=args or None)
-            return None
-        if isinstance(step, MergeStep):
-            return self._merge(step)
-        if isinstance(step, (EqualityDeleteStep, UpsertStep)):
-            from explorer.iceberg.spark.rowdelta import commit_row_delta, commit_upsert, spec_columns_missing
+        return STEP_HANDLERS.handler(step)(self, step)
 
-            jtable = self.recorder.jtable
-            for r, column, spec_id in spec_columns_missing(jtable, step.rows)[:1]:
-                raise EngineError(f"Iceberg writes partition spec {spec_id} now, which is partitioned by "
-                                  f"{column!r}: say which partition this {step.kind} belongs to",
-                                  step=step.index, field=f"{step.kind}[{r}].{column}")
-            if isinstance(step, EqualityDeleteStep):
-                commit_row_delta(self.spark, jtable, self.spec, delete_rows=step.rows, equality=step.columns)
-            else:
-                commit_upsert(self.spark, jtable, self.spec, rows=step.rows, key=step.key)
-            self.spark.sql(f"REFRESH TABLE {self.name}")
-            return None
-        if isinstance(step, CompactStep):
-            return self._compact(step)
-        if isinstance(step, SqlStep):
-            sql = step.sql.replace("{table}", self.name).replace("{catalog}", self.table.catalog)
-            sql = SNAPSHOT_PLACEHOLDER.sub(lambda m: str(self._snapshot_of_step(step, int(m.group(1)))), sql)
-            self.spark.sql(sql).collect()
-            return None
-        if isinstance(step, PartitionStep):
-            for expr in step.drop:
-                self.spark.sql(f"ALTER TABLE {self.name} DROP PARTITION FIELD {partition_sql(expr)}")
-            for old, new in step.replace:
-                self.spark.sql(f"ALTER TABLE {self.name} REPLACE PARTITION FIELD {partition_sql(old)} "
-                               f"WITH {partition_sql(new)}")
-            for expr in step.add:
-                self.spark.sql(f"ALTER TABLE {self.name} ADD PARTITION FIELD {partition_sql(expr)}")
-            self.recorder.record_step(None)  # re-read the metadata: the Java table now writes the new spec
-            spec = self.recorder.default_spec()
-            fields = ", ".join(f"{f['transform']}({f['name']})" for f in spec.get("fields", ())) or "none"
-            return (f"no snapshot: the table now writes partition spec {spec.get('spec-id')} (fields: {fields})"
-                    + ("; it is unpartitioned, so an equality delete written now is global" if fields == "none"
-                       else "") + "; files written before keep their spec")
-        if isinstance(step, ConcurrentStep):
-            from explorer.iceberg.spark.concurrent import run_concurrent
+    @STEP_HANDLERS.on(DeleteStep)
+    def _delete(self, step: DeleteStep) -> None:
+        args: dict = {}
+        where = predicate_sql(step.where, self.spec, "w", args)
+        self.spark.sql(f"DELETE FROM {self.name} WHERE {where}", args=args or None)
 
-            return run_concurrent(self.spark, self.recorder, self.name, self.spec, step, self.history)
-        raise EngineError(f"the Iceberg engine has no '{step.kind}' step", step=step.index, field=step.kind)
+    @STEP_HANDLERS.on(UpdateStep)
+    def _update(self, step: UpdateStep) -> None:
+        args: dict = {}
+        sets = []
+        for i, (col, value) in enumerate(step.set.items()):
+            sets.append(f"{quote_name(col)} = {bind_param(f's{i}', value, self.spec.type_of(col), args)}")
+        where = predicate_sql(step.where, self.spec, "w", args)
+        self.spark.sql(f"UPDATE {self.name} SET {', '.join(sets)} WHERE {where}", args=args or None)
+
+    @STEP_HANDLERS.on(EqualityDeleteStep, UpsertStep)
+    def _row_delta(self, step: EqualityDeleteStep | UpsertStep) -> None:
+        from explorer.iceberg.spark.rowdelta import commit_row_delta, commit_upsert, spec_columns_missing
+
+        jtable = self.recorder.jtable
+        for r, column, spec_id in spec_columns_missing(jtable, step.rows)[:1]:
+            raise EngineError(f"Iceberg writes partition spec {spec_id} now, which is partitioned by "
+                              f"{column!r}: say which partition this {step.kind} belongs to",
+                              step=step.index, field=f"{step.kind}[{r}].{column}")
+        if isinstance(step, EqualityDeleteStep):
+            commit_row_delta(self.spark, jtable, self.spec, delete_rows=step.rows, equality=step.columns)
+        else:
+            commit_upsert(self.spark, jtable, self.spec, rows=step.rows, key=step.key)
+        self.spark.sql(f"REFRESH TABLE {self.name}")
+
+    @STEP_HANDLERS.on(SqlStep)
+    def _sql(self, step: SqlStep) -> None:
+        sql = step.sql.replace("{table}", self.name).replace("{catalog}", self.table.catalog)
+        sql = SNAPSHOT_PLACEHOLDER.sub(lambda m: str(self._snapshot_of_step(step, int(m.group(1)))), sql)
+        self.spark.sql(sql).collect()
+
+    @STEP_HANDLERS.on(PartitionStep)
+    def _partition(self, step: PartitionStep) -> str:
+        for expr in step.drop:
+            self.spark.sql(f"ALTER TABLE {self.name} DROP PARTITION FIELD {partition_sql(expr)}")
+        for old, new in step.replace:
+            self.spark.sql(f"ALTER TABLE {self.name} REPLACE PARTITION FIELD {partition_sql(old)} "
+                           f"WITH {partition_sql(new)}")
+        for expr in step.add:
+            self.spark.sql(f"ALTER TABLE {self.name} ADD PARTITION FIELD {partition_sql(expr)}")
+        self.recorder.record_step(None)  # re-read the metadata: the Java table now writes the new spec
+        spec = self.recorder.default_spec()
+        fields = ", ".join(f"{f['transform']}({f['name']})" for f in spec.get("fields", ())) or "none"
+        return (f"no snapshot: the table now writes partition spec {spec.get('spec-id')} (fields: {fields})"
+                + ("; it is unpartitioned, so an equality delete written now is global" if fields == "none"
+                   else "") + "; files written before keep their spec")
+
+    @STEP_HANDLERS.on(ConcurrentStep)
+    def _concurrent(self, step: ConcurrentStep) -> str:
+        from explorer.iceberg.spark.concurrent import run_concurrent
+
+        return run_concurrent(self.spark, self.recorder, self.name, self.spec, step, self.history)
 
     def _snapshot_of_step(self, step: Step, n: int) -> int:
         """The id of the (last) snapshot step ``n`` made, for a ``{snapshot:n}`` placeholder."""
@@ -391,6 +402,7 @@ class _Runner:
             raise ScenarioError(f"{{snapshot:{n}}}: step {n} made no snapshot", step=step.index, field="sql")
         return made[-1]
 
+    @STEP_HANDLERS.on(InsertStep)
     def _insert(self, step: InsertStep) -> None:
         """One SELECT per file, UNION ALL-ed: each is one Spark partition, so one write task and one file."""
         ddl = struct_ddl(self.spec)
@@ -411,6 +423,7 @@ class _Runner:
             else:
                 conf.set(_DISTRIBUTION_CONF, previous)
 
+    @STEP_HANDLERS.on(MergeStep)
     def _merge(self, step: MergeStep) -> None:
         view = f"explorer_merge_source_{next(_view_counter)}"
         source = self.spark.sql(f"SELECT inline(from_json(:rows, {sql_string(struct_ddl(self.spec))}))",
@@ -429,6 +442,7 @@ class _Runner:
         finally:
             self.spark.catalog.dropTempView(view)
 
+    @STEP_HANDLERS.on(CompactStep)
     def _compact(self, step: CompactStep) -> str | None:
         options = {"rewrite-all": "true",
                    "use-starting-sequence-number": str(step.use_starting_sequence_number).lower()}
@@ -472,6 +486,6 @@ def _no_snapshot_note(step: Step) -> str:
     if isinstance(step, SqlStep):
         return ("this statement changed no data, so Iceberg made no snapshot (table properties, schema and "
                 "format-version changes only write new table metadata)")
-    if isinstance(step, (DeleteStep, UpdateStep, MergeStep)):
+    if step.row_level:
         return "Iceberg had nothing to commit for this statement, so it made no snapshot"
     return "Iceberg made no snapshot for this step"

@@ -105,7 +105,7 @@ class Scenario(Frozen):
     def to_yaml(self) -> str:
         import yaml
 
-        class _Dumper(yaml.SafeDumper):
+        class _Dumper(yaml.SafeDumper):  # type: ignore[misc,unused-ignore]
             """Multi-line text (descriptions) as readable ``|`` blocks."""
 
         def _text(dumper: yaml.SafeDumper, value: str) -> Any:
@@ -113,7 +113,8 @@ class Scenario(Frozen):
             return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
         _Dumper.add_representer(str, _text)
-        return yaml.dump(self.to_plain(), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+        text: str = yaml.dump(self.to_plain(), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+        return text
 
     def replace_steps(self, steps: list[Step] | tuple[Step, ...]) -> "Scenario":
         """A copy with other steps, re-validated (so indexes and types stay right)."""
@@ -152,13 +153,13 @@ class _TooDeep(Exception):
     pass
 
 
-def _depth_limited_loader():
+def _depth_limited_loader() -> Any:
     import yaml
 
-    class Loader(yaml.SafeLoader):
+    class Loader(yaml.SafeLoader):  # type: ignore[misc,unused-ignore]
         depth = 0
 
-        def compose_node(self, parent, index):
+        def compose_node(self, parent: Any, index: Any) -> Any:
             self.depth += 1
             try:
                 if self.depth > MAX_YAML_DEPTH:
@@ -321,13 +322,13 @@ def _parse_table(raw: Any, fmt: Format) -> TableSpec:
             raise ScenarioError(f"unknown type {ctype!r}; use one of {', '.join(COLUMN_TYPES)}",
                                 field=f"table.columns.{cname}")
         columns.append(Column(cname, ctype))
-    names = [c.name for c in columns]
-    lowered = [n.lower() for n in names]
-    for n in names:
+    column_names = [c.name for c in columns]
+    lowered = [n.lower() for n in column_names]
+    for n in column_names:
         if lowered.count(n.lower()) > 1:
             raise ScenarioError("two columns differ only in case; Spark treats them as the same column",
                                 field=f"table.columns.{n}")
-    partitioned_by = name_list(raw.get("partitioned_by", []), names, "table.partitioned_by", None)
+    partitioned_by = name_list(raw.get("partitioned_by", []), column_names, "table.partitioned_by", None)
     own = fmt.parse_settings(raw, {c.name: c.type for c in columns})
     return TableSpec(columns=tuple(columns), partitioned_by=partitioned_by, **own)
 

@@ -142,3 +142,25 @@ def test_each_format_lists_its_kinds_in_the_order_messages_and_the_editor_use():
     assert jobs == {"iceberg": ("insert", "delete", "update", "merge", "equality_delete", "upsert", "compact"),
                     "delta": ("insert", "delete", "update", "merge"),
                     "ducklake": ("insert", "delete", "update", "merge")}
+
+
+def test_each_kinds_template_is_the_editors_starting_step_and_parses_where_the_kind_exists():
+    sample, first = {"user_id": 1, "name": "a"}, {"user_id": 1}
+    templates = {cls.kind: cls.template(COLUMNS) for cls in STEP_TYPES}
+    assert templates == {  # what the editor offered before the classes owned their templates
+        "insert": {"insert": [sample]}, "equality_delete": {"equality_delete": [first]}, "delete": {"delete": first},
+        "update": {"update": {"set": {"name": "a"}, "where": first}},
+        "upsert": {"upsert": [sample], "key": ["user_id"]},
+        "merge": {"merge": {"rows": [sample], "on": ["user_id"], "matched": "update", "not_matched": "insert"}},
+        "compact": {"compact": {}}, "sql": {"sql": "DELETE FROM {table} WHERE user_id = 1"},
+        "write": {"write": [sample]}, "partition": {"partition": {}},
+        "concurrent": {"concurrent": {"jobs": {"a": {"insert": [sample]}, "b": {"delete": first}},
+                                      "commit_order": ["a", "b"]}}}
+    for fmt in formats():
+        for cls in fmt.steps:
+            if cls.kind == "partition":  # the editor starts it empty: the learner names the fields
+                continue
+            steps = [InsertStep.template(COLUMNS), templates[cls.kind]] if InsertStep in fmt.steps \
+                else [templates[cls.kind]]
+            parsed = parse_scenario(_scenario(fmt, {}) | {"steps": steps})
+            assert type(parsed.steps[-1]) is cls, (fmt.name, cls.kind)

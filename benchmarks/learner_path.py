@@ -10,12 +10,16 @@ starting Spark stops the JVMs its group's other kernels hold). The benchmark's k
 ``EXPLORER_ENGINE_GROUP``, so nothing else on the machine is stopped. Target: the peak under Binder's 2 GB minus
 JupyterLab's own server (~200 MiB), i.e. 1,800 MiB.
 
-First figure. For each Spark chapter, a fresh kernel runs the chapter's first cell (its imports and, where the
-chapter has it, ``start_engine()``), then waits ``--read`` seconds (a learner reading the next paragraphs), then
-runs the following cells; measured: from running the second cell to the first figure's output. Side by side,
-the same with ``start_engine`` made a no-op (the engine starts in the run cell, as before). Target: about 5 s.
+First figure. For each chapter with an engine, a fresh kernel runs the chapter's first cell (its imports and
+``start_engine()``), then waits ``--read`` seconds (a learner reading the next paragraphs), then runs the
+following cells; measured: from running the second cell to the first figure's output. Side by side, chapter by
+chapter, in one run: ``before`` (the chapters as they were at ``--before`` (a git commit), and ``start_engine``
+only starting Spark, as it did then), ``now`` (this tree's chapters; ``start_engine`` starts Spark and rehearses a
+small run), and with ``--modes`` also ``no-start`` (this tree's chapters with ``start_engine`` a no-op: the engine
+starts in the run cell). Target: about 5 s.
 
     python benchmarks/learner_path.py [--smoke] [--json PATH] [--read 15] [--part memory|figure|both]
+        [--chapters 01,03] [--before COMMIT] [--modes before,now,no-start]
 """
 
 from __future__ import annotations
@@ -34,12 +38,21 @@ import nbformat
 
 NOTEBOOKS = bc.ROOT / "notebooks"
 MEMORY_CHAPTERS = ("01-sequence-numbers", "02-merge-on-read-deletes", "06-concurrent-writers")
-FIGURE_CHAPTERS = ("01-sequence-numbers", "02-merge-on-read-deletes", "06-concurrent-writers",
-                   "03-changelog-copy-on-write", "07-branches-rollback-tags")
+FIGURE_CHAPTERS = ("01-sequence-numbers", "02-merge-on-read-deletes", "03-changelog-copy-on-write",
+                   "04-paimon-sequence-and-rowkind", "06-concurrent-writers", "07-branches-rollback-tags",
+                   "09-delete-file-maintenance", "10-streaming-upserts-flink", "11-v3-row-lineage",
+                   "12-paimon-beside-iceberg")
+# The chapters' state before #31.16's second round (background start without a rehearsal; 03, 04, 08-12 as
+# they were): main's head when that work began.
+BEFORE_COMMIT = "93f7213"
 TARGET_PEAK_MIB = 1800
 TARGET_FIRST_FIGURE_S = 5.0
 PLOTLY = "application/vnd.plotly.v1+json"
 NO_START = "import explorer.api as _a; _a.start_engine = lambda *a, **k: None\n"
+# start_engine as it was before the rehearsal: it only started Spark.
+NO_REHEARSAL = ("import explorer.iceberg.engine as _e; _w = _e.IcebergEngine.warm_up\n"
+                "_e.IcebergEngine.warm_up = lambda self, **k: _w(self, **{**k, 'rehearse': False})\n")
+MODES = ("before", "now", "no-start")
 
 
 class Kernel:
@@ -75,8 +88,16 @@ class Kernel:
         self.km.shutdown_kernel(now=False)
 
 
-def code_cells(chapter: str) -> list[str]:
-    nb = nbformat.read(NOTEBOOKS / f"{chapter}.ipynb", as_version=4)
+def code_cells(chapter: str, commit: str | None = None) -> list[str]:
+    """The chapter's code cells, from this tree or, with ``commit``, as they were at that git commit."""
+    if commit is None:
+        nb = nbformat.read(NOTEBOOKS / f"{chapter}.ipynb", as_version=4)
+    else:
+        import subprocess
+
+        text = subprocess.run(["git", "-C", str(bc.ROOT), "show", f"{commit}:notebooks/{chapter}.ipynb"],
+                              check=True, capture_output=True, text=True).stdout
+        nb = nbformat.reads(text, as_version=4)
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
@@ -153,18 +174,19 @@ def _has_java(pid: int) -> bool:
         return False
 
 
-def first_figure(chapter: str, background: bool, read_s: float) -> dict:
+def first_figure(chapter: str, mode: str, read_s: float, before: str) -> dict:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="bench-learner-") as work:
         kernel = Kernel(env_for(False, f"bench-{uuid.uuid4().hex[:8]}"), Path(work))
         try:
-            cells = code_cells(chapter)
+            cells = code_cells(chapter, before if mode == "before" else None)
+            prefix = {"before": NO_REHEARSAL, "now": "", "no-start": NO_START}[mode]
             opened = time.perf_counter()
-            kernel.run(("" if background else NO_START) + cells[0])
+            kernel.run(prefix + cells[0])
             time.sleep(read_s)
             seconds, errors = up_to_first_figure(kernel, cells, start=1)
-            return {"chapter": chapter, "background_start": background, "first_figure_s": seconds,
+            return {"chapter": chapter, "mode": mode, "first_figure_s": seconds,
                     "since_open_s": time.perf_counter() - opened, "errors": errors}
         finally:
             kernel.stop()
@@ -174,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     p = bc.parser(__doc__.splitlines()[0])
     p.add_argument("--read", type=float, default=15.0, help="seconds a learner reads before the second cell")
     p.add_argument("--part", choices=("memory", "figure", "both"), default="both")
+    p.add_argument("--chapters", default="", help="comma-separated chapter prefixes (01,03,...); default: all")
+    p.add_argument("--before", default=BEFORE_COMMIT, help="git commit of the chapters' 'before' state")
+    p.add_argument("--modes", default="before,now", help=f"comma-separated, of {', '.join(MODES)}")
     args = p.parse_args(argv)
     os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(kernelspec_dir()),
                                                                os.environ.get("JUPYTER_PATH", "")]))
@@ -192,19 +217,30 @@ def main(argv: list[str] | None = None) -> int:
         print(bc.table(["mode", "MiB with all open", "JVMs", "peak MiB", "back to 01: s to figure",
                         f"peak <= {TARGET_PEAK_MIB}"], rows))
     if args.part in ("figure", "both"):
-        chapters = FIGURE_CHAPTERS[:1] if args.smoke else FIGURE_CHAPTERS
-        report["figure"] = [first_figure(c, b, args.read) for c in chapters for b in (False, True)]
+        wanted = [c.strip() for c in args.chapters.split(",") if c.strip()]
+        chapters = [c for c in FIGURE_CHAPTERS if not wanted or c.split("-")[0] in wanted]
+        chapters = chapters[:1] if args.smoke else chapters
+        modes = [m for m in args.modes.split(",") if m in MODES]
+        report["before_commit"] = args.before
+        report["figure"] = []
+        for c in chapters:  # the modes alternate chapter by chapter, so a load change hits all of them alike
+            for m in modes:
+                report["figure"].append(first_figure(c, m, args.read, args.before))
+                r = report["figure"][-1]
+                print(f"  {c} [{m}]: {r['first_figure_s']:.1f} s{' ' + '; '.join(r['errors']) if r['errors'] else ''}",
+                      file=sys.stderr, flush=True)
         rows = []
         for c in chapters:
-            cold, warm = (next(r for r in report["figure"] if r["chapter"] == c and r["background_start"] is b)
-                          for b in (False, True))
-            rows.append([c, f"{cold['first_figure_s']:.1f}", f"{warm['first_figure_s']:.1f}",
-                         bc.fmt_ratio(bc.ratio(warm["first_figure_s"], cold["first_figure_s"])),
-                         "yes" if warm["first_figure_s"] <= TARGET_FIRST_FIGURE_S * 1.2 else "NO",
-                         "; ".join(cold["errors"] + warm["errors"])[:60]])
-        print(f"\nFirst figure after a {args.read:.0f} s read (s from running the second cell):")
-        print(bc.table(["chapter", "engine starts in the run", "started as the chapter opens", "ratio",
-                        "about 5 s", "errors"], rows))
+            got = {r["mode"]: r for r in report["figure"] if r["chapter"] == c}
+            row = [c] + [f"{got[m]['first_figure_s']:.1f}" for m in modes]
+            row += [bc.fmt_ratio(bc.ratio(got["now"]["first_figure_s"], got["before"]["first_figure_s"]))
+                    if "now" in got and "before" in got else "-",
+                    "yes" if got.get("now", got[modes[-1]])["first_figure_s"] <= TARGET_FIRST_FIGURE_S * 1.2
+                    else "NO", "; ".join(e for m in modes for e in got[m]["errors"])[:60]]
+            rows.append(row)
+        print(f"\nFirst figure after a {args.read:.0f} s read (s from running the second cell; before = "
+              f"chapters at {args.before}, Spark started without a rehearsal):")
+        print(bc.table(["chapter", *modes, "now/before", "about 5 s", "errors"], rows))
     bc.write_json(args.json, report)
     return 0
 

@@ -139,26 +139,32 @@ def orders(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, cat
     return engine.orders(scenario, progress=progress, spark=spark, catalog=catalog, safe=safe)
 
 
-def warm_up(engine: str = "iceberg", *, spark=None) -> None:
-    """Start an engine before its first run (the app does this in the background when it is shown)."""
-    engine_for(engine).warm_up(spark=spark)
+def warm_up(engine: str = "iceberg", *, spark=None, **options: Any) -> None:
+    """Start an engine before its first run (the app does this in the background when it is shown). Iceberg
+    takes ``warehouse=`` (the catalog's directory) and ``rehearse=`` (run a small scenario to warm it, default
+    on)."""
+    engine_for(engine).warm_up(spark=spark, **options)
 
 
 _STARTING: dict[str, object] = {}
 
 
-def start_engine(engine: str = "iceberg") -> None:
+def start_engine(engine: str = "iceberg", *, warehouse: str | Path | None = None, **options: Any) -> None:
     """Start an engine in the background and return at once (a chapter's first cell calls it, so Spark starts
-    while the learner reads, and the first run finds it warm). A failure is left for the first run to report as
-    one line; calling it again does nothing."""
+    and rehearses a small run while the learner reads, and the first run finds it warm; a run started before the
+    rehearsal ends stops it and waits at most one of its steps). ``warehouse``: the directory the chapter keeps
+    its tables in (``explorer.run(..., warehouse=...)``), so Spark starts with it; other ``options`` go to the
+    engine's ``warm_up`` (Paimon: ``java=True`` starts its Java library too). A failure is left for the first
+    run to report as one line; calling it again does nothing."""
     import threading
 
     if engine in _STARTING:
         return
+    options = {**options, **({} if warehouse is None else {"warehouse": warehouse})}
 
     def warm() -> None:
         try:
-            warm_up(engine)
+            warm_up(engine, **options)
         except Exception:  # noqa: BLE001 - the first run names the same problem when it starts the engine
             pass
 

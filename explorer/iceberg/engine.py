@@ -90,11 +90,28 @@ class IcebergEngine:
         return judge_orders(run_orders(scenario, spark=spark, catalog=catalog, progress=progress, safe=safe,
                                        workspace=workspace))
 
-    def warm_up(self, *, spark=None) -> None:
-        """Start the Spark session now (a learner's first Run then finds it running)."""
-        if spark is None:
-            from explorer.iceberg.spark.session import get_spark
+    def warm_up(self, *, spark=None, warehouse: str | Path | None = None, rehearse: bool | None = None) -> None:
+        """Start the Spark session now (a learner's first Run then finds it running), with the catalog's
+        ``warehouse`` when given, and (``rehearse``) run a small real scenario on it and drop it, so the first run
+        also finds Spark's and Iceberg's code paths loaded (:mod:`explorer.iceberg.spark.rehearsal`; a run started
+        meanwhile stops it at its next step). ``rehearse`` defaults to "when called from a background thread":
+        there nobody waits for it, while a Run button that warms the engine up itself must not wait for a
+        rehearsal. A session you hand over (``spark``) is left alone."""
+        import threading
 
+        if spark is not None:
+            return
+        from explorer.iceberg.spark.session import get_spark
+
+        if warehouse is not None:
+            get_spark(warehouse=warehouse)
+        if rehearse is None:
+            rehearse = threading.current_thread() is not threading.main_thread()
+        if rehearse:
+            from explorer.iceberg.spark.rehearsal import rehearse as run_rehearsal
+
+            run_rehearsal()
+        else:
             get_spark()
 
     def result_of(self, capture):

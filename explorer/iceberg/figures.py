@@ -20,8 +20,9 @@ import plotly.graph_objects as go
 
 from explorer.iceberg.columns import CONTENT_CODES, FileHistory, partition_sort_key
 from explorer.iceberg.inspection import Attachments
-from explorer.iceberg.model import Capture, FileContent, FileRecord, Lifespans, SnapshotRecord, TableState
-from explorer.iceberg.planner import Attachment, plan_pair
+from explorer.iceberg.model import (Capture, FileContent, FileRecord, JobOutcome, Lifespans, SnapshotRecord,
+                                    TableState)
+from explorer.iceberg.planner import Attachment, Pruning, plan_pair
 from explorer.iceberg.resolution import Decision, Outcome, RowFate
 from explorer.scenario.values import to_plain
 
@@ -66,6 +67,11 @@ OUTCOME_SHORT = {Outcome.APPLIES: "applies", Outcome.IGNORED_BY_SEQUENCE: "ignor
 # The planner's view under each cell: what Iceberg's scan planning attaches (it can skip what the rule allows).
 PLANNER_SHORT = {Attachment.NOT_ATTACHED: "not attached", Attachment.ATTACHED_REMOVES_NOTHING: "attached, removes 0",
                  Attachment.ATTACHED_REMOVES_ROWS: "attached"}
+# Why the planner skips a pair, in a cell's few words (the planner's reason, on hover, says it in full).
+PRUNING_WORDS = {Pruning.SEQUENCE: "not newer than the data", Pruning.SPEC: "other partition spec",
+                 Pruning.PARTITION: "other partition", Pruning.COLUMN_BOUNDS: "column bounds exclude its values",
+                 Pruning.NULL_COUNTS: "null counts exclude it", Pruning.REFERENCED_FILE: "names another file",
+                 Pruning.FILE_PATH_BOUNDS: "names another file", Pruning.DV_COVERS_FILE: "a DV covers the file"}
 
 
 # ------------------------------------------------------------------------------------------ inputs
@@ -206,11 +212,11 @@ def _ticks(snapshots: Sequence[SnapshotRecord]) -> tuple[list[int], list[str]]:
     for v in vals:
         titles = by_seq[v]
         shown = titles[0] if len(titles) == 1 else f"{len(titles)} snapshots"
-        # Few ticks leave room for a third line: a step title ("job B: UPDATE SET name=linus-2 WHERE ...") whole.
-        # Up to 7 ticks have room for 16 characters a line; up to 12, for 12 (wider labels are turned on
-        # their side by plotly, and read badly).
+        # A step title ("job B: UPDATE SET name=linus-2 WHERE ...") is read whole, on as many lines as it needs
+        # (the axis' automargin makes room below): up to 7 ticks have room for 16 characters a line; up to 12, for
+        # 12 (wider labels are turned on their side by plotly, and read badly). Only more ticks than that shorten.
         width = 16 if len(vals) <= 7 else 12
-        texts.append(f"<b>{v}</b><br>{_wrapped(shown, width, 3) if len(vals) <= 12 else _short(shown, 22)}")
+        texts.append(f"<b>{v}</b><br>{_wrapped(shown, width, 8) if len(vals) <= 12 else _short(shown, 22)}")
     return vals, texts
 
 
@@ -296,7 +302,10 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
                           "the file was written at %{customdata[3]}<extra></extra>",
             meta={"role": "data-sequence", "fields": list(FILE_FIELDS)}))
 
-    # Delete files: a thin lifespan line and a marker at their sequence number.
+    # Delete files: a thin lifespan line and a marker at their sequence number, whose hover box lists every data
+    # file the delete is in scope of, one short line each (a narrow box beside the marker, not over the lanes).
+    removed = rows_removed(ex.fates)
+    pairs_of = _pairs_by_delete(ex.decisions, removed)
     for content in (FileContent.EQUALITY_DELETES, FileContent.POSITION_DELETES, FileContent.DELETION_VECTOR):
         files = [f for f in born if f.content is content]
         if not files:
@@ -318,8 +327,9 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
             name=content.value.replace("_", " "),
             marker={"symbol": DELETE_SYMBOLS[content], "size": 14 if len(born) <= LANE_LABELS_UP_TO else 6,
                         "color": color, "opacity": [1.0 if f.id in live_ids else 0.3 for f in files]},
-            hovertemplate="%{customdata[0]}: " + content.value.replace("_", " ") +
-                          " at sequence %{customdata[2]}<extra></extra>",
+            hovertext=[pairs_of.get(f.id, "") for f in files],
+            hovertemplate="<b>%{customdata[0]}</b>: " + content.value.replace("_", " ") +
+                          " at sequence %{customdata[2]}%{hovertext}<extra></extra>",
             meta={"role": "delete-file", "content": content.value, "fields": list(FILE_FIELDS)}))
 
     # Connectors: delete marker → data file's data sequence number, for every in-scope decision. Applying
@@ -327,7 +337,7 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
     in_scope = [d for d in ex.decisions if d.outcome.in_scope]
     hidden = max(0, len(in_scope) - MAX_CONNECTORS)
     shown = in_scope[:MAX_CONNECTORS]
-    removed = rows_removed(ex.fates)
+    fan = _fan_out(shown, lane)
     conn_cls = _scatter(len(shown) * 2)
     styles = (  # (applies, removes rows, legend name, line style)
         (True, True, "delete applies, removes rows", {"color": APPLIES_COLOR, "width": 3.5, "dash": "solid"}),
@@ -343,9 +353,9 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
                     or d.delete_file not in lane:
                 continue
             row = [d.data_file, d.delete_file, d.applies, d.outcome.value, d.rule.value, d.comparison, d.reason,
-                   n_removed, _hover_lines(d.reason)]
+                   n_removed, _hover_lines(d.reason, 60)]
             lines.add(*_curve(d.delete_sequence_number, lane[d.delete_file], d.data_sequence_number,
-                              lane[d.data_file]), row)
+                              lane[d.data_file], fan.get((d.delete_file, d.data_file), 0.0)), row)
         if lines:
             traces.append(conn_cls(
                 **lines.arrays(), mode="lines", name=name, line=line, opacity=1.0 if removes or not applies else 0.6,
@@ -399,6 +409,25 @@ def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = No
     return fig
 
 
+def _pairs_by_delete(decisions: Iterable[Decision], removed: Mapping[tuple[str, str], int],
+                     most: int = 12) -> dict[str, str]:
+    """delete file id -> hover lines "<br>→ D2: 2 < 4, applies (removes 1 row)", one per in-scope data file."""
+    lines: dict[str, list[str]] = {}
+    for d in decisions:
+        if not d.outcome.in_scope:
+            continue
+        n = removed.get((d.data_file, d.delete_file), 0)
+        verdict = (f"applies, removes {n} row{'' if n == 1 else 's'}" if d.applies and n else
+                   "applies, no row matches" if d.applies else "ignored")
+        lines.setdefault(d.delete_file, []).append(f"→ {d.data_file}: {d.comparison}, {verdict}"
+                                                    if d.comparison else f"→ {d.data_file}: {verdict}")
+    out = {}
+    for delete, items in lines.items():
+        more = f"<br>… and {len(items) - most} more (see the decision matrix)" if len(items) > most else ""
+        out[delete] = "<br>" + "<br>".join(items[:most]) + more
+    return out
+
+
 def rows_removed(fates: Iterable[RowFate]) -> dict[tuple[str, str], int]:
     """(data file, delete file) → how many rows of that file the delete removes (a row may be removed twice)."""
     out: dict[tuple[str, str], int] = {}
@@ -408,17 +437,44 @@ def rows_removed(fates: Iterable[RowFate]) -> dict[tuple[str, str], int]:
     return out
 
 
-_CURVE_T = tuple(i / 8 for i in range(9))
+# How far from its delete marker a connector starts, in lanes: just outside the marker, so hovering the marker
+# shows the marker's own box (every pair of that delete), not the connector whose first point lay under it
+# (plotly's "closest" hover prefers a line's point within 3 px over a marker's centre).
+_CURVE_GAP_LANES = 0.3
+_CURVE_POINTS = 9
 
 
-def _curve(x0: float, y0: float, x1: float, y1: float) -> tuple[list[float], list[float]]:
-    """A quadratic curve that leaves the delete marker vertically and meets the data lane horizontally.
+def _fan_out(decisions: Sequence[Decision], lane: Mapping[str, int]) -> dict[tuple[str, str], float]:
+    """(delete file, data file) -> how far its connector leans (0: leaves its delete marker straight up, 0.6:
+    leans most). One delete's connectors to several lanes would share their first stretch; the one to the
+    nearest lane leans most, the farthest rises straight, so they leave the marker apart and do not cross."""
+    targets: dict[str, list[str]] = {}
+    for d in decisions:
+        if d.delete_file in lane and d.data_file in lane:
+            targets.setdefault(d.delete_file, []).append(d.data_file)
+    out: dict[tuple[str, str], float] = {}
+    for delete, datas in targets.items():
+        if len(datas) < 2:
+            continue
+        ranked = sorted(set(datas), key=lambda f: abs(lane[f] - lane[delete]))
+        for rank, data in enumerate(ranked):
+            out[(delete, data)] = 0.6 * (1 - rank / (len(ranked) - 1))
+    return out
+
+
+def _curve(x0: float, y0: float, x1: float, y1: float, lean: float = 0.0) -> tuple[list[float], list[float]]:
+    """A quadratic curve that leaves the delete marker upwards (straight up, or leaning towards the data file by
+    ``lean``, a share of the horizontal distance) and meets the data lane horizontally.
 
     Straight lines between lanes often lie on top of each other; curves with this control point fan out.
     """
-    cx, cy = x0, y1
-    xs = [(1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1 for t in _CURVE_T]
-    ys = [(1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1 for t in _CURVE_T]
+    cx, cy = x0 + lean * (x1 - x0), y1
+    # y runs from y0 by (1 - (1 - t)^2) of the lanes between: the first point is _CURVE_GAP_LANES from the marker
+    share = min(0.5, _CURVE_GAP_LANES / max(abs(y1 - y0), 1e-9))
+    first = 1 - (1 - share) ** 0.5
+    ts = [first + (1 - first) * i / (_CURVE_POINTS - 1) for i in range(_CURVE_POINTS)]
+    xs = [(1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1 for t in ts]
+    ys = [(1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1 for t in ts]
     return xs, ys
 
 
@@ -460,7 +516,8 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
                        else "removes 0 rows: none matches")  # applies, yet no row of the file is listed
             text[i, j] = OUTCOME_SHORT[d.outcome] + (f"<br>{test}" if d.outcome.in_scope and test else "") + \
                 (f"<br>{removes}" if d.applies else "") + \
-                f"<br><i>{PLANNER_SHORT[p.attachment]}" + (f": {p.pruned_by.value}" if p.pruned_by else "") + "</i>"
+                f"<br><i>{PLANNER_SHORT[p.attachment]}" + (f": {PRUNING_WORDS[p.pruned_by]}" if p.pruned_by else "") \
+                + "</i>"
         cd[i, j] = [d.outcome.value, d.rule.value, d.comparison, d.reason, d.applies, n_removed,
                     p.attachment.value, None if p.pruned_by is None else p.pruned_by.value, p.reason]
     # A discrete colour scale: each code gets its own band.
@@ -676,58 +733,108 @@ def rows_table_figure(rows: Iterable[Any], columns: Sequence[str], title: str, r
 __all__ = [
     "CONNECTOR_FIELDS", "Decision", "Explained", "connectors", "decision_matrix_figure", "explain",
     "figure_json_size", "files_figure", "matrix_cell", "records", "row_fate_figure", "rows_table_figure",
-    "snapshots_figure", "table_rows", "timeline_figure", "trace_by_role",
+    "snapshots_figure", "table_rows", "timeline_figure", "trace_by_role", "race_figure", "changes_between",
+    "changes_figure",
 ]
 
 
 # ------------------------------------------------------------------------------------------ concurrent jobs
 
 RACE_COLORS = {"committed": APPLIES_COLOR, "retried-and-committed": "#ef6c00", "rejected": "#c62828"}
+RACE_WORDS = {"committed": "committed", "retried-and-committed": "re-checked, committed on top",
+              "rejected": "rejected"}
+RACE_FIELDS = ("job", "kind", "title", "status", "start_sequence_number", "commit_position", "sequence_number",
+               "failed_check", "reason")
 
 
-def race_figure(capture: Capture) -> go.Figure | None:
-    """A concurrent step's race as swimlanes: one lane per job, from the snapshot it started from, to its commit
-    attempt (in commit order), to what Iceberg's validation made of it (committed, retried and committed on
-    top of the winner, or rejected), with the reason on hover. None when the run had no concurrent step."""
+def race_figure(source: Any) -> go.Figure | None:
+    """A concurrent step's race as lanes, drawn as the app's "Every commit order" view draws one history: one lane
+    per job from the snapshot it started from to its commit attempt (in commit order), ending in a filled dot
+    (committed, or re-checked and committed on top of the winner) or a cross (rejected: none of its files reach
+    the table), with what decided it in words beside it and the whole reason on hover. ``source``: a result or a
+    Capture. None when the run had no concurrent step."""
+    capture = source if isinstance(source, Capture) else source.capture
     jobs = list(capture.jobs)
     if not jobs:
         return None
+    from explorer.iceberg.model import failed_words
+
     seq_of = {s.snapshot_id: s.sequence_number for s in capture.snapshots}
-    lanes = [f"step {j.step}: job {j.name}" for j in jobs]
+    attempts = max(j.commit_position for j in jobs)
+    several_steps = len({j.step for j in jobs}) > 1
+    lane_of = {(j.step, j.name): i for i, j in enumerate(jobs)}
+
+    def lane_label(j: JobOutcome) -> str:
+        head = f"<b>{'step ' + str(j.step) + ': ' if several_steps else ''}job {j.name}</b> ({j.kind})"
+        return head + "<br>" + _wrapped(j.title, 28, 5)
+
     traces: list[dict] = []
+    # The lanes: a line from the start to the commit attempt, in the job's fate's colour.
     for status, color in RACE_COLORS.items():
-        mine = [(lane, j) for lane, j in zip(lanes, jobs) if j.status == status]
+        mine = [j for j in jobs if j.status == status]
         if not mine:
             continue
-        xs, ys, texts, hover = [], [], [], []
-        for lane, j in mine:
-            start = seq_of.get(j.started_from_snapshot)
-            outcome = (f"commits at sequence {j.sequence_number}" if j.committed and j.sequence_number is not None
-                       else status)
-            steps = [f"starts from {'sequence ' + str(start) if start is not None else 'an empty table'}",
-                     f"commit attempt {j.commit_position}", outcome]
-            for k, label in enumerate(("start", "commit attempt", "validation")):
-                xs.append(label)
-                ys.append(lane)
-                texts.append(steps[k])
-                hover.append(f"<b>{j.name}</b> ({j.kind}: {j.title})<br>{steps[k]}<br>{j.reason}"
-                             + (f"<br>checks: {', '.join(j.checks)}" if j.checks else ""))
-            xs.append(None)
-            ys.append(None)
-            texts.append("")
-            hover.append("")
-        traces.append({"type": "scatter", "x": xs, "y": ys, "mode": "lines+markers+text", "name": status,
-                       "text": texts, "textposition": "top center", "hovertext": hover, "hoverinfo": "text",
-                       "line": {"color": color, "width": 3}, "marker": {"size": 14, "color": color},
-                       "meta": {"role": "race", "status": status}})
+        lines = _Polylines(len(RACE_FIELDS))
+        ends_x: list[int] = []
+        ends_y: list[int] = []
+        ends_cd: list[list] = []
+        labels: list[str] = []
+        for j in mine:
+            start = seq_of.get(j.started_from_snapshot) if j.started_from_snapshot is not None else None
+            row = [j.name, j.kind, j.title, status, start, j.commit_position, j.sequence_number, j.failed_check,
+                   _hover_lines(j.reason, 80)]
+            y = lane_of[(j.step, j.name)]
+            lines.add([0, j.commit_position], [y, y], row)
+            ends_x.append(j.commit_position)
+            ends_y.append(y)
+            ends_cd.append(row)
+            if status == "rejected":
+                labels.append(f"<b>rejected</b>: {failed_words(j.failed_check)}")
+            elif status == "committed":
+                labels.append(f"<b>committed</b> as sequence number {j.sequence_number}")
+            else:
+                labels.append(f"<b>re-checked, committed on top</b><br>as sequence number {j.sequence_number}")
+        traces.append({"type": "scatter", **lines.arrays(), "mode": "lines", "name": RACE_WORDS[status],
+                       "line": {"color": color, "width": 4}, "hoverinfo": "skip", "showlegend": False,
+                       "meta": {"role": "race-lane", "status": status, "fields": list(RACE_FIELDS)}})
+        traces.append({"type": "scatter", "x": ends_x, "y": ends_y, "mode": "markers+text",
+                       "name": RACE_WORDS[status], "text": labels, "textposition": "middle right",
+                       "textfont": {"color": color, "size": 13}, "customdata": ends_cd, "cliponaxis": False,
+                       "marker": {"symbol": "x-thin" if status == "rejected" else "circle",
+                                  "size": 22 if status == "rejected" else 16, "color": color,
+                                  "line": {"width": 5 if status == "rejected" else 0, "color": color}},
+                       "hovertemplate": "<b>job %{customdata[0]}</b>: %{customdata[2]}<br>%{customdata[8]}"
+                                        "<extra></extra>",
+                       "meta": {"role": "race", "status": status, "fields": list(RACE_FIELDS)}})
+    # Every job's start: a hollow dot at the snapshot it read.
+    starts = [seq_of.get(j.started_from_snapshot) if j.started_from_snapshot is not None else None for j in jobs]
+    traces.append({"type": "scatter", "x": [0] * len(jobs), "y": [lane_of[(j.step, j.name)] for j in jobs],
+                   "mode": "markers", "name": "job starts (reads the table)", "showlegend": False,
+                   "marker": {"symbol": "circle-open", "size": 14, "color": "#546e7a", "line": {"width": 3}},
+                   "customdata": [[j.name, s] for j, s in zip(jobs, starts)],
+                   "hovertemplate": "job %{customdata[0]} starts: it reads the table at sequence number "
+                                    "%{customdata[1]}<extra></extra>",
+                   "meta": {"role": "race-start"}})
+    shared = len(set(starts)) == 1
+    first = starts[0]
+    start_tick = (f"<b>start</b><br>{'every job reads' if shared else 'each job reads'}<br>"
+                  + (f"sequence {first}" if shared and first is not None else
+                     "an empty table" if shared else "its own snapshot"))
+    ticktext = [start_tick] + [f"<b>commit attempt {k}</b><br>" + ", ".join(
+        f"job {j.name}" for j in jobs if j.commit_position == k) for k in range(1, attempts + 1)]
     fig = go.Figure(data=traces, layout={"template": LIGHT})
-    fig.update_layout(title={"text": "The race: each job's start, commit attempt and validation", "x": 0.01},
-                      height=max(260, 150 + 70 * len(jobs)),
-                      margin={"l": 10, "r": 10, "t": 60, "b": 40}, legend={"orientation": "h", "y": -0.15},
-                      meta={"kind": "race"})
-    fig.update_xaxes(type="category", categoryorder="array",
-                     categoryarray=["start", "commit attempt", "validation"], range=[-0.5, 2.5])
-    fig.update_yaxes(type="category", autorange="reversed", automargin=True)
+    fig.update_layout(
+        title={"text": ("The race: every job starts from the same table, then they commit in this order" if shared
+                        else "The race: each job starts where it read the table, then they commit in this order"),
+               "x": 0.01},
+        height=max(240, 150 + 80 * len(jobs)), hovermode="closest", showlegend=False,
+        margin={"l": 10, "r": 20, "t": 50, "b": 20},
+        meta={"kind": "race", "lanes": [f"{j.name}" for j in jobs]})
+    # Room on the right for the fate beside the last attempt's marker.
+    fig.update_xaxes(tickvals=list(range(attempts + 1)), ticktext=ticktext, range=[-0.35, attempts + 1.6],
+                     showgrid=True, gridcolor="#eeeeee", zeroline=False, side="top")
+    fig.update_yaxes(tickvals=list(range(len(jobs))), ticktext=[lane_label(j) for j in jobs],
+                     autorange="reversed", range=None, showgrid=False, zeroline=False, automargin=True)
     return fig
 
 
@@ -911,3 +1018,73 @@ def row_history_figure(history: Sequence[tuple[SnapshotRecord, Sequence[RowFate]
     fig.update_xaxes(type="category", side="top")
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
     return fig
+
+
+# ------------------------------------------------------------------------------- what a commit changed
+
+CHANGE_FIELDS = ("change", "what", "why")
+_CHANGE_FILL = {"file added": "#e3f2fd", "file removed": "#f5f5f5", "row appears": "#e8f5e9",
+                "row disappears": "#ffebee", "delete meets a file": "#fff8e1"}
+
+
+def changes_between(source: Any, before: Any, after: Any) -> list[dict]:
+    """What changed between two snapshots of one run (``before`` and ``after``: sequence numbers or views), in
+    the order a learner reads it: the files the commits added and removed, the rows a reader sees appear and
+    disappear (with the delete that removed each), and every new (delete file, data file) pair with its
+    decision. Rows are told apart by their values and file, so a row copied into a new file by a rewrite shows
+    as one leaving and one arriving."""
+    a, b = explain(source, before), explain(source, after)
+    files_a = {f.id: f for f in a.state.data_files + a.state.delete_files}
+    files_b = {f.id: f for f in b.state.data_files + b.state.delete_files}
+    ids = {f.path.rsplit("/", 1)[-1]: f.id for f in list(files_a.values()) + list(files_b.values())}
+    out: list[dict] = []
+    for fid, f in files_b.items():
+        if fid not in files_a:
+            out.append({"change": "file added", "what": file_caption(f, ids),
+                        "why": f"data sequence number {f.sequence_number}"
+                               + (f" (written at {f.file_sequence_number})"
+                                  if f.file_sequence_number != f.sequence_number else "")})
+    for fid, f in files_a.items():
+        if fid not in files_b:
+            out.append({"change": "file removed", "what": file_caption(f, ids),
+                        "why": "no longer in the table's current files (rewritten, compacted or expired)"})
+
+    def visible(ex: Explained) -> dict[tuple, RowFate]:
+        return {(fate.file, tuple(sorted((k, str(to_plain(v))) for k, v in fate.row.items()))): fate
+                for fate in ex.fates if fate.visible}
+
+    def row_text(fate: RowFate) -> str:
+        return ", ".join(f"{k}={to_plain(v)}" for k, v in fate.row.items()) + f" (in {fate.file})"
+
+    seen_a, seen_b = visible(a), visible(b)
+    fates_b = {(fate.file, fate.position): fate for fate in b.fates}
+    for key, fate in seen_b.items():
+        if key not in seen_a:
+            out.append({"change": "row appears", "what": row_text(fate), "why": "its file is new and no delete "
+                        "applies to it" if fate.file not in files_a else "no delete removes it any more"})
+    for key, fate in seen_a.items():
+        if key not in seen_b:
+            later = fates_b.get((fate.file, fate.position))
+            why = (f"removed by {later.deleted_by}: {later.reason}" if later is not None and later.deleted_by
+                   else f"its file {fate.file} left the table")
+            out.append({"change": "row disappears", "what": row_text(fate), "why": why})
+    pairs_a = {(d.delete_file, d.data_file) for d in a.decisions if d.outcome.in_scope}
+    for d in b.decisions:
+        if d.outcome.in_scope and (d.delete_file, d.data_file) not in pairs_a:
+            out.append({"change": "delete meets a file", "what": f"{d.delete_file} × {d.data_file}",
+                        "why": f"{d.comparison}: {'applies' if d.applies else 'ignored'}" if d.comparison
+                               else ("applies" if d.applies else "ignored")})
+    return out
+
+
+def changes_figure(source: Any, before: Any, after: Any) -> go.Figure:
+    """:func:`changes_between` as a table: what the commits between two snapshots changed, file by file and
+    row by row, with the reason for each row."""
+    a, b = explain(source, before), explain(source, after)
+    items = changes_between(source, before, after)
+    cols = [[i["change"] for i in items], [i["what"] for i in items], [i["why"] for i in items]]
+    fill = [_CHANGE_FILL.get(i["change"], "#ffffff") for i in items]
+    title = (f"What changed from sequence number {a.snapshot.sequence_number} to {b.snapshot.sequence_number}"
+             + ("" if items else ": nothing a reader sees"))
+    return _table(["change", "what", "why"], cols, fill, {"role": "changes", "columns": list(CHANGE_FIELDS)},
+                  title, len(items))

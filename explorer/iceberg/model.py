@@ -187,6 +187,55 @@ class Check(StrEnum):
 
 JOB_STATUSES = tuple(JobStatus)
 
+ADDED_DVS = "validateAddedDVs"  # run by every RowDelta commit on v3 (MergingSnapshotProducer), not chosen per job
+
+# What each check makes sure of, in words a learner reads first (the Java method name is the expert's aside).
+CHECK_WORDS: dict[str, str] = {
+    Check.FROM_SNAPSHOT.value: "re-read everything committed since the job started",
+    Check.DATA_FILES_EXIST.value: "the data files its position deletes point at are still there",
+    Check.DELETED_FILES.value: "no data file it read was removed meanwhile",
+    Check.NO_CONFLICTING_DELETE_FILES.value: "no new delete file may apply to the rows it changed",
+    Check.NO_CONFLICTING_DATA_FILES.value: "no new data file may hold rows its filter matches",
+    Check.DATA_SEQUENCE_NUMBER.value: "its new files keep the data sequence number it started from",
+    Check.NO_NEW_DELETES_FOR_DATA_FILES.value: "no new delete file applies to a file it replaced",
+    ADDED_DVS: "no other deletion vector was added for the same data file",
+}
+
+
+# What a failed check found, short enough for a grid cell or a race lane ("A rejected (a new data file may hold
+# its rows)").
+FAILED_WORDS: dict[str, str] = {
+    Check.DATA_FILES_EXIST.value: "a file it deletes from was removed",
+    Check.DELETED_FILES.value: "a file it read was removed",
+    Check.NO_CONFLICTING_DELETE_FILES.value: "a new delete file may apply to its rows",
+    Check.NO_CONFLICTING_DATA_FILES.value: "a new data file may hold its rows",
+    Check.NO_NEW_DELETES_FOR_DATA_FILES.value: "a new delete applies to a file it replaced",
+    ADDED_DVS: "a second deletion vector for one data file",
+}
+
+
+def failed_words(check: str | None) -> str:
+    """What a failed check found, in words (the check's name when it is unknown, "validation" when None)."""
+    return FAILED_WORDS.get(check or "", check or "validation")
+
+
+def check_words(check: str | None) -> str:
+    """A check in plain words (``validateNoConflictingDataFiles`` or ``validateFromSnapshot(12)`` alike); the
+    name itself when it is unknown."""
+    if not check:
+        return "a validation"
+    return CHECK_WORDS.get(check.split("(", 1)[0].split(" ", 1)[0], check)
+
+
+def filter_words(text: str | None) -> str:
+    """Iceberg's printed expression in SQL's words: ``ref(name="user_id") == 500`` -> ``user_id = 500``."""
+    import re
+
+    if text is None:
+        return ""
+    text = re.sub(r'ref\(name="([^"]*)"\)', r"\1", text)
+    return text.replace(" == ", " = ").replace(" != ", " <> ")
+
 
 @dataclass(frozen=True)
 class JobOutcome:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.iceberg.model import Capture, JobOutcome, JobStatus, SnapshotRecord
+from explorer.iceberg.model import Capture, JobOutcome, JobStatus, SnapshotRecord, failed_words
 from explorer.iceberg.result import IcebergResult
 from explorer.scenario.histories import History, JobFacts, Verdict, judge
 from explorer.scenario.model import ConcurrentStep, EqualityDeleteStep, Scenario, UpdateStep
@@ -72,12 +72,12 @@ class HistoryOutcome:
 
     @property
     def fates(self) -> str:
-        """``A rejected (validateNoConflictingDataFiles), B committed``, in job order."""
+        """``A rejected (a new data file may hold its rows), B committed``, in job order."""
         parts = []
         for name in self.history.jobs:
             job = self.job(name)
             word = STATUS_WORDS[job.status]
-            parts.append(f"{name} {word}" + (f" ({job.failed_check or 'validation'})" if job.failed_check or
+            parts.append(f"{name} {word}" + (f" ({failed_words(job.failed_check)})" if job.failed_check or
                                               job.status is JobStatus.REJECTED else ""))
         return ", ".join(parts)
 

@@ -74,9 +74,16 @@ class PaimonEngine:
 
         return (PYPAIMON, JAVA)
 
-    def warm_up(self, **_: Any) -> None:
-        """Import pypaimon now (the Java runner starts Spark's JVM when its first scenario runs)."""
+    def warm_up(self, *, java: bool = False, **_: Any) -> None:
+        """Import pypaimon now; with ``java``, also start the driver JVM the Java runner uses and compile its
+        helper against Paimon's jar (what a chapter whose first run compacts waits for otherwise). A missing jar
+        is left for that run to report."""
         import explorer.paimon.runner  # noqa: F401
+
+        if java:
+            from explorer.paimon.java_runner import start_java
+
+            start_java()
 
     def scenarios_for_history(self, history) -> tuple[Scenario, ...]:
         """The history as records with row kinds on a primary-key table (:mod:`explorer.paimon.history`)."""

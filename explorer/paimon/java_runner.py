@@ -72,6 +72,11 @@ def paimon_helper(spark):
     return helper
 
 
+def start_java() -> None:
+    """Start the driver JVM and compile the helper now (a chapter's ``start_engine("paimon", java=True)``)."""
+    paimon_helper(_spark())
+
+
 def _spark():
     # The explorer's one Spark driver JVM (started on first use; the Iceberg engine shares it). This is the
     # one import from the Paimon engine into the Iceberg package (pyproject.toml's contracts name it).

@@ -10,6 +10,7 @@ anchor (``glossary.html#applies``).
 
 from __future__ import annotations
 
+import html
 import re
 import sys
 from pathlib import Path
@@ -46,9 +47,55 @@ def terms(markdown: str) -> list[str]:
     return _TERM.findall(markdown)
 
 
+HOVER_CHARS = 240
+
+
+def definitions(markdown: str) -> dict[str, str]:
+    """term (lower case) -> the first sentence of its definition, in plain text (for a hover box)."""
+    out = {}
+    for m in re.finditer(r"^\*\*([^*]+?)\.\*\* (.+?)(?:\n\n|\Z)", markdown, flags=re.MULTILINE | re.DOTALL):
+        paragraph = " ".join(m.group(2).split()).replace("`", "")
+        first = re.split(r"(?<=[a-z)0-9])\. ", paragraph, maxsplit=1)[0].rstrip(".") + "."
+        if len(first) > HOVER_CHARS:  # a hover box stays short: up to the last clause that fits, then the page
+            cut = first[:HOVER_CHARS].rsplit("; ", 1)[0]
+            first = cut + "; … (the glossary says more)"
+        out[m.group(1).lower()] = first
+    return out
+
+
+# The first lines of a chapter name the glossary's words in italics: "Words such as *scope*, *applies* ...".
+_WORDS_LINE = re.compile(r"^Words such as .+?\]\(glossary\.html\)", flags=re.MULTILINE | re.DOTALL)
+_WORD = re.compile(r"\*([a-z][a-z -]*?)\*|<abbr [^>]*>([^<]+)</abbr>")
+
+
+def with_hover(chapter_markdown: str, markdown: str) -> str:
+    """A chapter's Markdown with each glossary word of its "Words such as ..." line wrapped in
+    ``<abbr title="definition">``, so a learner reads the definition on hover (JupyterLab and voila alike); the
+    words already wrapped are wrapped again from the current glossary."""
+    defs = definitions(markdown)
+
+    def word(m: re.Match) -> str:
+        term = m.group(1) or m.group(2)
+        title = defs.get(term.lower())
+        if title is None:
+            return m.group(0)
+        return f'<abbr title="{html.escape(title, quote=False).replace(chr(34), "&quot;")}">{term}</abbr>'
+
+    return _WORDS_LINE.sub(lambda line: _WORD.sub(word, line.group(0)), chapter_markdown, count=1)
+
+
 def main() -> int:
-    PAGE.write_text(glossary_html(SOURCE.read_text(encoding="utf-8")), encoding="utf-8")
+    """Rewrite the page and the chapters' hover definitions (``notebooks/*.md``; sync the ``.ipynb`` pairs with
+    jupytext afterwards) from docs/glossary.md."""
+    source = SOURCE.read_text(encoding="utf-8")
+    PAGE.write_text(glossary_html(source), encoding="utf-8")
     print(f"wrote {PAGE.relative_to(ROOT)}", file=sys.stderr)
+    for chapter in sorted(PAGE.parent.glob("*.md")):
+        text = chapter.read_text(encoding="utf-8")
+        new = with_hover(text, source)
+        if new != text:
+            chapter.write_text(new, encoding="utf-8")
+            print(f"wrote {chapter.relative_to(ROOT)}", file=sys.stderr)
     return 0
 
 

@@ -21,6 +21,7 @@ import anywidget
 import ipywidgets as w
 import traitlets
 
+from explorer.iceberg.model import failed_words, filter_words
 from explorer.scenario.errors import EngineError, ExplorerError
 from explorer.scenario.values import to_plain
 from explorer.ui.common import error_html, escape
@@ -43,7 +44,8 @@ def orders_payload(result) -> dict:
             p = plain["jobs"][job.name]
             seen = h.history.saw(job.name)
             jobs.append({"name": job.name, "kind": job.kind, "title": job.title, "status": p["status"],
-                         "check": p["check"] or "", "message": p["message"] or "",
+                         "check": p["check"] or "", "message": filter_words(p["message"]) or "",
+                         "found": failed_words(p["check"]) if p["status"] == "rejected" else "",
                          "sequence_number": p["sequence_number"], "started_after": list(seen),
                          "reason": job.reason})
         histories.append({
@@ -142,7 +144,7 @@ function lanes(h) {
     }
     const seen = job.started_after.length ? `saw ${job.started_after.join(", ")}` : "saw no commit";
     add("text", { x: xs, y: y - 10, "font-size": 10, "text-anchor": "middle", fill: "#666" }, seen);
-    const what = job.status === "rejected" ? `rejected: ${job.check || "validation"}` :
+    const what = job.status === "rejected" ? `rejected: ${job.found || "validation"}` :
       `${job.status}, seq ${job.sequence_number}`;
     add("text", { x: xc, y: y + 20, "font-size": 10, "text-anchor": "middle", fill: colour }, what);
   });
@@ -163,8 +165,8 @@ function detail(data, h) {
   box.append(lanes(h));
   const jobs = h.jobs.map((j) => [j.name, j.title, j.started_after.length ? `after ${j.started_after.join(", ")}` : "shared start",
                                   j.status, j.sequence_number === null ? "" : String(j.sequence_number),
-                                  j.check, j.message || j.reason]);
-  box.append(table(["job", "does", "started", "fate", "seq", "check that fired", "Iceberg says / why"], jobs,
+                                  j.found ? `${j.found} (${j.check})` : "", j.reason]);
+  box.append(table(["job", "does", "started", "fate", "seq", "what the check found", "why"], jobs,
                    h.jobs.map((j) => j.status === "rejected" ? "#ffebee" : j.status === "retried" ? "#fff3e0" : "")));
   const flex = el("div", { class: "sx-flex" });
   flex.append(el("div", {}, el("b", { text: "Final rows (engine read)" }), table(data.columns, h.rows)));

@@ -45,8 +45,9 @@ def test_seed_timeline_ignores_the_delete_at_4_and_applies_the_one_at_6(seed_cap
     # The connector runs from the delete's sequence number to the data file's sequence number, lane to lane.
     lanes = fig.layout.meta["lanes"]
     pts = _xy_of(fig, "connector", data_file="D4", delete_file="E1")
-    assert (pts[0][0], pts[-1][0]) == (4, 5)
-    assert (pts[0][1], pts[-1][1]) == (lanes.index("E1"), lanes.index("D4"))
+    # it starts just outside E1's marker (so hovering the marker shows the marker's box) and ends on D4's lane
+    assert pts[-1] == (5, lanes.index("D4"))
+    assert abs(pts[0][0] - 4) < 0.2 and abs(abs(pts[0][1] - lanes.index("E1")) - F._CURVE_GAP_LANES) < 1e-9
     # Hover text carries the resolver's reason sentence.
     assert "5 < 4 is false" in ignored["reason"]
 
@@ -308,14 +309,20 @@ def test_race_swimlanes_show_each_jobs_start_attempt_and_validation(seed_capture
                        committed_snapshot_id=snaps[3].snapshot_id, sequence_number=4),
             JobOutcome(step=4, name="b", kind="update", title="update 500", commit_position=2,
                        started_from_snapshot=snaps[2].snapshot_id, status="rejected",
-                       reason="found a conflicting delete", checks=("validateNoConflictingDeleteFiles",)))
+                       reason="found a conflicting delete", checks=("validateNoConflictingDeleteFiles",),
+                       failed_check="validateNoConflictingDeleteFiles"))
     fig = F.race_figure(replace(seed_capture, jobs=jobs))
-    lanes = {t.name: list(zip(t.x, t.y, t.text)) for t in fig.data}
-    assert lanes["committed"][:3] == [("start", "step 4: job a", "starts from sequence 3"),
-                                      ("commit attempt", "step 4: job a", "commit attempt 1"),
-                                      ("validation", "step 4: job a", "commits at sequence 4")]
-    assert lanes["rejected"][2] == ("validation", "step 4: job b", "rejected")
-    assert "found a conflicting delete" in fig.data[1].hovertext[2]
+    ends = {r["job"]: r for r in F.records(fig, "race")}
+    assert (ends["a"]["status"], ends["a"]["commit_position"], ends["a"]["sequence_number"]) == ("committed", 1, 4)
+    assert (ends["b"]["status"], ends["b"]["commit_position"], ends["b"]["start_sequence_number"]) == ("rejected", 2, 3)
+    rejected = F.trace_by_role(fig, "race")[-1]
+    assert list(rejected.x) == [2] and rejected.marker.symbol == "x-thin"
+    # what decided it, in words beside the cross; the check's Java name is not what a learner reads first
+    assert rejected.text[0] == "<b>rejected</b>: a new delete file may apply to its rows"
+    assert "found a conflicting delete" in ends["b"]["reason"]
+    # every lane starts at the shared start snapshot, said on the axis
+    assert fig.layout.xaxis.ticktext[0] == "<b>start</b><br>every job reads<br>sequence 3"
+    assert fig.layout.xaxis.ticktext[2] == "<b>commit attempt 2</b><br>job b"
 
 
 def test_row_history_strip_follows_user_500_through_the_seed_story(seed_capture):
@@ -347,3 +354,25 @@ def test_a_same_commit_upsert_gets_its_own_marker_on_the_timeline(build):
     # The seed story has no such pair: no marker.
     assert not [t for t in F.timeline_figure(build.capture(build.seed_files(), [
         (i, "append", str(i)) for i in range(1, 7)]), 6).data if (t.meta or {}).get("role") == "same-sequence"]
+
+
+def test_what_a_commit_changed_in_the_seed_story(seed_capture):
+    """From 5 to 6 (the second delete): E2 is added, new-500 disappears because of E2, E2 meets every data file."""
+    from explorer.iceberg.result import IcebergResult
+
+    result = IcebergResult(seed_capture)
+    items = F.changes_between(result, 5, 6)
+    by_kind: dict[str, list[dict]] = {}
+    for item in items:
+        by_kind.setdefault(item["change"], []).append(item)
+    assert [i["what"] for i in by_kind["file added"]] == ["E2 equality delete on user_id"]
+    gone = by_kind["row disappears"]
+    assert len(gone) == 1 and "name=new-500" in gone[0]["what"] and gone[0]["why"].startswith("removed by E2")
+    assert "row appears" not in by_kind and "file removed" not in by_kind
+    met = {i["what"]: i["why"] for i in by_kind["delete meets a file"]}
+    assert met["E2 × D4"] == "5 < 6: applies"
+    # From 4 to 5 (the re-insert): D4 arrives with new-500, which E1 (at 4) does not touch.
+    appear = [i for i in F.changes_between(result, 4, 5) if i["change"] == "row appears"]
+    assert len(appear) == 1 and "new-500" in appear[0]["what"]
+    rows = F.table_rows(F.changes_figure(result, 5, 6))
+    assert [r["change"] for r in rows] == [i["change"] for i in items] and rows[0]["what"].startswith("E2")

@@ -262,8 +262,9 @@ def test_02_merge_on_read_executes(kernel_env, tmp_path):
     assert races == {"concurrent-compaction-vs-equality-delete": "RETRIED-AND-COMMITTED",
                      "concurrent-compaction-vs-equality-delete-no-starting-sequence": "REJECTED",
                      "concurrent-compaction-vs-position-delete": "REJECTED"}, text
-    assert "    Cannot commit, found new delete for replaced data file: D" in text
-    assert "    Cannot commit, found new position delete for replaced data file: D1" in text
+    flat = " ".join(text.split())  # the reasons are printed wrapped
+    assert "Iceberg said: Cannot commit, found new delete for replaced data file: D" in flat
+    assert "Iceberg said: Cannot commit, found new position delete for replaced data file: D1" in flat
     # rewrite_position_delete_files: the new delete file keeps data sequence number 3, written at 4.
     assert re.search(r"^P\d+: data sequence number 3, file sequence number 4$", text, flags=re.MULTILINE)
     # The v1 files read back with data sequence number 0.
@@ -363,12 +364,12 @@ def test_06_concurrent_writers_executes(kernel_env, tmp_path):
     # TestRowDelta.testConcurrentNonConflictingRowDeltaAndRewriteFilesWithSequenceNumber: both commit, any order
     assert "rejected" not in grids["compaction-with-start"] and "no serial" not in grids["compaction-with-start"]
     # TestRewriteFiles' "found new delete for replaced data file": the compaction loses where D committed first
-    assert ("C rejected (validateNoNewDeletesForDataFiles), D committed — equals serial order D"
+    assert ("C rejected (a new delete applies to a file it replaced), D committed — equals serial order D"
             in grids["compaction-without-start"])
     # TestRowDelta.testConcurrentDeletesRewriteSameRemoveRows: two v2 deletes both commit in every history
     assert "rejected" not in grids["two-deletes-v2"] and "no serial" not in grids["two-deletes-v2"]
     # TestRowDelta.testConcurrentDVsForSameDataFile: v3, the second DV is rejected at either isolation level
-    assert grids["two-deletes-v3"].count("rejected (validateAddedDVs)") == 2
+    assert grids["two-deletes-v3"].count("rejected (a second deletion vector for one data file)") == 2
     assert grids["two-deletes-v3"].count("[serializable]") == grids["two-deletes-v3"].count("[snapshot]") == 2
     # the upsert pair: no check, every history serial-equivalent, the stated property broken where B commits last
     upserts = grids["upsert-pair"]
@@ -395,6 +396,15 @@ def test_glossary_defines_each_term_once_and_every_notebook_links_it():
         link = re.search(r"\]\((glossary\.html)(#[a-z-]+)?\)", markdown)
         assert link, f"{name} does not link the glossary"
         assert (NOTEBOOK_DIR / link.group(1)).resolve() == PAGE
+    # Each chapter's glossary words show their definition on hover, in step with the glossary (#31's wish).
+    from explorer.ui.glossary import definitions, with_hover
+
+    defs = definitions(text)
+    assert defs["applies"].startswith("The spec's rule decides that a delete file removes rows")
+    for chapter in sorted(NOTEBOOK_DIR.glob("*.md")):
+        source = chapter.read_text(encoding="utf-8")
+        assert with_hover(source, text) == source, f"run `python -m explorer.ui.glossary` ({chapter.name})"
+        assert '<abbr title="' in source, chapter.name
 
 
 # ------------------------------------------------------------------------------------------ chapters (#14)

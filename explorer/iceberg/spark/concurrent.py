@@ -37,7 +37,7 @@ from typing import Any
 
 from explorer.engine import StepHandlers
 from explorer.iceberg.format import FORMAT
-from explorer.iceberg.model import Check, JobOutcome, JobStatus
+from explorer.iceberg.model import ADDED_DVS, Check, JobOutcome, JobStatus, check_words, filter_words
 from explorer.scenario.rows import normalize_value
 from explorer.scenario.errors import EngineError
 from explorer.scenario.model import (
@@ -79,33 +79,47 @@ def _lost_race(spark, exc: BaseException) -> bool:
     return java is not None and any(is_instance_of(spark.sparkContext._gateway, java, name) for name in _REJECTIONS)
 
 
-# Iceberg's messages, in words: which check failed and what committing anyway would have broken.
+# Iceberg's messages, in words: which check failed and what committing anyway would have broken. The plain
+# words come first in a job's reason; Iceberg's own message and check name follow as the expert's aside.
 _WHY = (
-    ("Found conflicting files", ("validateNoConflictingDataFiles: a data file committed since this job started "
-     "may hold rows its filter matches, rows the job never saw")),
-    ("Found new conflicting delete files", ("validateNoConflictingDeleteFiles: a delete file committed since this "
-     "job started may apply to rows its filter matches, rows the job rewrote")),
-    ("Cannot commit, missing data files", ("validateDataFilesExist: a data file its position deletes point at "
-     "was removed since this job started")),
-    ("Found concurrently added DV", ("validateAddedDVs: a deletion vector for the same data file was committed "
-     "since this job started; a data file has at most one DV, and this job's DV merged only the deletes it saw, so "
-     "committing it would drop the other job's. Iceberg checks this at every isolation level")),
-    ("Cannot commit, found new position delete for replaced data file", (
-        "validateNoNewDeletesForDataFiles: a position delete committed since the compaction started names rows "
-        "of a file it replaced by path; the new file has another path, so the delete would be lost. Keeping the "
-        "starting sequence number does not help a position delete")),
-    ("Cannot commit, found new delete for replaced data file", (
-        "validateNoNewDeletesForDataFiles: a delete file committed since the compaction started applies to a "
-        "file it replaced; without use-starting-sequence-number the new files would take the commit's "
-        "sequence number, above the delete's, and the delete would stop applying to the rewritten rows")),
+    ("Found conflicting files", Check.NO_CONFLICTING_DATA_FILES.value,
+     "a data file committed since this job started may hold rows its filter matches, rows the job never saw"),
+    ("Found new conflicting delete files", Check.NO_CONFLICTING_DELETE_FILES.value,
+     "a delete file committed since this job started may apply to rows its filter matches, rows the job rewrote"),
+    ("Cannot commit, missing data files", Check.DATA_FILES_EXIST.value,
+     "a data file its position deletes point at was removed since this job started"),
+    ("Found concurrently added DV", ADDED_DVS,
+     "a deletion vector for the same data file was committed since this job started; a data file has at most "
+     "one, and this job's merged only the deletes it saw, so committing it would drop the other job's. Iceberg "
+     "checks this at every isolation level"),
+    ("Cannot commit, found new position delete for replaced data file", Check.NO_NEW_DELETES_FOR_DATA_FILES.value,
+     "a position delete committed since the compaction started names rows of a file it replaced by path; the new "
+     "file has another path, so the delete would be lost. Keeping the starting sequence number does not help a "
+     "position delete"),
+    ("Cannot commit, found new delete for replaced data file", Check.NO_NEW_DELETES_FOR_DATA_FILES.value,
+     "a delete file committed since the compaction started applies to a file it replaced; without "
+     "use-starting-sequence-number the new files would take the commit's sequence number, above the delete's, "
+     "and the delete would stop applying to the rewritten rows"),
 )
 
 
 def _check_in(message: str) -> str | None:
     """The validation a rejection message comes from, for messages ``_WHY`` does not explain."""
     if "concurrently added DV" in message:
-        return "validateAddedDVs"
+        return ADDED_DVS
     return None
+
+
+def rejection_reason(message: str) -> tuple[str, str | None]:
+    """(the job's reason, the check that fired) for Iceberg's rejection ``message`` (files already named by
+    their ids): plain words first, then Iceberg's own message and check as an aside."""
+    message = filter_words(message)
+    found = next(((check, why) for start, check, why in _WHY if message.startswith(start)), None)
+    if found is None:
+        check = _check_in(message)
+        return (f"{message} (Iceberg's {check})" if check else message), check
+    check, why = found
+    return f"{why}. Iceberg said: {message} ({check})", check
 
 
 @dataclass
@@ -548,12 +562,10 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
             raise
         if _SHARED_READS.get() is None:  # (explorer orders shares them with other histories; it cleans up last)
             _delete_files(recorder.jtable, plan)  # as Spark's abort does: the job's files never became visible
-        reason = _file_ids(_relative(engine_reason(exc), recorder.location), recorder)
-        reason = _JAVA_FILE.sub(r"\1", reason)  # "GenericDataFile{content=data, file_path=D1, ...}" -> "D1"
-        why = next((text for start_, text in _WHY if reason.startswith(start_)), None)
-        check = why.split(":", 1)[0] if why else _check_in(reason)
-        return JobOutcome(**base, status=JobStatus.REJECTED, reason=f"{reason} ({why})" if why else reason,
-                          failed_check=check, message=reason)
+        message = _file_ids(_relative(engine_reason(exc), recorder.location), recorder)
+        message = _JAVA_FILE.sub(r"\1", message)  # "GenericDataFile{content=data, file_path=D1, ...}" -> "D1"
+        reason, check = rejection_reason(message)
+        return JobOutcome(**base, status=JobStatus.REJECTED, reason=reason, failed_check=check, message=message)
     spark.sql(f"REFRESH TABLE {full_name}")
     labelled = replace(job.step, label=f"job {job.name}: {job.step.title}")
     new_ids = recorder.record_step(labelled)
@@ -571,8 +583,11 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
     else:
         names = ", ".join(f"job {o.name} (sequence number {o.sequence_number})" for o in winners) or \
             "another commit"
-        checked = ("its checks (" + ", ".join(c.value for c in plan.checks if c is not Check.FROM_SNAPSHOT)
-                   + f") found no conflict with rows matching {plan.filter_text}") if plan.checks else \
+        checked = ("its checks (" + "; ".join(check_words(c.value) for c in plan.checks
+                                              if c is not Check.FROM_SNAPSHOT)
+                   + ") found no conflict " + (f"with rows where {filter_words(plan.filter_text)}"
+                                                if plan.filter_text not in (None, "", "true")
+                                                else "anywhere in the table")) if plan.checks else \
             "it runs no conflict checks"
         if plan.operation == "rewrite":
             checked = _rewrite_check_text(plan)
@@ -590,12 +605,11 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
 
 def _rewrite_check_text(plan: _Plan) -> str:
     if plan.data_sequence_number is None:
-        return ("its check (validateNoNewDeletesForDataFiles) found no new delete file that applies to a file it "
-                "replaced")
-    return ("its check (validateNoNewDeletesForDataFiles, position deletes only, because dataSequenceNumber is "
-            "set) found no new position delete for a file it replaced; an equality delete committed since needs "
-            f"no check: the new files keep data sequence number {plan.data_sequence_number}, below the delete's, "
-            "so it still applies to them")
+        return "its check found no new delete file that applies to a file it replaced"
+    return ("its check found no new position delete for a file it replaced (it looks only at position deletes "
+            "when the new files keep the starting sequence number); an equality delete committed since needs no "
+            f"check: the new files keep data sequence number {plan.data_sequence_number}, below the delete's, so "
+            "it still applies to them")
 
 
 def _delete_files(jtable, plan: _Plan) -> None:

@@ -308,6 +308,9 @@ class Workspace:
         # EXPLORER_SPARK_MASTER / EXPLORER_SPARK_CONF). None = local[2].
         self._master: str | None = None
         self._extra_conf: dict[str, str] = {}
+        # A background rehearsal run (explorer.iceberg.spark.rehearsal): its thread, the event set when it ends,
+        # and the event other threads set to ask it to stop.
+        self._rehearsal: tuple[int, threading.Event, threading.Event] | None = None
         _workspaces.append(self)
 
     # -------------------------------------------------------------------------------------------- settings
@@ -339,6 +342,34 @@ class Workspace:
 
     # -------------------------------------------------------------------------------------------- the session
 
+    @contextmanager
+    def rehearsing(self):
+        """Hold the rehearsal gate while a warm-up run uses this workspace's session from the calling thread.
+        Yields a function telling whether another thread wants the session (the rehearsal then stops at its next
+        step); such a thread's :meth:`get_spark` waits until the rehearsal has ended."""
+        done, wanted = threading.Event(), threading.Event()
+        with self._lock:
+            if self._rehearsal is not None:  # one at a time: a second one has nothing left to warm
+                wanted.set()
+            else:
+                self._rehearsal = (threading.get_ident(), done, wanted)
+        try:
+            yield wanted.is_set
+        finally:
+            with self._lock:
+                if self._rehearsal is not None and self._rehearsal[1] is done:
+                    self._rehearsal = None
+            done.set()
+
+    def _await_rehearsal(self) -> None:
+        """From any thread but the rehearsal's own: ask a running rehearsal to stop and wait until it has."""
+        rehearsal = self._rehearsal
+        if rehearsal is None or rehearsal[0] == threading.get_ident():
+            return
+        _, done, wanted = rehearsal
+        wanted.set()
+        done.wait(timeout=600)
+
     def use_spark(self, session) -> None:
         """Make ``session`` (a SparkSession you built, on any cluster) the one this workspace's runs use.
 
@@ -366,6 +397,7 @@ class Workspace:
         only be chosen when the session starts; asking for another one later is an error rather than a silent
         surprise.
         """
+        self._await_rehearsal()
         with self._lock:
             wanted = Path(warehouse).resolve() if warehouse is not None else None
             if self._session is not None and _alive(self._session):

@@ -56,8 +56,11 @@ def test_update_first_wins_and_the_delete_is_rejected(runs):
     assert (b.status, b.sequence_number, b.parent_snapshot_id) == ("committed", 3, start.snapshot_id)
     assert b.committed_snapshot_id == cap.snapshots[-1].snapshot_id
     assert a.status == "rejected" and a.committed_snapshot_id is None and a.sequence_number is None
-    assert a.reason.startswith("Found conflicting files that can contain records matching")
-    assert "validateNoConflictingDataFiles" in a.reason
+    # plain words first; Iceberg's own message (its filter in SQL's words) and the check's name as the aside
+    assert a.reason.startswith("a data file committed since this job started may hold rows its filter matches")
+    assert a.message.startswith("Found conflicting files that can contain records matching user_id = 500")
+    assert a.message in a.reason and "validateNoConflictingDataFiles" in a.reason and "ref(name" not in a.reason
+    assert a.failed_check == "validateNoConflictingDataFiles"
     assert "org.apache" not in a.reason and "\n" not in a.reason
     new_file = next(f for f in cap.files if any(r.get("name") == "new-500" for r in f.rows))
     assert new_file.id in a.reason  # the conflicting file is B's new data file, named by its id
@@ -76,7 +79,8 @@ def test_delete_first_wins_and_the_update_is_rejected(runs):
     a, b = jobs["A"], jobs["B"]
     assert (a.commit_position, a.status, a.sequence_number) == (1, "committed", 3)
     assert (b.commit_position, b.status) == (2, "rejected")
-    assert b.reason.startswith("Found new conflicting delete files that can apply to records matching")
+    assert b.reason.startswith("a delete file committed since this job started may apply to rows its filter")
+    assert b.message.startswith("Found new conflicting delete files that can apply to records matching")
     delete_file = next(f for f in cap.files if f.is_delete)
     assert delete_file.id in b.reason and delete_file.added_snapshot_id == a.committed_snapshot_id
     assert "validateNoConflictingDeleteFiles" in b.checks
@@ -137,7 +141,8 @@ def test_compaction_without_the_starting_sequence_fails_validation_and_loses_not
     cap = runs["concurrent-compaction-vs-equality-delete-no-starting-sequence"]
     c = jobs_by_name(cap)["C"]
     assert c.status == "rejected" and c.committed_snapshot_id is None
-    assert c.reason.startswith("Cannot commit, found new delete for replaced data file: D")
+    assert c.message.startswith("Cannot commit, found new delete for replaced data file: D")
+    assert c.reason.startswith("a delete file committed since the compaction started applies to a file it replaced")
     assert "GenericDataFile" not in c.reason and "org.apache" not in c.reason
     assert len(cap.snapshots) == 3 and not any(f.file_sequence_number == 4 for f in cap.files)
     assert final_rows(cap) == [(100, "ada"), (200, "grace"), (300, "linus")]
@@ -149,20 +154,21 @@ def test_compaction_loses_to_a_concurrent_position_delete_either_way(runs, spark
     c = jobs_by_name(cap)["C"]
     holder = next(f for f in cap.files if any(r["user_id"] == 500 for r in f.rows))
     assert c.status == "rejected"
-    assert c.reason.startswith(f"Cannot commit, found new position delete for replaced data file: {holder.id} ")
+    assert c.message.startswith(f"Cannot commit, found new position delete for replaced data file: {holder.id} ")
     assert final_rows(cap) == [(100, "ada"), (200, "grace"), (300, "linus")]
     assert_resolver_agrees_everywhere(cap)
     raw = load_preset("concurrent-compaction-vs-position-delete").to_plain()
     raw["steps"][-1]["concurrent"]["jobs"]["C"] = {"compact": {"use_starting_sequence_number": False}}
     without = run_iceberg(parse_scenario(raw), spark=spark)
     c = jobs_by_name(without)["C"]
-    assert c.status == "rejected" and c.reason.startswith("Cannot commit, found new delete for replaced data file")
+    assert c.status == "rejected" and c.message.startswith("Cannot commit, found new delete for replaced data file")
     # Committed the other way round, the position delete is the one rejected: its data file is gone.
     raw["steps"][-1]["concurrent"]["commit_order"] = ["C", "D"]
     flipped = run_iceberg(parse_scenario(raw), spark=spark)
     c, d = jobs_by_name(flipped)["C"], jobs_by_name(flipped)["D"]
     assert c.status == "committed" and d.status == "rejected"
-    assert d.reason.startswith("Cannot commit, missing data files")
+    assert d.message.startswith("Cannot commit, missing data files")
+    assert d.reason.startswith("a data file its position deletes point at was removed")
     assert (500, "old-500") in final_rows(flipped)
     assert_resolver_agrees_everywhere(flipped)
 

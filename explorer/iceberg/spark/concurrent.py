@@ -564,6 +564,7 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
             _delete_files(recorder.jtable, plan)  # as Spark's abort does: the job's files never became visible
         message = _file_ids(_relative(engine_reason(exc), recorder.location), recorder)
         message = _JAVA_FILE.sub(r"\1", message)  # "GenericDataFile{content=data, file_path=D1, ...}" -> "D1"
+        message = filter_words(message)  # ref(name="user_id") == 500 -> user_id = 500
         reason, check = rejection_reason(message)
         return JobOutcome(**base, status=JobStatus.REJECTED, reason=reason, failed_check=check, message=message)
     spark.sql(f"REFRESH TABLE {full_name}")

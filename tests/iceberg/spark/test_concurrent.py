@@ -154,7 +154,7 @@ def test_compaction_loses_to_a_concurrent_position_delete_either_way(runs, spark
     c = jobs_by_name(cap)["C"]
     holder = next(f for f in cap.files if any(r["user_id"] == 500 for r in f.rows))
     assert c.status == "rejected"
-    assert c.message.startswith(f"Cannot commit, found new position delete for replaced data file: {holder.id} ")
+    assert c.message == f"Cannot commit, found new position delete for replaced data file: {holder.id}"
     assert final_rows(cap) == [(100, "ada"), (200, "grace"), (300, "linus")]
     assert_resolver_agrees_everywhere(cap)
     raw = load_preset("concurrent-compaction-vs-position-delete").to_plain()

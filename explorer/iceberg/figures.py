@@ -827,14 +827,14 @@ def race_figure(source: Any) -> go.Figure | None:
         title={"text": ("The race: every job starts from the same table, then they commit in this order" if shared
                         else "The race: each job starts where it read the table, then they commit in this order"),
                "x": 0.01},
-        height=max(240, 150 + 80 * len(jobs)), hovermode="closest", showlegend=False,
+        height=max(230, 140 + 64 * len(jobs)), hovermode="closest", showlegend=False,
         margin={"l": 10, "r": 20, "t": 50, "b": 20},
         meta={"kind": "race", "lanes": [f"{j.name}" for j in jobs]})
     # Room on the right for the fate beside the last attempt's marker.
     fig.update_xaxes(tickvals=list(range(attempts + 1)), ticktext=ticktext, range=[-0.35, attempts + 1.6],
-                     showgrid=True, gridcolor="#eeeeee", zeroline=False, side="top")
+                     showgrid=True, gridcolor="#eeeeee", zeroline=False, side="bottom")
     fig.update_yaxes(tickvals=list(range(len(jobs))), ticktext=[lane_label(j) for j in jobs],
-                     autorange="reversed", range=None, showgrid=False, zeroline=False, automargin=True)
+                     range=[len(jobs) - 0.5, -0.5], showgrid=False, zeroline=False, automargin=True)
     return fig
 
 

@@ -74,6 +74,16 @@ class PaimonEngine:
 
         return (PYPAIMON, JAVA)
 
+    def orders(self, scenario: Scenario, *, progress=None, spark=None, **_: Any):
+        """Every commit order of the scenario's named writers, each run on Paimon 0.9's Java library, with the
+        same commits modelled under ``sequence.snapshot-ordering``; a
+        :class:`~explorer.paimon.writers.WritersResult`."""
+        from explorer.paimon.writers import writers_race
+        from explorer.paimon.writers_run import run_writers
+
+        writers_race(scenario)  # refuses what the grid cannot explore before the engine starts
+        return run_writers(scenario, spark=spark, progress=progress)
+
     def warm_up(self, *, java: bool = False, **_: Any) -> None:
         """Import pypaimon now; with ``java``, also start the driver JVM the Java runner uses and compile its
         helper against Paimon's jar (what a chapter whose first run compacts waits for otherwise). A missing jar

@@ -234,8 +234,10 @@ def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = No
             part = partition_of(entry)
             live_max[part] = max(live_max.get(part, -1), entry["max_sequence_number"])
 
-    def partial(step_index: int) -> PaimonCapture:
-        done = dataclasses.replace(scenario, steps=tuple(scenario.steps[:step_index - 1]))
+    def partial(step_index: int, *, landed: bool = False) -> PaimonCapture:
+        # ``landed``: the refused step still made snapshots (Paimon 0.9 commits a write's APPEND before checking its
+        # COMPACT for conflicts), so its records are part of the table
+        done = dataclasses.replace(scenario, steps=tuple(scenario.steps[:step_index - (0 if landed else 1)]))
         return _capture(done, snapshots, structures, files, steps, rows_after, snapshot_of_step, restarts,
                         None, notes=())
 
@@ -257,9 +259,14 @@ def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = No
             try:
                 empty_note = handler(_JavaRun(helper, run_id, types, columns, rowkind, restarts, live_max), step)
             except Exception as exc:
+                landed = list(range(before + 1, int(helper.latestSnapshot(run_id)) + 1))
+                for snapshot_id in landed:
+                    record(snapshot_id, step)
+                if landed and step.kind != "compact":
+                    snapshot_of_step[step.index] = landed[0]
                 raise EngineError(f"Paimon {PAIMON_VERSION} refused the {step.kind}", step=step.index,
                                   field=step.kind, detail=engine_reason(exc),
-                                  capture=partial(step.index)) from None
+                                  capture=partial(step.index, landed=bool(landed))) from None
             after = int(helper.latestSnapshot(run_id))
             new = list(range(before + 1, after + 1))
             for snapshot_id in new:

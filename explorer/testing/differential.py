@@ -12,11 +12,11 @@ import copy
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.api import parse_scenario
-from explorer.scenario.model import Scenario
+from explorer.scenario.model import ConcurrentStep, Scenario
 
 
 @dataclass(frozen=True)
@@ -181,3 +181,80 @@ def shrink_plain(plain: dict, still_fails: Callable[[dict], bool], *, max_runs: 
             if runs >= max_runs:
                 break
     return current
+
+
+# ------------------------------------------------------------------------------------------------- races
+
+
+@dataclass
+class RaceCheck:
+    """One random race through ``explorer orders``, both properties checked against plain serial runs.
+
+    ``problems``: each history where the engine's rows differ from the resolver's, where a history judged
+    serializable differs from the plain serial run it names, or where a history judged not serializable equals a
+    plain serial run of its committed jobs. ``anomalous``: how many histories no serial order explains."""
+
+    scenario: Scenario
+    histories: int = 0
+    anomalous: int = 0
+    serial_runs: int = 0
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def serial_scenario(scenario: Scenario, order) -> Scenario:
+    """The steps before the race, then the named jobs as ordinary steps, one after another (``explorer run``'s own
+    Spark SQL DELETE / UPDATE / MERGE / rewrite_data_files, not the race's writers)."""
+    race = scenario.steps[-1]
+    assert isinstance(race, ConcurrentStep)
+    plain = scenario.to_plain()
+    plain["name"] = "serial-" + "-".join(order).lower() if order else "serial-none"
+    plain["steps"] = plain["steps"][:-1] + [race.job(name).step.to_plain() for name in order]
+    return parse_scenario(plain)
+
+
+def check_race(scenario: Scenario, *, spark=None, result=None) -> RaceCheck:
+    """Run every history of ``scenario``'s race (or judge ``result``, its orders already run) and check: the
+    engine's rows equal the resolver's in every history; a serializable verdict's rows equal the plain serial
+    run it names; a non-serializable verdict's rows equal no plain serial run of its committed jobs."""
+    from itertools import permutations
+
+    from explorer.api import orders, run
+    from explorer.scenario.histories import same_table
+
+    started = time.perf_counter()
+    result = result if result is not None else orders(scenario, spark=spark)
+    columns = scenario.table.column_names
+    check = RaceCheck(scenario, histories=len(result.histories))
+    plain_rows: dict[tuple[str, ...], list] = {}
+
+    def serial(order: tuple[str, ...]) -> list:
+        if order not in plain_rows:
+            plain = run(serial_scenario(scenario, order), spark=spark)
+            plain_rows[order] = plain.capture.engine_rows[plain.capture.snapshot_at().snapshot_id]
+            check.serial_runs += 1
+        return plain_rows[order]
+
+    for h in result.histories:
+        label = h.history.label
+        if not h.resolver_agrees or not same_table(h.rows, h.predicted_rows, columns):
+            check.problems.append(f"{label}: the engine's rows differ from the resolver's")
+        if h.serial_equivalent is not None:
+            if not same_table(h.rows, serial(tuple(h.serial_equivalent)), columns):
+                check.problems.append(f"{label}: judged equal to serial {'→'.join(h.serial_equivalent)}, but "
+                                      "that plain serial run reads other rows")
+            continue
+        check.anomalous += 1
+        committed = tuple(j.name for j in h.jobs if j.committed)
+        if not h.verdict.anomalies:
+            check.problems.append(f"{label}: judged not serializable without naming an anomaly")
+        for order in permutations(committed):
+            if same_table(h.rows, serial(order), columns):
+                check.problems.append(f"{label}: judged not serializable, yet the plain serial run "
+                                      f"{'→'.join(order)} reads the same rows")
+    check.seconds = time.perf_counter() - started
+    return check

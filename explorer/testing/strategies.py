@@ -11,7 +11,7 @@ Spark would legitimately refuse are never generated.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from explorer.paimon.options import AGGREGATE_FUNCTIONS
@@ -373,11 +373,17 @@ def paimon_plain(c: Chooser, *, name: str = "random-paimon", max_steps: int = 5,
 RACE_KINDS = ("insert", "delete", "delete", "update", "update", "equality_delete", "upsert", "compact")
 
 
-def iceberg_race_plain(c: Chooser, *, name: str = "random-race") -> dict:
+def iceberg_race_plain(c: Chooser, *, name: str = "random-race", contended: bool | None = None) -> dict:
     """One random race for ``explorer orders``: a format v2 merge-on-read table (partitioned or not) loaded by one
     or two inserts, then a ``concurrent`` step of two jobs drawn from the kinds a race may hold, ending the
     scenario. Deletes and updates use equality predicates half the time, so conflict filters and partitions
-    both matter."""
+    both matter.
+
+    A third of the races (all with ``contended=True``, none with ``False``) are **contended**: a DELETE and an
+    UPDATE or MERGE that both match one row the set-up loaded. Drawn independently, two jobs almost never meet
+    on one row (the first random campaign over races never produced a history that no serial order explains);
+    a contended pair is where snapshot isolation lets a retried DELETE commit past the row another job rewrote,
+    so some of its histories are not serializable (:func:`contended_race`)."""
     partitioned = c.boolean()
     columns = {"id": "int", "v": "string"}
     if partitioned:
@@ -385,7 +391,12 @@ def iceberg_race_plain(c: Chooser, *, name: str = "random-race") -> dict:
     table: dict[str, Any] = {"columns": columns, "format_version": 2, "write_mode": "merge-on-read"}
     if partitioned:
         table["partitioned_by"] = ["p"]
+    if contended is None:
+        contended = c.integer(0, 2) == 0
     steps: list[dict] = [_insert(c, partitioned) for _ in range(c.integer(1, 2))]
+    if contended:
+        steps.append({"concurrent": {"jobs": contended_race(c, steps[0]["insert"], partitioned)}})
+        return {"name": name, "engine": "iceberg", "table": table, "steps": steps}
     jobs = {}
     for job in ("A", "B"):
         kind = c.choice(RACE_KINDS)
@@ -397,15 +408,44 @@ def iceberg_race_plain(c: Chooser, *, name: str = "random-race") -> dict:
     return {"name": name, "engine": "iceberg", "table": table, "steps": steps}
 
 
-def iceberg_races():
+def contended_race(c: Chooser, loaded: Sequence[Mapping[str, Any]], partitioned: bool) -> dict:
+    """Two jobs that meet on one row of ``loaded``: a DELETE of it (by its key, its key and partition or text,
+    or its text alone) and an UPDATE of it by key (any new text) or a MERGE whose source row has its key
+    (matched: update). Which job is named A is drawn too."""
+    row = c.choice(list(loaded))
+    form = c.integer(0, 2)
+    where: dict[str, Any] = {"id": row["id"]}
+    if form == 1:
+        if partitioned:
+            where["p"] = row["p"]
+        elif row.get("v") is not None:
+            where["v"] = row["v"]
+    elif form == 2 and row.get("v") is not None:
+        where = {"v": row["v"]}
+    delete = {"delete": where}
+    if c.boolean():
+        writer = {"update": {"set": {"v": c.choice(TEXTS)}, "where": {"id": row["id"]}}}
+    else:
+        source = {**_row(c, partitioned, key=row["id"], nullable=False)}
+        writer = {"merge": {"rows": [source], "on": ["id"], "matched": "update",
+                            "not_matched": c.choice(("insert", "none"))}}
+    return {"A": delete, "B": writer} if c.boolean() else {"A": writer, "B": delete}
+
+
+def iceberg_races(contended: bool | None = None):
     """A hypothesis strategy of random two-job races (see :func:`iceberg_race_plain`)."""
     from hypothesis import strategies as st
 
     @st.composite
     def build(draw):
-        return parse_scenario(iceberg_race_plain(DrawChooser(draw)))
+        return parse_scenario(iceberg_race_plain(DrawChooser(draw), contended=contended))
 
     return build()
+
+
+def random_iceberg_race(rng: random.Random, *, name: str = "random-race", contended: bool | None = None) -> Scenario:
+    """A seeded random race (the campaign's and the seeded tests' form of :func:`iceberg_races`)."""
+    return parse_scenario(iceberg_race_plain(RandomChooser(rng), name=name, contended=contended))
 
 
 def random_iceberg_scenario(rng: random.Random, *, name: str = "random-iceberg") -> Scenario:

@@ -19,4 +19,5 @@ from explorer.api import load_preset  # noqa: E402
 @pytest.mark.parametrize("name", delta_step_overhead.SMOKE_PRESETS + ("delta-race-delete-vs-update-delete-first",))
 def test_plain_baseline_makes_the_versions_the_explorer_makes(name):
     scenario = load_preset(name)
-    assert delta_step_overhead.plain_run(scenario) == delta_step_overhead.explorer_run(scenario)
+    assert delta_step_overhead.plain_run(scenario) == delta_step_overhead.explorer_run(scenario) == \
+        delta_step_overhead.plain_run(scenario, reads=True)

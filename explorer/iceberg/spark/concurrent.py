@@ -217,6 +217,9 @@ def _shared(key: tuple, read):
     return cache[key]
 
 
+shared = _shared  # (the runner shares a snapshot's read-back between copies the same way)
+
+
 def _data_files_at(jtable, snapshot_id: int | None) -> dict[str, Any]:
     """Local path -> Java DataFile of every data file live at ``snapshot_id``."""
     if snapshot_id is None:
@@ -556,7 +559,7 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
             "commit_position": position, "started_from_snapshot": start, "checks": _check_texts(plan),
             "conflict_filter": plan.filter_text}
     try:
-        _operation(recorder.jtable, plan).commit()
+        _commit_or_adopt(recorder, plan, job.name)
     except Exception as exc:  # sorted below: a lost race is an outcome, anything else is raised
         if not _lost_race(spark, exc):
             raise
@@ -602,6 +605,48 @@ def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentSt
     return JobOutcome(**base, status=JobStatus.RETRIED if retried else JobStatus.COMMITTED, reason=reason,
                       committed_snapshot_id=snap.snapshot_id, sequence_number=snap.sequence_number,
                       parent_snapshot_id=snap.parent_id)
+
+
+def _commit_or_adopt(recorder: IcebergRecorder, plan: _Plan, name: str) -> None:
+    """Commit the job's operation; inside ``explorer orders`` (``shared_reads()``), a commit another history
+    already made from the same table is adopted instead of made again.
+
+    Histories share prefixes: in delete vs update, "A starts, A commits first" opens three of the six histories.
+    Such a commit is the same event in each of them: the same files on the same parent snapshot, and nothing
+    committed since the job started, so no validation can fail whatever the isolation level. The first history
+    commits it and keeps the metadata file that commit wrote; each later one, still at that parent, takes that file
+    as its own next metadata version (the Hadoop catalog's commit is exactly that: write ``v<N+1>.metadata.json``,
+    then the version hint). The histories then hold the very same snapshot (same id, same sequence number) and go
+    their own ways from there, as each copy of the set-up's table does."""
+    parent = recorder.current_snapshot_id()
+    cache = _SHARED_READS.get()
+    key = ("commit", parent, name, plan.start)
+    if cache is None or plan.start != parent:  # a commit that raced another: its checks decide, always run it
+        _operation(recorder.jtable, plan).commit()
+        return
+    if key in cache:
+        _adopt(recorder, cache[key])
+        return
+    _operation(recorder.jtable, plan).commit()
+    recorder.jtable.refresh()
+    written = local_path(str(recorder.jtable.operations().current().metadataFileLocation()))
+    with open(written, "rb") as source:
+        cache[key] = source.read()
+
+
+def _adopt(recorder: IcebergRecorder, metadata: bytes) -> None:
+    """Make ``metadata`` (a metadata file written by the same commit in another copy) this copy's next version."""
+    current = local_path(str(recorder.jtable.operations().current().metadataFileLocation()))
+    folder = current.rsplit("/", 1)[0]
+    match = re.fullmatch(r"v(\d+)\.metadata\.json", current.rsplit("/", 1)[1])
+    if match is None:
+        raise EngineError(f"cannot adopt a shared commit after {current} (a vN.metadata.json file was expected)")
+    version = int(match.group(1)) + 1
+    with open(f"{folder}/v{version}.metadata.json", "xb") as target:
+        target.write(metadata)
+    with open(f"{folder}/version-hint.text", "w", encoding="utf-8") as hint:
+        hint.write(str(version))
+    recorder.jtable.refresh()
 
 
 def _rewrite_check_text(plan: _Plan) -> str:

@@ -107,7 +107,8 @@ def run_orders(scenario: Scenario, *, spark=None, catalog: str | None = None, pr
                 capture = run_more(spark, fork, scenario, recorder, (race,), history=history)
                 run = HistoryRun(history, capture, time.perf_counter() - began)
                 runs.append(run)
-                shutil.rmtree(directory, ignore_errors=True)  # its commits are captured; the fork is done
+                # the fork's folder stays until the end: a later history may adopt a commit it made, whose
+                # manifest list Iceberg wrote there (concurrent._commit_or_adopt)
                 if progress:
                     progress(number, total, run, f"history {number}/{total} done: {history.label}")
         return OrdersCapture(scenario=scenario, race=race, base=base, runs=tuple(runs), setup_seconds=setup_seconds)

@@ -268,9 +268,12 @@ class _Runner:
     def _read_back(self, snapshot_ids: tuple[int, ...]) -> None:
         # Snapshots never change, so Spark reads each one back (rows and attached deletes) while the next step
         # already runs. Row lineage is read once the table is v3, also when a sql step upgraded it.
+        from explorer.iceberg.spark.concurrent import shared
+
         lineage = self.spec.format_version >= 3 or self.recorder.format_version() >= 3
-        for sid in snapshot_ids:
-            self._reads[sid] = self._reader.submit(read_back, self.spark, self.name, sid, lineage=lineage)
+        for sid in snapshot_ids:  # (explorer orders reads a snapshot its table copies share once: ``shared``)
+            self._reads[sid] = shared(("read-back", sid, lineage), lambda sid=sid: self._reader.submit(
+                read_back, self.spark, self.name, sid, lineage=lineage))
 
     def _run_step(self, step: Step) -> StepOutcome:
         started = time.perf_counter()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from types import MappingProxyType
 from typing import Any
 
@@ -36,7 +37,7 @@ def _objects(values: Iterable[Any], n: int) -> np.ndarray:
     return out
 
 
-def partition_key_label(key: tuple) -> str:
+def partition_key_label(key: tuple[Any, ...]) -> str:
     """A partition as people read it, from a ``FileRecord.partition_key()`` (spec id, sorted (field, value)
     pairs): ``k=v, k=v`` (and its spec when not the first), or ``(unpartitioned)``."""
     spec_id, items = key
@@ -45,12 +46,12 @@ def partition_key_label(key: tuple) -> str:
     return ", ".join(f"{k}={to_plain(v)}" for k, v in items) + (f" (spec {spec_id})" if spec_id else "")
 
 
-def partition_sort_key(key: tuple) -> tuple:
+def partition_sort_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
     """Partitions in a stable order whatever their values' types: spec, then values (nulls last)."""
     return (key[0], tuple((k, (v is None, str(type(v).__name__), v if v is not None else 0)) for k, v in key[1]))
 
 
-def birth_order_key(file_sequence_number: int, file_id: str) -> tuple:
+def birth_order_key(file_sequence_number: int, file_id: str) -> tuple[Any, ...]:
     """The planner's order of birth (resolver ``_birth_key``): the commit that wrote a file, then its short id
     as people read it (D2 before D10)."""
     prefix = file_id.rstrip("0123456789")
@@ -80,7 +81,10 @@ class FileColumns:
       referenced data file, else the ``file_path`` bound when lower equals upper), else None;
     - ``lower``, ``upper``: column name -> object array of that column's bound (None when not known);
     - ``null_counts``, ``value_counts``: column name -> int64 array (:data:`UNKNOWN_COUNT` when not known).
-      A column absent from a mapping is unknown for every file.
+      A column absent from a mapping is unknown for every file;
+    - ``listed``: position delete files and DVs, the data file paths they list (``referenced_data_file``, else
+      their positions' paths) as a sorted tuple per file (empty for the others); None when the columns were read
+      from manifests only (the delete files' contents unknown).
     """
 
     ids: tuple[str, ...]
@@ -100,60 +104,94 @@ class FileColumns:
     upper: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
     null_counts: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
     value_counts: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
-    partition_keys: tuple[tuple, ...] = ()
+    partition_keys: tuple[tuple[Any, ...], ...] = ()
+    listed: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
 
     @property
     def is_data(self) -> np.ndarray:
-        return self.content == DATA
+        out: np.ndarray = self.content == DATA
+        return out
 
     @property
     def is_delete(self) -> np.ndarray:
-        return self.content != DATA
+        out: np.ndarray = self.content != DATA
+        return out
 
     @classmethod
-    def from_records(cls, files: Iterable[FileRecord]) -> FileColumns:
-        """The columns of ``files`` (any order in; rows come out in order of birth)."""
-        records = sorted(files, key=lambda f: birth_order_key(f.file_sequence_number, f.id))
+    def from_records(cls, files: Iterable[FileRecord], *, ordered: bool = False,
+                     with_stats: bool = True) -> FileColumns:
+        """The columns of ``files`` (any order in; rows come out in order of birth). ``ordered``: rows in the
+        order given instead (the caller keeps its delete files in order of birth; the delete index's batches);
+        ``with_stats=False``: no bounds or counts (every column unknown), for questions that never read them."""
+        records = list(files) if ordered else \
+            sorted(files, key=lambda f: birth_order_key(f.file_sequence_number, f.id))
         n = len(records)
-        codes: dict[tuple, int] = {}
-        partition = np.empty(n, dtype=np.int64)
-        for i, f in enumerate(records):
-            partition[i] = codes.setdefault(f.partition_key(), len(codes))
-        columns = sorted({c for f in records for m in (f.lower_bounds, f.upper_bounds, f.null_counts,
-                                                        f.value_counts) for c in m})
-        scoped = [(f.scoped_to() or (None,))[0] for f in records]
+        # one pass over the records' attributes; files sharing a partition mapping share its key
+        (ids, contents, paths, seqs, file_seqs, specs, unpartitioned, partitions, counts, equality, refs) = \
+            zip(*[(f.id, f.content, f.path, f.sequence_number, f.file_sequence_number, f.spec_id,
+                   f.spec_unpartitioned, f.partition, f.record_count, f.equality_columns, f.referenced_data_file)
+                  for f in records]) if n else ((),) * 11
+        codes: dict[tuple[Any, ...], int] = {}
+        spec_ids = np.fromiter(specs, dtype=np.int64, count=n)
+        mapping_ids = np.fromiter(map(id, partitions), dtype=np.uint64, count=n)
+        _, first, shared = np.unique(np.stack((spec_ids, mapping_ids.astype(np.int64))), axis=1,
+                                     return_index=True, return_inverse=True) if n else ((), (), np.empty(0))
+        # the partition key of each distinct (spec, partition mapping), in order of first appearance
+        code_of = np.empty(len(first), dtype=np.int64)
+        for j in np.argsort(first).tolist():
+            i = int(first[j])
+            code_of[j] = codes.setdefault((specs[i], tuple(sorted(partitions[i].items()))), len(codes))
+        partition = code_of[np.asarray(shared, dtype=np.int64).reshape(-1)] if n else np.empty(0, dtype=np.int64)
+        content_code = {kind: code for kind, code in CONTENT_CODES.items()}
+        content = np.fromiter((content_code[c] for c in contents), dtype=np.int8, count=n)
+        deletes = np.flatnonzero((content == CONTENT_CODES[FileContent.POSITION_DELETES]) |
+                                 (content == CONTENT_CODES[FileContent.DELETION_VECTOR])).tolist()
+        scoped: list[str | None] = [None] * n
+        listed: list[tuple[str, ...]] = [()] * n
+        for i in deletes:
+            scoped[i] = (records[i].scoped_to() or (None,))[0]
+            listed[i] = _listed(records[i])
+        stats = {name: [getattr(f, name) for f in records] if with_stats else []
+                 for name in ("lower_bounds", "upper_bounds", "null_counts", "value_counts")}
+        present = {name: sorted(set(chain.from_iterable(maps))) for name, maps in stats.items()}
         return cls(
-            ids=tuple(f.id for f in records),
-            content=np.fromiter((CONTENT_CODES[f.content] for f in records), dtype=np.int8, count=n),
-            path=_objects((f.path for f in records), n),
-            sequence_number=np.fromiter((f.sequence_number for f in records), dtype=np.int64, count=n),
-            file_sequence_number=np.fromiter((f.file_sequence_number for f in records), dtype=np.int64, count=n),
-            spec_id=np.fromiter((f.spec_id for f in records), dtype=np.int32, count=n),
-            unpartitioned=np.fromiter((f.spec_unpartitioned for f in records), dtype=bool, count=n),
+            ids=tuple(ids),
+            content=content,
+            path=_objects(paths, n),
+            sequence_number=np.fromiter(seqs, dtype=np.int64, count=n),
+            file_sequence_number=np.fromiter(file_seqs, dtype=np.int64, count=n),
+            spec_id=np.fromiter(specs, dtype=np.int32, count=n),
+            unpartitioned=np.fromiter(unpartitioned, dtype=bool, count=n),
             partition=partition,
             partition_labels=tuple(partition_key_label(k) for k in codes),
             partition_keys=tuple(codes),
-            record_count=np.fromiter((f.record_count for f in records), dtype=np.int64, count=n),
-            equality_columns=_objects((tuple(f.equality_columns) for f in records), n),
-            referenced_data_file=_objects((f.referenced_data_file for f in records), n),
+            listed=_objects(listed, n),
+            record_count=np.fromiter(counts, dtype=np.int64, count=n),
+            equality_columns=_objects((tuple(e) for e in equality), n),
+            referenced_data_file=_objects(refs, n),
             scoped_path=_objects(scoped, n),
-            lower=MappingProxyType({c: _objects((f.lower_bounds.get(c) for f in records), n) for c in columns
-                                    if any(c in f.lower_bounds for f in records)}),
-            upper=MappingProxyType({c: _objects((f.upper_bounds.get(c) for f in records), n) for c in columns
-                                    if any(c in f.upper_bounds for f in records)}),
-            null_counts=MappingProxyType({c: _counts(records, "null_counts", c) for c in columns
-                                          if any(c in f.null_counts for f in records)}),
-            value_counts=MappingProxyType({c: _counts(records, "value_counts", c) for c in columns
-                                           if any(c in f.value_counts for f in records)}),
+            lower=MappingProxyType({c: _objects((m.get(c) for m in stats["lower_bounds"]), n)
+                                    for c in present["lower_bounds"]}),
+            upper=MappingProxyType({c: _objects((m.get(c) for m in stats["upper_bounds"]), n)
+                                    for c in present["upper_bounds"]}),
+            null_counts=MappingProxyType({c: _counts(stats["null_counts"], c) for c in present["null_counts"]}),
+            value_counts=MappingProxyType({c: _counts(stats["value_counts"], c) for c in present["value_counts"]}),
         )
 
 
-def _counts(records: Sequence[FileRecord], attribute: str, column: str) -> np.ndarray:
-    return np.fromiter((getattr(f, attribute).get(column, UNKNOWN_COUNT) for f in records), dtype=np.int64,
-                       count=len(records))
+def _listed(f: FileRecord) -> tuple[str, ...]:
+    if f.content in (FileContent.DATA, FileContent.EQUALITY_DELETES):
+        return ()
+    if f.referenced_data_file is not None:
+        return (f.referenced_data_file,)
+    return tuple(sorted({p.path for p in f.positions}))
+
+
+def _counts(maps: Sequence[Mapping[str, int]], column: str) -> np.ndarray:
+    return np.fromiter((m.get(column, UNKNOWN_COUNT) for m in maps), dtype=np.int64, count=len(maps))
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,7 +22,7 @@ from explorer.iceberg.columns import CONTENT_CODES, FileHistory, partition_sort_
 from explorer.iceberg.inspection import Attachments
 from explorer.iceberg.model import (Capture, FileContent, FileRecord, JobOutcome, Lifespans, SnapshotRecord,
                                     TableState)
-from explorer.iceberg.planner import Attachment, Pruning, plan_pair
+from explorer.iceberg.planner import Attachment, Pruning, plan_cells
 from explorer.iceberg.resolution import Decision, Outcome, RowFate
 from explorer.scenario.values import to_plain
 
@@ -499,10 +499,9 @@ def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | No
     small = len(data_ids) * len(delete_ids) <= 400
     removed = rows_removed(ex.fates)
     # The planner's view of each shown cell (only those: a large state has millions of pairs).
-    files_by_id = {f.id: f for f in state.data_files + state.delete_files}
-    dvs = {f.referenced_data_file: f for f in state.delete_files if f.content is FileContent.DELETION_VECTOR}
-    planned = {(d, x): plan_pair(files_by_id[d], files_by_id[x], dvs.get(files_by_id[d].path))
-               for d in data_ids for x in delete_ids}
+    shown_data, shown_deletes = set(data_ids), set(delete_ids)
+    planned = plan_cells(state, [f for f in state.data_files if f.id in shown_data],
+                         [f for f in state.delete_files if f.id in shown_deletes])
     for d in ex.decisions:
         i, j = row_of.get(d.data_file), col_of.get(d.delete_file)
         if i is None or j is None:

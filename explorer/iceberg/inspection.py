@@ -479,12 +479,13 @@ def explain_row(view: SnapshotView, where: Mapping[str, Any],
     fates = {(f.file, f.position): f for f in view.fates}
     copies = []
     for data_file in candidates:
+        decisions = {d.delete_file: d for d in index.decisions_for(data_file)}
         for position, row in enumerate(data_file.rows):
             if any(row.get(k) != v for k, v in where.items()):
                 continue
             verdicts = []
             for x in deletes:
-                decision = index.explain(data_file, x)
+                decision = decisions[x.id]
                 verdicts.append(DeleteVerdict(
                     delete_file=x.id, lists_row=matchers[x.id].matches(data_file, position, row),
                     applies=decision.applies, comparison=decision.comparison, outcome=decision.outcome.value,

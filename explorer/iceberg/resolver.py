@@ -1,9 +1,9 @@
 """The Iceberg delete resolver: which live delete files apply to which live data files, and why.
 
-It follows the spec's "Scan Planning" rules and mirrors Iceberg's Java ``DeleteFileIndex``: the index is built
-once per table state (global equality deletes sorted by sequence number, per-partition equality and position
-deletes sorted by sequence number, deletion vectors keyed by the data file they reference), and each data file
-then finds its deletes by binary search. That keeps planning cost near-linear in files, never files x deletes.
+The rules live in :mod:`explorer.iceberg.delete_index` (one index over the files' columns; the spec's rule is
+its :data:`~explorer.iceberg.delete_index.SPEC` question). This module asks that index with
+:class:`~explorer.iceberg.model.FileRecord` objects and words its answers for learners: a :class:`Decision` per
+pair whose reason describes the verdict and the facts the index read, and the fate of every row.
 
 Every comparison uses a file's *data* sequence number (``FileRecord.sequence_number``); the file sequence number
 only appears in reason texts, so learners see why a compacted file keeps its old number.
@@ -11,11 +11,16 @@ only appears in reason texts, so learners see why a compacted file keeps its old
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from explorer.iceberg.column_stats import KEEP
+from explorer.iceberg.columns import FileColumns, birth_order_key
+from explorer.iceberg.delete_index import SPEC, Facts, Judged, Question, answer, judge
 from explorer.iceberg.model import FileContent, FileRecord, TableState
 from explorer.iceberg.resolution import Decision, Outcome, RowFate, Rule
 from explorer.scenario.values import to_plain
@@ -31,31 +36,28 @@ _KIND_NAMES = {_EQ: "equality delete", _POS: "position delete file", _DV: "delet
 # ------------------------------------------------------------------------------------------- ordering
 
 
-def id_order_key(file_id: str) -> tuple:
+def id_order_key(file_id: str) -> tuple[Any, ...]:
     """Sort key for short ids as people read them: D2 before D10 (numbered per prefix in order of birth)."""
     prefix = file_id.rstrip("0123456789")
     digits = file_id[len(prefix):]
     return (prefix, int(digits) if digits else -1, file_id)
 
 
-def file_order_key(f: FileRecord) -> tuple:
+def file_order_key(f: FileRecord) -> tuple[Any, ...]:
     return id_order_key(f.id)
 
 
-def _birth_key(f: FileRecord) -> tuple:
-    return f.file_sequence_number, file_order_key(f)
+def _birth_key(f: FileRecord) -> tuple[Any, ...]:
+    return birth_order_key(f.file_sequence_number, f.id)
 
 
 def _by_birth(files: Iterable[FileRecord]) -> list[FileRecord]:
-    """Delete files in order of birth: by the commit that wrote them, then by their short id."""
+    """Files in order of birth: by the commit that wrote them, then by their short id (the columns' order)."""
     return sorted(files, key=_birth_key)
 
 
 def _by_sequence(files: Iterable[FileRecord]) -> list[FileRecord]:
     return sorted(files, key=lambda f: (f.sequence_number, f.file_sequence_number, file_order_key(f)))
-
-
-# ------------------------------------------------------------------------------------------ the rules
 
 
 def rule_of(delete_file: FileRecord) -> Rule:
@@ -70,64 +72,6 @@ def referenced_paths(delete_file: FileRecord) -> frozenset[str]:
     if delete_file.referenced_data_file is not None:
         return frozenset((delete_file.referenced_data_file,))
     return frozenset(p.path for p in delete_file.positions)
-
-
-def _dv_applies(data_file: FileRecord, dv: FileRecord) -> bool:
-    return dv.referenced_data_file == data_file.path and data_file.sequence_number <= dv.sequence_number
-
-
-def pair_outcome(data_file: FileRecord, delete_file: FileRecord, dv_covers: bool) -> Outcome:
-    """The spec's rules for one pair. ``dv_covers``: a deletion vector applies to this data file.
-
-    This is the one place the rules live; the index only makes finding the candidates fast.
-    """
-    content = delete_file.content
-    data_seq, delete_seq = data_file.sequence_number, delete_file.sequence_number
-    if content is _EQ:
-        if not delete_file.spec_unpartitioned and delete_file.partition_key() != data_file.partition_key():
-            return Outcome.OTHER_PARTITION
-        return Outcome.APPLIES if data_seq < delete_seq else Outcome.IGNORED_BY_SEQUENCE
-    if content is _DV:
-        if delete_file.referenced_data_file != data_file.path:
-            return Outcome.OTHER_FILE
-        return Outcome.APPLIES if data_seq <= delete_seq else Outcome.IGNORED_BY_SEQUENCE
-    if content is _POS:
-        if delete_file.partition_key() != data_file.partition_key():
-            return Outcome.OTHER_PARTITION
-        if data_file.path not in referenced_paths(delete_file):
-            return Outcome.OTHER_FILE
-        if data_seq > delete_seq:
-            return Outcome.IGNORED_BY_SEQUENCE
-        return Outcome.SUPERSEDED_BY_DV if dv_covers else Outcome.APPLIES
-    raise ValueError(f"{delete_file.id} is a data file, not a delete file")
-
-
-def brute_force_for_data_file(data_file: FileRecord, delete_files: Iterable[FileRecord]) -> tuple[FileRecord, ...]:
-    """Every pair through :func:`pair_outcome`, no index: the reference the index is tested against."""
-    deletes = tuple(delete_files)
-    dv_covers = any(d.content is _DV and _dv_applies(data_file, d) for d in deletes)
-    return tuple(d for d in deletes if pair_outcome(data_file, d, dv_covers) is Outcome.APPLIES)
-
-
-def stats_skippable(data_file: FileRecord, delete_file: FileRecord) -> bool:
-    """True when, for some equality column, every delete key lies outside the data file's [lower, upper].
-
-    A reader MAY then skip reading the delete for this file; it never changes whether the delete applies.
-    Unknown bounds, null keys or values that do not compare mean "cannot tell", hence False.
-    """
-    if delete_file.content is not _EQ or not delete_file.rows:
-        return False
-    for column in delete_file.equality_columns:
-        low = data_file.lower_bounds.get(column)
-        high = data_file.upper_bounds.get(column)
-        if low is None or high is None:
-            continue
-        try:
-            if all(r.get(column) is not None and not (low <= r.get(column) <= high) for r in delete_file.rows):
-                return True
-        except TypeError:
-            continue
-    return False
 
 
 # -------------------------------------------------------------------------------------- reason texts
@@ -153,9 +97,9 @@ def _comparison(data_file: FileRecord, delete_file: FileRecord) -> str:
     return f"{data_file.sequence_number} {op} {delete_file.sequence_number}"
 
 
-def _reason(data_file: FileRecord, delete_file: FileRecord, outcome: Outcome) -> str:
-    kind = _KIND_NAMES[delete_file.content]
-    d, x = data_file, delete_file
+def _reason(d: FileRecord, x: FileRecord, outcome: Outcome, facts: Facts, k: int) -> str:
+    """The spec's verdict for pair ``k`` in words, from the facts the index read (never recomputed)."""
+    kind = _KIND_NAMES[x.content]
     ds, xs = d.sequence_number, x.sequence_number
     if x.content is _EQ:
         head = (f"equality delete {x.id} has sequence number {xs}"
@@ -164,14 +108,14 @@ def _reason(data_file: FileRecord, delete_file: FileRecord, outcome: Outcome) ->
         if outcome is Outcome.OTHER_PARTITION:
             return (f"equality delete {x.id} belongs to {_partition_text(x)} and {d.id} to {_partition_text(d)}; "
                     f"a partitioned equality delete only applies inside its own partition → out of scope")
-        scope = (f"its spec {x.spec_id} is unpartitioned, so it is global" if x.spec_unpartitioned
+        scope = (f"its spec {x.spec_id} is unpartitioned, so it is global" if facts.is_global[k]
                  else f"both are in {_partition_text(x)}")
         verdict = "true → applies" if outcome is Outcome.APPLIES else "false → ignored"
         return f"{head}; {scope}; {_seq_text(d)}, and {ds} < {xs} is {verdict}"
     if outcome is Outcome.OTHER_PARTITION:
         text = (f"{kind} {x.id} belongs to {_partition_text(x)} and {d.id} to {_partition_text(d)}; "
                 f"position deletes only apply inside their own partition → out of scope")
-        if x.referenced_data_file == d.path:
+        if facts.at_path[k] and facts.by_reference[k]:
             text += (" (it names this very file, which a well-formed table never does across partitions; "
                      "Iceberg's Java reader matches such file-scoped deletes by path alone)")
         return text
@@ -196,140 +140,148 @@ def _reason(data_file: FileRecord, delete_file: FileRecord, outcome: Outcome) ->
 # ------------------------------------------------------------------------------------------ the index
 
 
+@dataclass(frozen=True, eq=False)
+class Batch:
+    """Delete files and data files as one set of columns: row ``i`` is ``records[i]``. The delete files come
+    first, in order of birth (the order attached deletes are listed in), then the data files as asked."""
+
+    columns: FileColumns
+    records: tuple[FileRecord, ...]
+    rows: tuple[int, ...]  # the row of each data file asked about, in the order asked
+
+
 class DeleteFileIndex:
-    """Live delete files arranged for fast lookup, as Iceberg's Java ``DeleteFileIndex`` arranges them.
+    """The live delete files of one table state, asked about data files (:class:`~explorer.iceberg.model.FileRecord`
+    objects) through the one index of :mod:`explorer.iceberg.delete_index`.
 
-    - global equality deletes (unpartitioned spec): one list sorted by sequence number;
-    - equality deletes per (spec id, partition): sorted lists;
-    - position delete files per (spec id, partition, referenced path) when they touch one data file, else per
-      (spec id, partition) with their path sets (old multi-file position delete files);
-    - deletion vectors keyed by the data file path they reference.
-
-    It answers the spec's question, "which deletes apply" (:meth:`for_data_file`, what the resolver and the row
-    fates use). The planner's question, "which deletes does Java's ``forDataFile`` hand a reader", is answered
-    pair by pair by :func:`explorer.iceberg.planner.plan` (with :meth:`planner_dv`) and for any size by
-    :func:`explorer.iceberg.planner.planned_pairs`, which groups the files' columns the same way.
+    The spec's question, "which deletes apply" (:meth:`for_data_file`, :meth:`for_data_files`, what the row
+    fates use), with every pair's reason (:meth:`explain`, :meth:`decisions_for`); and any question of that
+    index on any pairs (:meth:`judge`: the planner's view in :mod:`explorer.iceberg.planner` asks it there).
     """
 
     def __init__(self, delete_files: Iterable[FileRecord]):
         self._deletes: tuple[FileRecord, ...] = tuple(_by_birth(delete_files))
-        global_eq: list[FileRecord] = []
-        part_eq: dict[tuple, list[FileRecord]] = defaultdict(list)
-        pos_by_path: dict[tuple, list[FileRecord]] = defaultdict(list)
-        pos_multi: dict[tuple, list[FileRecord]] = defaultdict(list)
-        dvs: dict[str, list[FileRecord]] = defaultdict(list)
-        self._refs: dict[str, frozenset[str]] = {}
+        self._ids = frozenset(map(id, self._deletes))
         for f in self._deletes:
-            if f.content is _EQ:
-                (global_eq if f.spec_unpartitioned else part_eq[f.partition_key()]).append(f)
-            elif f.content is _DV:
-                if f.referenced_data_file is not None:
-                    dvs[f.referenced_data_file].append(f)
-            elif f.content is _POS:
-                refs = referenced_paths(f)
-                if len(refs) == 1:
-                    pos_by_path[(f.partition_key(), next(iter(refs)))].append(f)
-                elif refs:
-                    self._refs[f.id] = refs
-                    pos_multi[f.partition_key()].append(f)
-            else:
+            if not f.is_delete:
                 raise ValueError(f"{f.id} is a data file; a DeleteFileIndex holds delete files only")
-        self._global_eq = _sorted_run(global_eq)
-        self._part_eq = {k: _sorted_run(v) for k, v in part_eq.items()}
-        self._pos_by_path = {k: _sorted_run(v) for k, v in pos_by_path.items()}
-        self._pos_multi = {k: _sorted_run(v) for k, v in pos_multi.items()}
-        self._dvs = {k: _sorted_run(v) for k, v in dvs.items()}
 
     def __len__(self) -> int:
         return len(self._deletes)
 
     @property
     def delete_files(self) -> tuple[FileRecord, ...]:
+        """In order of birth."""
         return self._deletes
 
-    def _dv_covers(self, data_file: FileRecord) -> bool:
-        run = self._dvs.get(data_file.path)
-        return bool(run) and bisect_left(run[0], data_file.sequence_number) < len(run[0])
+    def batch(self, data_files: Iterable[FileRecord], deletes: Iterable[FileRecord] = (), *,
+              with_stats: bool = True) -> Batch:
+        """The columns of the index's delete files, any other ``deletes`` asked about and ``data_files``
+        (``with_stats=False``: without column bounds and counts, for the spec's question)."""
+        asked = list(data_files)
+        extra = [f for f in deletes if id(f) not in self._ids]
+        files = _by_birth((*self._deletes, *extra)) if extra else list(self._deletes)
+        row_of = {id(f): i for i, f in enumerate(files)}
+        for f in asked:
+            if row_of.setdefault(id(f), len(files)) == len(files):
+                files.append(f)
+        return Batch(FileColumns.from_records(files, ordered=True, with_stats=with_stats), tuple(files),
+                     tuple(row_of[id(f)] for f in asked))
 
-    def _equality_after(self, seq: int, key: tuple) -> tuple[FileRecord, ...]:
-        """Equality deletes in scope for a data file of partition ``key`` (global ones, then those of its spec
-        and partition) whose sequence number is strictly greater than ``seq``."""
-        seqs, files = self._global_eq
-        out = files[bisect_right(seqs, seq):]
-        run = self._part_eq.get(key)
-        if run is not None:
-            out += run[1][bisect_right(run[0], seq):]
-        return out
+    # --------------------------------------------------------------------------- the spec's question
+
+    def for_data_files(self, data_files: Iterable[FileRecord]) -> list[tuple[FileRecord, ...]]:
+        """For each data file (in the order given), the delete files that apply to it, in order of birth."""
+        batch = self.batch(data_files, with_stats=False)  # the spec's rule never reads statistics
+        d, x = answer(batch.columns, SPEC)
+        counts = np.bincount(d, minlength=len(batch.records))
+        starts = (np.cumsum(counts) - counts).tolist()
+        counts = counts.tolist()
+        records = np.empty(len(batch.records), dtype=object)
+        records[:] = batch.records
+        found = records[x].tolist()
+        return [tuple(found[starts[r]:starts[r] + counts[r]]) for r in batch.rows]
 
     def for_data_file(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
-        """The delete files that apply to ``data_file`` (equality first, then position deletes or DVs)."""
-        seq = data_file.sequence_number
-        key = data_file.partition_key()
-        out = self._equality_after(seq, key)
-        run = self._dvs.get(data_file.path)
-        if run is not None:
-            dvs = run[1][bisect_left(run[0], seq):]
-            if dvs:  # a DV supersedes every position delete file for this data file
-                return out + dvs
-        run = self._pos_by_path.get((key, data_file.path))
-        if run is not None:
-            out += run[1][bisect_left(run[0], seq):]
-        run = self._pos_multi.get(key)
-        if run is not None:
-            path = data_file.path
-            out += tuple(f for f in run[1][bisect_left(run[0], seq):] if path in self._refs[f.id])
-        return out
+        """The delete files that apply to ``data_file``, in order of birth."""
+        return self.for_data_files([data_file])[0]
 
-    # ------------------------------------------------------------------ the planner's question (forDataFile)
+    def judge(self, data_files: Iterable[FileRecord], question: Question = SPEC, *,
+              deletes: Iterable[FileRecord] | None = None,
+              column_stats: bool | None = None) -> tuple[Batch, Judged]:
+        """Every (data file, delete file) pair through ``question``: the given data files (in that order) against
+        ``deletes`` (default: every delete file of the index; the others still fill the DV map)."""
+        chosen = self._deletes if deletes is None else tuple(deletes)
+        batch = self.batch(data_files, chosen)
+        row_of = {id(f): i for i, f in enumerate(batch.records)}
+        x_rows = np.asarray(sorted(row_of[id(f)] for f in chosen), dtype=np.int64)
+        d_rows = np.asarray(batch.rows, dtype=np.int64)
+        return batch, judge(batch.columns, np.repeat(d_rows, len(x_rows)), np.tile(x_rows, len(d_rows)), question,
+                            column_stats=column_stats)
 
-    def planner_dv(self, path: str) -> FileRecord | None:
-        """The DV Java's index holds for a data file path (the first one born, should metadata name several)."""
-        run = self._dvs.get(path)
-        return None if run is None else min(run[1], key=_birth_key)
-
-    # ------------------------------------------------------------------------------------------------------
-
-    def ignored_equality_deletes(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
-        """Equality deletes in scope for ``data_file`` but not newer than it (ignored by sequence number)."""
-        seq = data_file.sequence_number
-        seqs, files = self._global_eq
-        out = files[:bisect_right(seqs, seq)]
-        run = self._part_eq.get(data_file.partition_key())
-        if run is not None:
-            out += run[1][:bisect_right(run[0], seq)]
-        return out
+    def decide(self, data_files: Iterable[FileRecord], deletes: Iterable[FileRecord] | None = None
+               ) -> list[Decision]:
+        """Every given data file (in that order) against every delete file (in order of birth), with reasons."""
+        batch, judged = self.judge(data_files, SPEC, deletes=deletes, column_stats=True)
+        return [_decision(batch, judged, k) for k in range(len(judged.codes))]
 
     def explain(self, data_file: FileRecord, delete_file: FileRecord) -> Decision:
         """One pair, any outcome, with the concrete comparison as text."""
-        return self._decide(data_file, delete_file, self._dv_covers(data_file))
-
-    def _decide(self, data_file: FileRecord, delete_file: FileRecord, dv_covers: bool) -> Decision:
-        outcome = pair_outcome(data_file, delete_file, dv_covers)
-        return Decision(
-            data_file=data_file.id, delete_file=delete_file.id, applies=outcome is Outcome.APPLIES,
-            rule=rule_of(delete_file), outcome=outcome, data_sequence_number=data_file.sequence_number,
-            delete_sequence_number=delete_file.sequence_number,
-            # scope decided it: no sequence-number comparison was made, so none is shown
-            comparison=_comparison(data_file, delete_file) if outcome.in_scope or
-            outcome is Outcome.SUPERSEDED_BY_DV else None,
-            reason=_reason(data_file, delete_file, outcome),
-            stats_skippable=stats_skippable(data_file, delete_file))
+        return self.decide([data_file], [delete_file])[0]
 
     def decisions_for(self, data_file: FileRecord) -> Iterator[Decision]:
         """``data_file`` against every live delete file, in order of birth."""
-        dv_covers = self._dv_covers(data_file)
-        for delete_file in self._deletes:
-            yield self._decide(data_file, delete_file, dv_covers)
+        yield from self.decide([data_file])
 
     def data_files_for(self, delete_file: FileRecord, data_files: Iterable[FileRecord]) -> tuple[FileRecord, ...]:
         """The per-delete view: which of ``data_files`` this delete file applies to."""
-        return tuple(d for d in data_files
-                     if pair_outcome(d, delete_file, self._dv_covers(d)) is Outcome.APPLIES)
+        files = list(data_files)
+        _, judged = self.judge(files, deletes=[delete_file])
+        return tuple(f for f, ok in zip(files, judged.accepted.tolist()) if ok)
+
+    def ignored_equality_deletes_for(self, data_files: Sequence[FileRecord]) -> list[tuple[FileRecord, ...]]:
+        """Per data file: equality deletes in its scope but not newer than it (ignored by sequence number)."""
+        eq = [f for f in self._deletes if f.content is _EQ]
+        if not eq or not data_files:
+            return [() for _ in data_files]
+        _, judged = self.judge(data_files, deletes=eq)
+        ignored = (judged.codes == SPEC.verdicts.index(Outcome.IGNORED_BY_SEQUENCE)).reshape(len(data_files), -1)
+        return [tuple(x for x, hit in zip(eq, row) if hit) for row in ignored.tolist()]
+
+    def ignored_equality_deletes(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
+        return self.ignored_equality_deletes_for([data_file])[0]
 
 
-def _sorted_run(files: list[FileRecord]) -> tuple[list[int], tuple[FileRecord, ...]]:
-    ordered = files if len(files) == 1 else _by_sequence(files)  # most path buckets hold one file
-    return [f.sequence_number for f in ordered], tuple(ordered)
+def _decision(batch: Batch, judged: Judged, k: int) -> Decision:
+    facts = judged.facts
+    d, x = batch.records[int(facts.data_rows[k])], batch.records[int(facts.delete_rows[k])]
+    outcome = judged.verdict(k)
+    assert isinstance(outcome, Outcome)
+    return Decision(
+        data_file=d.id, delete_file=x.id, applies=outcome is Outcome.APPLIES, rule=rule_of(x), outcome=outcome,
+        data_sequence_number=d.sequence_number, delete_sequence_number=x.sequence_number,
+        # scope decided it: no sequence-number comparison was made, so none is shown
+        comparison=_comparison(d, x) if outcome.in_scope or outcome is Outcome.SUPERSEDED_BY_DV else None,
+        reason=_reason(d, x, outcome, facts, k),
+        # what the index's column-stats switch would let a reader skip (it never changes the spec's verdict)
+        stats_skippable=bool(facts.stats[k] != KEEP))
+
+
+def brute_force_for_data_files(data_files: Sequence[FileRecord], delete_files: Iterable[FileRecord]
+                               ) -> list[tuple[FileRecord, ...]]:
+    """Every pair through the spec's conditions, without the index's groups: the reference the indexed answer
+    is tested against (per data file, in order of birth)."""
+    index = DeleteFileIndex(delete_files)
+    deletes = index.delete_files
+    if not data_files:
+        return []
+    _, judged = index.judge(data_files)
+    rows = judged.accepted.reshape(len(data_files), len(deletes)).tolist() if deletes else [[]] * len(data_files)
+    return [tuple(x for x, ok in zip(deletes, row) if ok) for row in rows]
+
+
+def brute_force_for_data_file(data_file: FileRecord, delete_files: Iterable[FileRecord]) -> tuple[FileRecord, ...]:
+    return brute_force_for_data_files([data_file], delete_files)[0]
 
 
 # ------------------------------------------------------------------------------------ whole-state views
@@ -341,8 +293,7 @@ def decide_all(state: TableState, index: DeleteFileIndex | None = None) -> tuple
     Fine for teaching sizes; at scale ask :class:`DeleteFileIndex` only what you need.
     """
     index = index if index is not None else DeleteFileIndex(state.delete_files)
-    return tuple(d for data_file in sorted(state.data_files, key=file_order_key)
-                 for d in index.decisions_for(data_file))
+    return tuple(index.decide(sorted(state.data_files, key=file_order_key)))
 
 
 class RowMatcher:
@@ -391,9 +342,11 @@ def row_fates(state: TableState, index: DeleteFileIndex | None = None) -> tuple[
         return m
 
     fates: list[RowFate] = []
-    for data_file in sorted(state.data_files, key=file_order_key):
-        applicable = [matcher(f) for f in _by_sequence(index.for_data_file(data_file))]
-        ignored = [matcher(f) for f in _by_sequence(index.ignored_equality_deletes(data_file))]
+    data_files = sorted(state.data_files, key=file_order_key)
+    for data_file, applies, not_newer in zip(data_files, index.for_data_files(data_files),
+                                             index.ignored_equality_deletes_for(data_files)):
+        applicable = [matcher(f) for f in _by_sequence(applies)]
+        ignored = [matcher(f) for f in _by_sequence(not_newer)]
         for position, row in enumerate(data_file.rows):
             hits = [m for m in applicable if m.matches(data_file, position, row)]
             if hits:

@@ -50,23 +50,29 @@ def engine_version() -> str:
     return f"Apache Paimon {PAIMON_VERSION} (Java)"
 
 
+def compile_paimon_helper(spark):
+    """Compile ``java/PaimonSteps.java`` now (no cache) under a class loader of its own holding Paimon's jar."""
+    jar = require_paimon_jar()
+    jvm, gateway = spark._jvm, spark.sparkContext._gateway
+    urls = gateway.new_array(jvm.java.net.URL, 1)
+    urls[0] = jvm.java.io.File(str(jar)).toURI().toURL()
+    spark_loader = jvm.org.codehaus.janino.SimpleCompiler._java_lang_class.getClassLoader()
+    paimon_loader = jvm.java.net.URLClassLoader(urls, spark_loader)
+    compiler = jvm.org.codehaus.janino.SimpleCompiler()
+    compiler.setParentClassLoader(paimon_loader)
+    compiler.setTargetVersion(8)  # Paimon's factories are static interface methods (Java 8+)
+    compiler.cook(_SOURCE.read_text(encoding="utf-8"))
+    return compiler.getClassLoader().loadClass("PaimonSteps")
+
+
 def paimon_helper(spark):
     """The ``PaimonSteps`` helper in ``spark``'s driver JVM, under a class loader of its own holding Paimon."""
     key = spark.sparkContext.applicationId
     with _LOCK:
         helper = _HELPERS.get(key)
         if helper is None:
-            jar = require_paimon_jar()
             jvm, gateway = spark._jvm, spark.sparkContext._gateway
-            urls = gateway.new_array(jvm.java.net.URL, 1)
-            urls[0] = jvm.java.io.File(str(jar)).toURI().toURL()
-            spark_loader = jvm.org.codehaus.janino.SimpleCompiler._java_lang_class.getClassLoader()
-            paimon_loader = jvm.java.net.URLClassLoader(urls, spark_loader)
-            compiler = jvm.org.codehaus.janino.SimpleCompiler()
-            compiler.setParentClassLoader(paimon_loader)
-            compiler.setTargetVersion(8)  # Paimon's factories are static interface methods (Java 8+)
-            compiler.cook(_SOURCE.read_text(encoding="utf-8"))
-            cls = compiler.getClassLoader().loadClass("PaimonSteps")
+            cls = compile_paimon_helper(spark)
             helper = _HELPERS[key] = cls.getDeclaredConstructor(gateway.new_array(jvm.java.lang.Class, 0)) \
                 .newInstance(gateway.new_array(jvm.java.lang.Object, 0))
     return helper

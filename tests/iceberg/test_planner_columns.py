@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.iceberg import planner
+from explorer.iceberg import delete_index
 from explorer.iceberg.columns import FileColumns
 from explorer.iceberg.planner import attachments_from_pairs, plan, planned_attachments, planned_pairs
 from explorer.testing.builders import Build, build_seed_capture
@@ -35,7 +35,7 @@ def attached(state) -> dict[str, tuple[str, ...]]:
     if len(d) > 1:  # sorted by data row, then delete row, no pair twice
         assert ((np.diff(d) > 0) | ((np.diff(d) == 0) & (np.diff(x) > 0))).all()
     with pytest.MonkeyPatch.context() as patch:  # the statistics pass, a few pairs at a time: same pairs
-        patch.setattr(planner, "_CHUNK", 3)
+        patch.setattr(delete_index, "_CHUNK", 3)
         small_d, small_x = planned_pairs(cols)
     assert np.array_equal(small_d, d) and np.array_equal(small_x, x)
     ours = attachments_from_pairs(cols, d, x)

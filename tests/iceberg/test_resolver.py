@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -119,13 +120,22 @@ def test_multi_column_equality_delete_needs_every_column_equal(build):
 
 
 def test_stats_skippable_never_changes_applies(build):
-    d = build.data("D1", 1, [{"user_id": 10}], lower={"user_id": 10}, upper={"user_id": 20})
-    outside = build.eq("E1", 2, [{"user_id": 500}, {"user_id": 5}])
-    inside = build.eq("E2", 2, [{"user_id": 500}, {"user_id": 15}])
-    index = DeleteFileIndex([outside, inside])
-    a, b = index.explain(d, outside), index.explain(d, inside)
+    """``stats_skippable`` is the index's one column-stats rule (Java's ``canContainEqDeletesForFile``, on the
+    delete file's manifest bounds): a reader may skip the delete, yet by the spec it still applies."""
+    counts = {"null_counts": {"user_id": 0}, "value_counts": {"user_id": 2}}  # as a manifest records them
+    d = replace(build.data("D1", 1, [{"user_id": 10}], lower={"user_id": 10}, upper={"user_id": 20}), **counts)
+    outside = replace(build.eq("E1", 2, [{"user_id": 500}, {"user_id": 600}]),
+                      lower_bounds={"user_id": 500}, upper_bounds={"user_id": 600}, **counts)
+    inside = replace(build.eq("E2", 2, [{"user_id": 500}, {"user_id": 15}]),
+                     lower_bounds={"user_id": 15}, upper_bounds={"user_id": 500}, **counts)
+    # both keys lie outside D1's bounds, but the delete's own bounds (5..500) overlap them: not skippable
+    around = replace(build.eq("E3", 2, [{"user_id": 5}, {"user_id": 500}]),
+                     lower_bounds={"user_id": 5}, upper_bounds={"user_id": 500}, **counts)
+    index = DeleteFileIndex([outside, inside, around])
+    a, b, c = index.explain(d, outside), index.explain(d, inside), index.explain(d, around)
     assert a.applies and a.stats_skippable
     assert b.applies and not b.stats_skippable
+    assert c.applies and not c.stats_skippable
     no_bounds = build.data("D2", 1, [{"user_id": 10}])
     assert not index.explain(no_bounds, outside).stats_skippable
 

@@ -16,6 +16,20 @@ _HELPERS: dict[tuple[str, str], Any] = {}  # (Spark application id, class name) 
 _LOCK = threading.Lock()
 
 
+def helper_sources() -> list[Path]:
+    """The helpers' sources (``java/*.java`` beside this module), by name."""
+    return sorted(_SOURCES.glob("*.java"))
+
+
+def compile_helper(spark, class_name: str):
+    """Compile ``java/<class_name>.java`` now (no cache) under the class loader that loaded Iceberg; its class."""
+    jvm = spark._jvm
+    compiler = jvm.org.codehaus.janino.SimpleCompiler()
+    compiler.setParentClassLoader(jvm.org.apache.iceberg.Table._java_lang_class.getClassLoader())
+    compiler.cook((_SOURCES / f"{class_name}.java").read_text(encoding="utf-8"))
+    return compiler.getClassLoader().loadClass(class_name)
+
+
 def java_helper(spark, class_name: str):
     """An instance of the helper ``java/<class_name>.java`` in the driver JVM of ``spark``."""
     key = (spark.sparkContext.applicationId, class_name)
@@ -23,10 +37,7 @@ def java_helper(spark, class_name: str):
         helper = _HELPERS.get(key)
         if helper is None:
             jvm, gateway = spark._jvm, spark.sparkContext._gateway
-            compiler = jvm.org.codehaus.janino.SimpleCompiler()
-            compiler.setParentClassLoader(jvm.org.apache.iceberg.Table._java_lang_class.getClassLoader())
-            compiler.cook((_SOURCES / f"{class_name}.java").read_text(encoding="utf-8"))
-            cls = compiler.getClassLoader().loadClass(class_name)
+            cls = compile_helper(spark, class_name)
             helper = _HELPERS[key] = cls.getDeclaredConstructor(gateway.new_array(jvm.java.lang.Class, 0)) \
                 .newInstance(gateway.new_array(jvm.java.lang.Object, 0))
     return helper

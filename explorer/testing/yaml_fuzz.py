@@ -5,7 +5,7 @@ numbers, NaN, unicode, deep nesting, broken syntax, and built-in presets with on
 :func:`check_document` puts one through the three doors and returns what happened; it raises AssertionError
 when a door shows a traceback, exits with anything but 0 or 2, or the editor raises. A document that
 validates is not run (that would start Spark): run is only asked to refuse what validate refused.
-Used by tests/testing/test_yaml_fuzz.py (500 documents) and scripts/yaml_fuzz_campaign.py (10,000 or more).
+Used by tests/pure/testing/test_yaml_fuzz.py (500 documents) and scripts/yaml_fuzz_campaign.py (10,000 or more).
 """
 
 from __future__ import annotations

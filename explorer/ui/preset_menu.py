@@ -3,7 +3,7 @@
 A learner meets a preset in a chapter first; the picker lists them the same way ("02 · same-commit-upsert — Upsert
 in one commit ..."), then the ones no chapter uses yet. The project's own regression scenarios (``regression-*``)
 are not offered: they guard engine corner cases and teach nothing on their own (they still load by name).
-``tests/ui/test_preset_menu.py`` checks that every preset listed under a chapter is used in that chapter's
+``tests/pure/ui/test_preset_menu.py`` checks that every preset listed under a chapter is used in that chapter's
 notebook, so the menu cannot drift from the chapters.
 """
 

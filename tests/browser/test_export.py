@@ -6,7 +6,7 @@ snapshot's caption; predict mode shows no view until Reveal, then scores the gue
 
 A representative subset is opened here, one page per kind of story (equality deletes, v3 deletion vectors,
 Paimon, the changelog comparison; every tab at every snapshot for the seed story, the first tab
-at every snapshot and every tab at the last for the others); tests/ui/test_export.py checks every preset's page
+at every snapshot and every tab at the last for the others); tests/engine/ui/test_export.py checks every preset's page
 without a browser. The runs (and the comparison) are the suite's shared ones (tests/conftest.py).
 """
 

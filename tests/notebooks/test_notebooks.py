@@ -304,7 +304,7 @@ def test_04_paimon_executes(kernel_env, tmp_path):
     assert "modelled: True" in text and "MODELLED, not executed by pypaimon" in text
     assert "DISAGREEMENT" not in text
     # pypaimon 2.1 runs five presets; Paimon 0.9's Java library the five that compact, use sequence groups,
-    # first-row or remove-record-on-delete (tests/paimon/test_java_runner.py checks them against Paimon's tests)
+    # first-row or remove-record-on-delete (tests/engine/paimon/test_java_runner.py checks them against Paimon's tests)
     assert text.count("Model and pypaimon agree") == 5
     assert text.count("Model and Paimon 0.9 (Java) agree") == 5
     # deletes on partial-update (#28): testSequenceGroup's retractions, and a -D merged away by its own writer

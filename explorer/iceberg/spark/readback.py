@@ -10,7 +10,7 @@ task, and the rows turned into Python values by PySpark's own collect path. What
 job that decides nothing about which rows come back: analysing and optimising a query plan, generating code,
 scheduling a task. On two cores that part, with a second planning for the attachments, cost about 80 ms for the
 seed story's last snapshot, against 48 ms for this whole read (``benchmarks/read_back_share.py``);
-``tests/iceberg/spark/test_readback.py`` checks on every preset, at every snapshot, that the rows equal a Spark
+``tests/engine/iceberg/spark/test_readback.py`` checks on every preset, at every snapshot, that the rows equal a Spark
 job's ``collect()`` and the attachments equal ``table.newScan().useSnapshot(id).planFiles()``.
 
 :func:`engine_rows_at` is a Spark job's read of one snapshot, for tables the explorer did not write (inspect).

@@ -20,6 +20,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+# The test tooling (explorer_testing: the browser drivers some benchmarks use) is not installed with the package:
+# it is imported from the checkout.
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
 
 def parser(description: str) -> argparse.ArgumentParser:

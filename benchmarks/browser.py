@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_common as bc
 import cold_start
 
-from explorer.testing import browser as B
+from explorer_testing import browser as B
 
 PANELS = ("Timeline", "Decisions", "Rows", "Snapshots & files")
 TARGET_MEDIAN_MS, TARGET_P90_MS, TARGET_KB_PER_MOVE, TARGET_HEAP_MB, WARM_SLACK_S = 150, 300, 100, 300, 0.5

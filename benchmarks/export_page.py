@@ -89,7 +89,7 @@ def only(url: str):
 def browser_times(page_path: Path, ref_path: Path, rounds: int) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from explorer.testing.browser import CHROMIUM_ARGS
+    from explorer_testing.browser import CHROMIUM_ARGS
 
     firsts, refs, fcps, moves = [], [], [], []
     with sync_playwright() as p:

@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_common as bc
 
-from explorer.testing import browser as B
+from explorer_testing import browser as B
 
 PRESET = B.SEED
 OPEN_TIMEOUT_S = 900.0   # every page shows the app (N kernels start and run the notebook on 2 cores)

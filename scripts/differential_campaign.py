@@ -25,8 +25,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from explorer.api import parse_scenario
-from explorer.testing.differential import Check, check_iceberg, check_paimon, shrink_plain
-from explorer.testing.strategies import RandomChooser, iceberg_plain, paimon_plain
+from explorer_testing.differential import Check, check_iceberg, check_paimon, shrink_plain
+from explorer_testing.strategies import RandomChooser, iceberg_plain, paimon_plain
 
 
 def campaign(engine: str, count: int, seed: int, *, shrink: bool, save: Path | None, avoid_known_gaps: bool = False,

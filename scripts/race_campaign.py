@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """A random campaign over races: many random two-job races through ``explorer orders``, each history checked.
 
-For every race (``explorer.testing.strategies.random_iceberg_race``: a third contended, a DELETE and an UPDATE or
-MERGE on one loaded row), both properties of the differential (``explorer.testing.differential.check_race``): the
+For every race (``explorer_testing.strategies.random_iceberg_race``: a third contended, a DELETE and an UPDATE or
+MERGE on one loaded row), both properties of the differential (``explorer_testing.differential.check_race``): the
 engine's rows equal the resolver's in every history; a history judged serializable reads what the plain serial run
 it names reads, and one judged not serializable reads what no plain serial run of its committed jobs reads. Prints
 races, histories, how many no serial order explains, and every problem with the race's YAML. Exit 0 only when
@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from explorer.testing.differential import check_race
-from explorer.testing.strategies import random_iceberg_race
+from explorer_testing.differential import check_race
+from explorer_testing.strategies import random_iceberg_race
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -51,7 +51,7 @@ def main(argv=None) -> int:
         sys.path.insert(0, str(ROOT))
     from explorer.api import list_presets
     from explorer.iceberg.spark.session import get_spark, warehouse_dir
-    from explorer.testing.repetition import repeat
+    from explorer_testing.repetition import repeat
 
     scenarios = list_presets(None if args.engine == "both" else args.engine)
     spark = None

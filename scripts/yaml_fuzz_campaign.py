@@ -22,7 +22,11 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, seed, settings
 
-from explorer.testing.yaml_fuzz import check_document, documents
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # the test tooling is imported from the checkout (it is not installed)
+    sys.path.insert(0, str(ROOT))
+
+from explorer_testing.yaml_fuzz import check_document, documents  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

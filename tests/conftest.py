@@ -28,22 +28,22 @@ def spark():
 
 @pytest.fixture(scope="session")
 def build():
-    """Builders for hand-made FileRecord / TableState / Capture (``explorer.testing.builders.Build``)."""
-    from explorer.testing.builders import Build
+    """Builders for hand-made FileRecord / TableState / Capture (``explorer_testing.builders.Build``)."""
+    from explorer_testing.builders import Build
 
     return Build
 
 
 @pytest.fixture
 def seed_capture():
-    from explorer.testing.builders import build_seed_capture
+    from explorer_testing.builders import build_seed_capture
 
     return build_seed_capture()
 
 
 @pytest.fixture
 def compacted_seed_capture():
-    from explorer.testing.builders import build_seed_capture
+    from explorer_testing.builders import build_seed_capture
 
     return build_seed_capture(with_compaction=True)
 

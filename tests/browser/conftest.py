@@ -21,8 +21,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from explorer.testing import browser as B
-from explorer.testing.browser import CHROMIUM_ARGS, Launched, free_port, http_status, launch, session_on
+from explorer_testing import browser as B
+from explorer_testing.browser import CHROMIUM_ARGS, Launched, free_port, http_status, launch, session_on
 
 ROOT = Path(__file__).resolve().parents[2]
 # EXPLORER_TEST_NOTEBOOKS points the browser tests at drafts elsewhere (same file names); default notebooks/.

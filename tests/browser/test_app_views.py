@@ -19,7 +19,7 @@ import time
 import pytest
 
 from explorer.api import load_preset
-from explorer.testing import browser as B
+from explorer_testing import browser as B
 
 pytestmark = pytest.mark.browser
 

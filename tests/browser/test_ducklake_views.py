@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.testing import browser as B
+from explorer_testing import browser as B
 
 pytestmark = pytest.mark.browser
 

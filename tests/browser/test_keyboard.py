@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from explorer.testing import browser as B
+from explorer_testing import browser as B
 
 pytestmark = pytest.mark.browser
 

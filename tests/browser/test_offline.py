@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.testing import browser as B
+from explorer_testing import browser as B
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.testing import browser as B
+from explorer_testing import browser as B
 
 pytestmark = pytest.mark.browser
 

@@ -17,7 +17,7 @@ import pytest
 from jupyter_client import BlockingKernelClient
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from explorer.testing import browser as B
+from explorer_testing import browser as B
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,7 @@ For each chapter: Run All Cells, wait until every cell has run, save, take a scr
 Markdown printed raw, a printed YAML dump longer than 15 lines, text the page wraps mid-line (a printed line wider
 than its output area), or a table figure that scrolls (rows cut off without a sign).
 
-The executed notebooks are handed to tests/notebooks/test_notebooks.py (explorer.testing.walkthrough.EXECUTED),
+The executed notebooks are handed to tests/notebooks/test_notebooks.py (explorer_testing.walkthrough.EXECUTED),
 which checks the engine facts in them instead of executing every notebook a second time.
 """
 
@@ -23,8 +23,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from explorer.testing import browser as B
-from explorer.testing import walkthrough as WT
+from explorer_testing import browser as B
+from explorer_testing import walkthrough as WT
 
 pytestmark = [pytest.mark.browser, pytest.mark.notebook]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.testing.browser import CHROMIUM_ARGS
+from explorer_testing.browser import CHROMIUM_ARGS
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "browser"
 

@@ -157,7 +157,7 @@ def execute(name: str, workdir: Path, *, exits_cleanly: bool = True) -> nbformat
     while that JVM is still starting."""
     from nbclient import NotebookClient
 
-    from explorer.testing.walkthrough import executed
+    from explorer_testing.walkthrough import executed
 
     # The learner's walkthrough (tests/browser/test_walkthrough.py) already ran it in JupyterLab in this session,
     # and checked that its kernel exited through its handlers: check the facts in that run, not a second one.

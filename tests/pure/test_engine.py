@@ -16,7 +16,7 @@ from explorer.api import load_preset, preset_paths
 from explorer.engine import Point, engine_for, validate
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.model import parse_scenario as structural_parse
-from explorer.testing.bad_input import INVALID
+from explorer_testing.bad_input import INVALID
 from explorer.ui import cli
 
 HEAD = "name: bad\ntable: {columns: {id: int, name: string}}\n"

@@ -1,8 +1,10 @@
 """Building the package prints no deprecation warning (setuptools' TOML-table licence warning says such builds
-stop working), and the wheel carries the licence as an SPDX expression with its text."""
+stop working), the wheel carries the licence as an SPDX expression with its text, and it ships the explorer
+without its test tooling (explorer_testing stays in the checkout; no shipped module imports a test-only library)."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import zipfile
@@ -11,6 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# What only the [test] extra installs: no module a user installs may import them.
+TEST_ONLY = {"pytest", "hypothesis", "playwright", "nbclient", "psutil", "explorer_testing"}
 
 
 @pytest.mark.slow
@@ -32,4 +36,21 @@ def test_pip_wheel_prints_no_deprecation_warning(tmp_path):
         assert "explorer/iceberg/spark/java/ManifestColumns.java" in names
         assert "explorer/paimon/java/PaimonSteps.java" in names  # the Paimon Java runner compiles it at first use
         assert "explorer/presets/seed-delete-insert-delete.yaml" in names
+        # the explorer and its metadata only: no test tooling, no tests, and nothing shipped imports a test library
+        stem = wheel.name.split("-py3")[0]  # sequence_explorer-<version>: its .dist-info and .data (Jupyter files)
+        assert {n.split("/")[0] for n in names} - {f"{stem}.dist-info", f"{stem}.data"} == {"explorer"}
+        assert not [n for n in names if n.startswith(("explorer/testing/", "explorer_testing/", "tests/"))]
+        imports = {n: _imported(zf.read(n).decode()) & TEST_ONLY for n in names if n.endswith(".py")}
+        assert {n: found for n, found in imports.items() if found} == {}
     assert "License-Expression: Apache-2.0" in metadata.splitlines()
+
+
+def _imported(source: str) -> set[str]:
+    """The top-level names of every module ``source`` imports, at any depth of the file."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from explorer import api
-from explorer.testing.ducklake_random import random_ducklake
+from explorer_testing.ducklake_random import random_ducklake
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from explorer.api import list_presets
 from explorer.api import parse_scenario
 from explorer.paimon.runner import run_paimon
-from explorer.testing.differential import check_paimon
-from explorer.testing.strategies import paimon_scenarios
+from explorer_testing.differential import check_paimon
+from explorer_testing.strategies import paimon_scenarios
 
 pytestmark = pytest.mark.paimon
 

@@ -14,8 +14,8 @@ from explorer.api import load_preset, parse_scenario
 from explorer.paimon.engine import choose_runner
 from explorer.paimon.java_runner import paimon_helper, run_paimon_java
 from explorer.scenario.errors import EngineError, ScenarioError
-from explorer.testing.differential import check_paimon_java
-from explorer.testing.strategies import paimon_java_scenarios
+from explorer_testing.differential import check_paimon_java
+from explorer_testing.strategies import paimon_java_scenarios
 
 pytestmark = [pytest.mark.paimon, pytest.mark.spark]
 

@@ -9,8 +9,8 @@ import pytest
 
 from explorer.api import load_preset, run, to_scenario
 from explorer.iceberg.spark.session import RunTable, drop_run_table, warehouse_dir
-from explorer.testing.bad_input import FAILING_SQL
-from explorer.testing.repetition import listing, repeat
+from explorer_testing.bad_input import FAILING_SQL
+from explorer_testing.repetition import listing, repeat
 
 pytestmark = [pytest.mark.spark, pytest.mark.paimon]
 

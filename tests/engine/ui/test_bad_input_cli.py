@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from explorer.ui.cli import EXIT_ENGINE, EXIT_OK, main
-from explorer.testing.bad_input import FAILING_SQL, INJECTION
+from explorer_testing.bad_input import FAILING_SQL, INJECTION
 
 LEAKS = ("Traceback", "org.apache", "py4j", "\tat ", "File \"")
 

@@ -13,7 +13,7 @@ from explorer.iceberg.inspection import delete_summary, summary_lines
 from explorer.iceberg.model import FileContent
 from explorer.iceberg.planner import plan, planned_attachments
 from explorer.iceberg.result import build_view
-from explorer.testing.builders import Build
+from explorer_testing.builders import Build
 
 
 def _random_state(rnd: random.Random, n_data: int, n_deletes: int):

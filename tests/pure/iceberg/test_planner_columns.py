@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from explorer.iceberg import delete_index
 from explorer.iceberg.columns import FileColumns
 from explorer.iceberg.planner import attachments_from_pairs, plan, planned_attachments, planned_pairs
-from explorer.testing.builders import Build, build_seed_capture
+from explorer_testing.builders import Build, build_seed_capture
 
 
 def stats(f, lower=None, upper=None, nulls=None, values=None):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from explorer.testing.strategies import random_paimon_scenario
+from explorer_testing.strategies import random_paimon_scenario
 
 
 def test_random_scenarios_cover_engines_options_and_writers():

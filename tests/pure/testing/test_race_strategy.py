@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 from explorer.scenario.model import ConcurrentStep, DeleteStep, MergeStep, UpdateStep
-from explorer.testing.strategies import random_iceberg_race
+from explorer_testing.strategies import random_iceberg_race
 
 
 def _meets_on_a_loaded_row(scenario) -> bool:

@@ -1,11 +1,11 @@
-"""The walkthrough's output checks (explorer/testing/walkthrough.py) catch what they are meant to, and only that."""
+"""The walkthrough's output checks (explorer_testing/walkthrough.py) catch what they are meant to, and only that."""
 
 from __future__ import annotations
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from explorer.testing.walkthrough import output_problems, reading_order
+from explorer_testing.walkthrough import output_problems, reading_order
 
 
 def notebook(*outputs) -> nbformat.NotebookNode:

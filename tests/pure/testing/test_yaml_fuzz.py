@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from explorer.testing.yaml_fuzz import check_document, documents
+from explorer_testing.yaml_fuzz import check_document, documents
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from explorer.ui.cli import EXIT_INVALID, main
-from explorer.testing.bad_input import INVALID
+from explorer_testing.bad_input import INVALID
 
 LEAKS = ("Traceback", "org.apache", "py4j", "\tat ", "File \"")
 

@@ -1,7 +1,7 @@
 """Differential testing: for random Iceberg scenarios, the resolver's rows equal Spark's rows, and the planner's
 attached delete files equal Iceberg Java's planFiles(), at EVERY snapshot.
 
-Scenarios come from explorer.testing.strategies (inserts over 1-3 files, SQL deletes by mapping and by
+Scenarios come from explorer_testing.strategies (inserts over 1-3 files, SQL deletes by mapping and by
 predicate, equality deletes (null values too), upserts, updates, merges, compactions, tags and rollbacks to
 them, branches with inserts on them, cherry-picks and fast-forwards, partition spec evolution (drop / add /
 replace with bucket or truncate), v1 tables upgraded to v2, v2/v3, merge-on-read and copy-on-write, partitioned or not; five keys so deletes hit). Hypothesis runs a fixed,
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from explorer.api import list_presets
-from explorer.testing.differential import check_iceberg
-from explorer.testing.strategies import iceberg_scenarios
+from explorer_testing.differential import check_iceberg
+from explorer_testing.strategies import iceberg_scenarios
 
 REGRESSIONS = {s.name: s for s in list_presets("iceberg") if s.name.startswith("regression-")}
 

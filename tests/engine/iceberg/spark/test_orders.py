@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from explorer.api import orders, parse_scenario
 from explorer.scenario.errors import ScenarioError
-from explorer.testing.differential import check_race
-from explorer.testing.strategies import iceberg_races
+from explorer_testing.differential import check_race
+from explorer_testing.strategies import iceberg_races
 from explorer.ui import cli
 
 pytestmark = pytest.mark.spark
@@ -180,7 +180,7 @@ def test_a_seeded_contended_random_race_produces_histories_no_serial_order_expla
     both properties hold for every history against real serial runs."""
     import random
 
-    from explorer.testing.strategies import random_iceberg_race
+    from explorer_testing.strategies import random_iceberg_race
 
     scenario = random_iceberg_race(random.Random(27), contended=True)
     result = orders(scenario, spark=spark)

@@ -9,7 +9,7 @@ from collections import Counter
 
 
 from explorer.api import list_presets
-from explorer.testing.strategies import random_iceberg_scenario
+from explorer_testing.strategies import random_iceberg_scenario
 
 REGRESSIONS = {s.name: s for s in list_presets("iceberg") if s.name.startswith("regression-")}
 

@@ -6,9 +6,10 @@ reads every snapshot back in the driver: the rows and the deletes attached to ea
 :func:`explorer.iceberg.spark.readback.read_back`); the explorer reading every snapshot back as it did before,
 with a Spark job (``spark.read.option("snapshot-id", id)...collect()``) plus Iceberg Java's
 ``table.newScan().useSnapshot(id).planFiles()`` over py4j; and the explorer with neither (capture and resolver
-only). The configurations are switched by replacing the runner's ``_read_back`` method for the experiment only:
-the product has no switch to turn the check off, because the app's time travel shows what Spark read and what
-Java attached at every snapshot. Then, on one finished table, one snapshot's read-back is timed alone both ways.
+only). The configurations are the runner's ``snapshot_reader`` option (``run_iceberg(..., snapshot_reader=...)``,
+for benchmarks: the app and ``explorer.run`` always read back, because the app's time travel shows what Spark
+read and what Java attached at every snapshot). Then, on one finished table, one snapshot's read-back is timed
+alone both ways.
 
     python benchmarks/read_back_share.py [--reps N] [--preset NAME] [--json PATH]
 """
@@ -29,16 +30,18 @@ AS_A_JOB = "read-back as a Spark job + planFiles()"
 NEITHER = "neither (capture + resolver)"
 
 
-def job_read_back(spark, name: str, snapshot_id: int, jtable, *, lineage: bool = False):
+def job_read_back(request):
     """The same ReadBack as :func:`~explorer.iceberg.spark.readback.read_back`, the earlier way: a Spark job
     reads the snapshot (with the lineage metadata columns on v3) and Iceberg Java plans it over py4j, on the
-    run's already loaded Java table ``jtable`` as the runner did."""
+    run's already loaded Java table, as the runner did (a ``SnapshotReader``: ``request`` is the runner's
+    :class:`~explorer.iceberg.spark.runner.ReadRequest`)."""
     from types import MappingProxyType
 
     from explorer.iceberg.spark.metadata import LINEAGE_COLUMNS
     from explorer.iceberg.spark.planning import java_plan
     from explorer.iceberg.spark.readback import ReadBack, row_sort_key
 
+    spark, name, snapshot_id, lineage = request.spark, request.table_name, request.snapshot_id, request.lineage
     frame = spark.read.format("iceberg").option("snapshot-id", snapshot_id).load(name)
     columns = frame.columns
     extra = ("_file", "_pos", *LINEAGE_COLUMNS) if lineage else ()
@@ -46,57 +49,39 @@ def job_read_back(spark, name: str, snapshot_id: int, jtable, *, lineage: bool =
     rows = tuple(sorted((MappingProxyType({c: r[c] for c in columns}) for r in read), key=row_sort_key))
     found = {(str(r["_file"]), int(r["_pos"])): (r["_row_id"], r["_last_updated_sequence_number"])
              for r in read} if lineage else None
-    return ReadBack(rows, java_plan(spark._jvm, jtable, snapshot_id), found)
+    return ReadBack(rows, java_plan(spark._jvm, request.java_table, snapshot_id), found)
 
 
-def _modes(runner_class):
-    if not callable(getattr(runner_class, "_read_back", None)):
-        raise SystemExit("the runner has no _read_back method any more: this experiment needs updating")
+def _modes():
+    """Each configuration's ``snapshot_reader`` (None: no read-back)."""
+    from explorer.iceberg.spark.runner import spark_read_back
 
-    def as_a_job(self, snapshot_ids):
-        for sid in snapshot_ids:
-            self._reads[sid] = self._reader.submit(job_read_back, self.spark, self.name, sid, self.recorder.jtable,
-                                                   lineage=self.spec.format_version >= 3)
-
-    return {PRODUCT: runner_class._read_back, AS_A_JOB: as_a_job, NEITHER: lambda self, ids: None}
+    return {PRODUCT: spark_read_back, AS_A_JOB: job_read_back, NEITHER: None}
 
 
 def what_each_mode_checks(spark, scenario) -> dict[str, dict[str, bool]]:
     """One run per configuration: did the capture get Spark's rows and Java's plans? (So a renamed runner method
-    cannot make every configuration silently measure the product.)"""
-    from explorer import api
-    from explorer.iceberg.spark import runner as r
+    cannot make every configuration silently measure the same thing.)"""
+    from explorer.iceberg.spark.runner import run_iceberg
 
-    original = r._Runner._read_back
     out = {}
-    try:
-        for name, method in _modes(r._Runner).items():
-            r._Runner._read_back = method
-            capture = api.run(scenario, spark=spark).capture
-            out[name] = {"spark_rows": bool(capture.engine_rows), "java_plans": bool(capture.engine_plans)}
-    finally:
-        r._Runner._read_back = original
+    for name, reader in _modes().items():
+        capture = run_iceberg(scenario, spark=spark, snapshot_reader=reader)
+        out[name] = {"spark_rows": bool(capture.engine_rows), "java_plans": bool(capture.engine_plans)}
     return out
 
 
 def measure(spark, scenario, reps: int, log=print, *, warm_up: bool = True) -> dict:
-    from explorer.iceberg.spark import runner as r
-
-    original = r._Runner._read_back
-    modes = _modes(r._Runner)
+    modes = _modes()
     plain: list[float] = []
     runs: dict[str, list[float]] = {name: [] for name in modes}
-    try:
-        rounds = reps + 1 if warm_up else reps  # the first round warms up and is dropped
-        for i in range(rounds):
-            plain.append(step_overhead.plain_run(spark, scenario).seconds)
-            for name, method in modes.items():
-                r._Runner._read_back = method
-                runs[name].append(step_overhead.explorer_run(spark, scenario).seconds)
-            log(f"  round {i + 1}/{rounds}: plain {plain[-1]:.2f} s, "
-                + ", ".join(f"{n.split(' (')[0]} {v[-1]:.2f} s" for n, v in runs.items()))
-    finally:
-        r._Runner._read_back = original
+    rounds = reps + 1 if warm_up else reps  # the first round warms up and is dropped
+    for i in range(rounds):
+        plain.append(step_overhead.plain_run(spark, scenario).seconds)
+        for name, reader in modes.items():
+            runs[name].append(step_overhead.explorer_run(spark, scenario, snapshot_reader=reader).seconds)
+        log(f"  round {i + 1}/{rounds}: plain {plain[-1]:.2f} s, "
+            + ", ".join(f"{n.split(' (')[0]} {v[-1]:.2f} s" for n, v in runs.items()))
     skip = 1 if warm_up else 0
     plain_s = statistics.median(plain[skip:])
     return {"preset": scenario.name, "steps": len(scenario.steps), "reps": reps, "plain_s": plain_s,

@@ -160,13 +160,23 @@ class ExplorerRun:
     final_engine_rows: list[dict] = field(default_factory=list)
 
 
-def explorer_run(spark, scenario) -> ExplorerRun:
-    """``explorer.api.run`` plus every snapshot's view (resolve + cross-check), timed end to end."""
+_API = object()
+
+
+def explorer_run(spark, scenario, *, snapshot_reader=_API) -> ExplorerRun:
+    """``explorer.api.run`` plus every snapshot's view (resolve + cross-check), timed end to end. With
+    ``snapshot_reader`` (a :data:`~explorer.iceberg.spark.runner.SnapshotReader`, or None for no read-back), the
+    Iceberg runner's own ``run_iceberg`` with that reader instead (benchmarks/read_back_share.py)."""
     from explorer import api
+    from explorer.iceberg.result import IcebergResult
+    from explorer.iceberg.spark.runner import run_iceberg
 
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    result = api.run(scenario, spark=spark, timings=timings)
+    if snapshot_reader is _API:
+        result = api.run(scenario, spark=spark, timings=timings)
+    else:
+        result = IcebergResult(run_iceberg(scenario, spark=spark, timings=timings, snapshot_reader=snapshot_reader))
     ran = time.perf_counter()
     views = result.views
     agrees = result.agrees

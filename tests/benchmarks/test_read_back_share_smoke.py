@@ -1,7 +1,7 @@
 """The per-step experiment in smoke mode: each configuration really does the engine check it names.
 
-The experiment replaces the runner's read-back for its runs; if that stopped working (a renamed method), every
-configuration would silently measure the product. Timings are not asserted here.
+The experiment gives each configuration's reader to the Iceberg runner's ``snapshot_reader`` option; if the
+runner stopped using it, every configuration would silently measure the product. Timings are not asserted here.
 """
 
 from __future__ import annotations

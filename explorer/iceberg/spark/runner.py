@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
 
 from explorer.iceberg.model import Capture, StepOutcome
 from explorer.iceberg.spark.sql import (
@@ -49,7 +51,7 @@ from explorer.scenario.formats import require_format
 
 from explorer.iceberg.spark.metadata import IcebergRecorder
 from explorer.iceberg.spark.jvm import lower_thread_priority, start_iceberg_pools
-from explorer.iceberg.spark.readback import read_back
+from explorer.iceberg.spark.readback import ReadBack, read_back
 from explorer.scenario.errors import engine_reason
 from explorer.iceberg.spark.session import (
     CATALOG,
@@ -78,9 +80,30 @@ def _refuse(step: Step) -> EngineError:
 STEP_HANDLERS: StepHandlers[Callable[..., str | None]] = StepHandlers(FORMAT, "step", _refuse, runner="spark")
 
 
+@dataclass(frozen=True)
+class ReadRequest:
+    """One new snapshot of a run to read back: what a :data:`SnapshotReader` is given."""
+
+    spark: Any
+    table_name: str  # the run's table, catalog.namespace.name
+    snapshot_id: int
+    lineage: bool  # the table is format v3: read every row's _row_id and _last_updated_sequence_number too
+    java_table: Any  # the run's loaded Iceberg Java Table (py4j), refreshed after each step
+
+
+SnapshotReader = Callable[[ReadRequest], ReadBack]
+
+
+def spark_read_back(request: ReadRequest) -> ReadBack:
+    """The explorer's read-back: Spark's Iceberg source reads the snapshot in the driver
+    (:func:`explorer.iceberg.spark.readback.read_back`)."""
+    return read_back(request.spark, request.table_name, request.snapshot_id, lineage=request.lineage)
+
+
 def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, keep_warehouse: bool = False,
                 progress: Progress | None = None, safe: bool = False, workspace: Workspace | None = None,
-                timings: dict[str, float] | None = None) -> Capture:
+                timings: dict[str, float] | None = None,
+                snapshot_reader: SnapshotReader | None = spark_read_back) -> Capture:
     """Run ``scenario`` and return what every snapshot held and what Spark read at each one.
 
     ``spark``/``catalog``: use your own session and Iceberg catalog (default: the explorer's local session and
@@ -91,6 +114,10 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
     ``workspace``: where the session and the run's fresh table come from (default: the process's workspace).
     ``timings``: a dict the run adds its seconds to, per phase (``statement``: Spark executing the steps,
     ``capture``: reading the metadata, ``engine_rows_wait``: waiting for the read-backs); for benchmarks.
+    ``snapshot_reader``: how each new snapshot is read back, on a background thread while the next step runs
+    (default: :func:`spark_read_back`); for benchmarks that compare ways of reading
+    (``benchmarks/read_back_share.py``). ``None`` reads nothing back: the capture then has no engine rows to
+    check the resolver against.
     """
     require_format(scenario.engine, FORMAT)
     validate_iceberg(scenario, safe=safe)
@@ -108,7 +135,7 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
             from explorer.iceberg.spark.safety import check_scenario_sql
 
             check_scenario_sql(spark, scenario, table)
-        runner = _Runner(spark, table, scenario, progress, timings)
+        runner = _Runner(spark, table, scenario, progress, timings, snapshot_reader)
         with one_shuffle_partition(spark), (_session_conf_kept(spark) if _runs_sql(scenario) else nullcontext()):
             return runner.run()
     except Exception as exc:
@@ -195,7 +222,8 @@ class _Runner:
     """Executes the steps of one scenario against one fresh table."""
 
     def __init__(self, spark, table: RunTable, scenario: Scenario, progress: Progress | None,
-                 timings: dict[str, float] | None = None):
+                 timings: dict[str, float] | None = None,
+                 snapshot_reader: SnapshotReader | None = spark_read_back):
         self.spark = spark
         self.table = table
         self.name = table.full_name
@@ -209,6 +237,7 @@ class _Runner:
         for phase in ("statement", "capture", "engine_rows_wait"):
             self.timings.setdefault(phase, 0.0)
         self._reads: dict[int, Future] = {}
+        self._snapshot_reader = snapshot_reader
         # Reads run at a low scheduling priority: on a busy machine they take the cores the statements leave idle
         # instead of slowing the next statement down (an ad-hoc alternating comparison on the seed story: 1.18-1.19x
         # plain Spark niced, 1.21-1.26x not; thin, but never worse).
@@ -268,12 +297,16 @@ class _Runner:
     def _read_back(self, snapshot_ids: tuple[int, ...]) -> None:
         # Snapshots never change, so Spark reads each one back (rows and attached deletes) while the next step
         # already runs. Row lineage is read once the table is v3, also when a sql step upgraded it.
+        if self._snapshot_reader is None or not snapshot_ids:
+            return
         from explorer.iceberg.spark.concurrent import shared
 
         lineage = self.spec.format_version >= 3 or self.recorder.format_version() >= 3
+        reader = self._snapshot_reader
         for sid in snapshot_ids:  # (explorer orders reads a snapshot its table copies share once: ``shared``)
-            self._reads[sid] = shared(("read-back", sid, lineage), lambda sid=sid: self._reader.submit(
-                read_back, self.spark, self.name, sid, lineage=lineage))
+            request = ReadRequest(self.spark, self.name, sid, lineage, self.recorder.jtable)
+            self._reads[sid] = shared(("read-back", sid, lineage, reader),
+                                      lambda request=request: self._reader.submit(reader, request))
 
     def _run_step(self, step: Step) -> StepOutcome:
         started = time.perf_counter()

@@ -78,13 +78,12 @@ def _archive_mapped(spark) -> bool:
 
 
 def _child_bare(launched: float) -> dict:
-    import os
     import tempfile
 
     marks = {"launched": launched}
     from pyspark.sql import SparkSession
 
-    from explorer.iceberg.spark.session import DEFAULT_DRIVER_MEMORY, iceberg_runtime_jar
+    from explorer.iceberg.spark.session import driver_memory, iceberg_runtime_jar
 
     marks["import"] = time.time()
     warehouse = Path(tempfile.mkdtemp(prefix="bench-bare-"))
@@ -94,7 +93,7 @@ def _child_bare(launched: float) -> dict:
              .config("spark.sql.catalog.bare", "org.apache.iceberg.spark.SparkCatalog")
              .config("spark.sql.catalog.bare.type", "hadoop")
              .config("spark.sql.catalog.bare.warehouse", warehouse.as_uri())
-             .config("spark.driver.memory", os.environ.get("EXPLORER_DRIVER_MEMORY", DEFAULT_DRIVER_MEMORY))
+             .config("spark.driver.memory", driver_memory())
              .config("spark.ui.enabled", "false")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")

@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
+from explorer import settings
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.formats import Format, package_of
 from explorer.scenario.model import ENGINES, Scenario, Step, parse_scenario
@@ -296,9 +297,9 @@ def write_page(obj: Any, path: Any, **options: Any) -> Any:
 def safe_default() -> bool:
     """Whether safe mode is on when nobody says: ``EXPLORER_SAFE`` (1/0) if set, else on inside a voila kernel
     (voila gives its kernels ``VOILA_*`` variables), else off (a notebook already runs any code)."""
-    flag = os.environ.get("EXPLORER_SAFE", "").strip().lower()
-    if flag:
-        return flag not in ("0", "false", "no", "off")
+    flag = settings.SAFE.get()
+    if flag is not None:
+        return flag
     return any(key in os.environ for key in ("VOILA_REQUEST_URL", "VOILA_BASE_URL", "VOILA_KERNEL_ID"))
 
 

@@ -14,10 +14,10 @@ return a :class:`~explorer.paimon.result.PaimonResult`, checked against the same
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
+from explorer import settings
 from explorer.engine import Progress
 from explorer.paimon.options import needs_java
 from explorer.paimon.validate import validate_paimon_scenario
@@ -26,12 +26,12 @@ from explorer.scenario.limits import check_limits
 from explorer.scenario.model import Scenario
 
 RUNNERS = ("auto", "java", "pypaimon")
-RUNNER_ENV = "EXPLORER_PAIMON_RUNNER"
+RUNNER_ENV = settings.PAIMON_RUNNER.name
 
 
 def choose_runner(scenario: Scenario, runner: str | None = None) -> str:
     """``java`` or ``pypaimon`` for this scenario (``auto``: Java only for what pypaimon cannot run)."""
-    wanted = (runner or os.environ.get(RUNNER_ENV) or "auto").strip().lower()
+    wanted = (runner or settings.PAIMON_RUNNER.get()).strip().lower()
     if wanted not in RUNNERS:
         raise ScenarioError(f"must be one of {', '.join(RUNNERS)}, got {wanted!r}", field="runner")
     java = needs_java(scenario.table, tuple(s.kind for s in scenario.steps))

@@ -11,13 +11,13 @@ into the explorer's cache. Nothing here downloads at run time: :func:`paimon_jar
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
 
+from explorer import settings
 from explorer.scenario.errors import EngineError
 
 PAIMON_VERSION = "0.9.0"
@@ -27,23 +27,18 @@ SDIST_SHA256 = "43ac684779841da17528b5f241ede6149bcdab4d16f3cd80f713262f6ed04720
 JAR_SHA256 = "dc9048366715fc75d2b44e3f8ac1dbfab011b8c34aafc26ffa216500fb890b0e"
 JAR_MEMBER = "pypaimon-0.2.0/deps/jars/paimon-python-java-bridge-0.9.0.jar"
 JAR_NAME = "paimon-python-java-bridge-0.9.0.jar"
-JAR_ENV = "EXPLORER_PAIMON_JAR"
+JAR_ENV = settings.PAIMON_JAR.name
 INSTALL_HINT = "bash scripts/test (or bash scripts/lab), or: python -m explorer.paimon.java_jar"
 
 
 def cache_dir() -> Path:
     """The explorer's cache (``EXPLORER_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or ``~/.cache``)/sequence-explorer."""
-    if os.environ.get("EXPLORER_CACHE_DIR"):
-        return Path(os.environ["EXPLORER_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "sequence-explorer"
+    return settings.cache_dir()
 
 
 def paimon_jar() -> Path:
     """Where the jar is (``EXPLORER_PAIMON_JAR`` overrides); it may not exist yet."""
-    if os.environ.get(JAR_ENV):
-        return Path(os.environ[JAR_ENV])
-    return cache_dir() / "paimon" / JAR_NAME
+    return settings.PAIMON_JAR.get() or cache_dir() / "paimon" / JAR_NAME
 
 
 def require_paimon_jar() -> Path:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any, Sequence
 
@@ -403,13 +402,16 @@ def _stderr_progress(total: int):
 
 
 def _report_error(exc: Exception, *, as_json: bool) -> int:
+    from explorer import settings
     from explorer.scenario.errors import EngineError, ScenarioError
 
-    if os.environ.get("EXPLORER_DEBUG"):
+    if settings.DEBUG.get_or(True):
         import traceback
 
         traceback.print_exc()
-    if isinstance(exc, ScenarioError):
+    if isinstance(exc, settings.SettingError):
+        code, payload, text = EXIT_INVALID, exc.to_dict(), f"explorer: invalid setting: {exc}"
+    elif isinstance(exc, ScenarioError):
         code, payload, text = EXIT_INVALID, exc.to_dict(), f"explorer: invalid scenario: {exc}"
     elif isinstance(exc, EngineError):
         code, payload, text = EXIT_ENGINE, exc.to_dict(), f"explorer: {exc}"

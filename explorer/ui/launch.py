@@ -12,6 +12,8 @@ import secrets
 import sys
 from pathlib import Path
 
+from explorer import settings
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 # The project's voila template (stock lab without its CDN stylesheets) and the config that selects it, for voila
@@ -60,15 +62,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scripts/lab: {wanted} does not exist; --notebook-dir must hold {START} and {PLAYGROUND}",
               file=sys.stderr)
         return 2
-    token = os.environ.get("EXPLORER_TOKEN") or secrets.token_hex(16)
-    cmd = build_command(args, token)
+    try:
+        token = settings.TOKEN.get() or secrets.token_hex(16)
+        cmd = build_command(args, token)
+        env = jupyter_env()
+        notes = safety_notes(args, env)
+    except settings.SettingError as exc:
+        print(f"scripts/lab: {exc}", file=sys.stderr)
+        return 2
     host = "localhost" if args.ip in ("127.0.0.1", "0.0.0.0") else args.ip
     if args.voila:
         url = f"http://{host}:{args.port}/"
     else:
         url = f"http://{host}:{args.port}/lab/tree/{START}?token={token}"
-    env = jupyter_env()
-    notes = safety_notes(args, env)
     print(f"\n  Sequence Explorer is starting. Open:\n\n    {url}\n{notes}\n  (Ctrl+C to stop)\n", flush=True)
     os.execve(cmd[0], cmd, env)
     return 0  # pragma: no cover
@@ -79,8 +85,8 @@ def safety_notes(args: argparse.Namespace, env: dict) -> str:
     dashboard unless the teacher explicitly chose ``EXPLORER_SAFE=0``."""
     notes = ""
     if args.voila:
-        env.setdefault("EXPLORER_SAFE", "1")
-        safe = env["EXPLORER_SAFE"].strip().lower() not in ("0", "false", "no", "off")
+        env.setdefault(settings.SAFE.name, "1")
+        safe = settings.SAFE.get(env)
         notes += ("\n  Safe mode is ON: sql steps may only touch the scenario's own table, scenarios are size-"
                   "limited.\n" if safe else "\n  Safe mode is OFF (EXPLORER_SAFE=0): sql steps run any Spark SQL, "
                   "including reading and writing this machine's files.\n")

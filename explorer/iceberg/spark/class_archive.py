@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from explorer import settings
 from explorer.iceberg.spark import session
 
 # Where the archive is and which options map it belong to the session (it builds the JVM); here they are beside
@@ -54,7 +55,7 @@ def usable(path: Path, java: str, class_path: str) -> bool:
 def prepare(*, force: bool = False, log=print) -> Path | None:
     """Make the archive unless it exists; its path, or None (with the reason logged) when it could not be made."""
     if not enabled():
-        log(f"class archive: off ({ENV_SWITCH}={os.environ.get(ENV_SWITCH)})")
+        log(f"class archive: off ({ENV_SWITCH}={settings.CLASS_ARCHIVE.raw()})")
         return None
     java = session.require_java()
     final = archive_path()

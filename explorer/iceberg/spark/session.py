@@ -29,12 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from explorer import settings as env_settings  # (a session's Spark settings are `settings` below)
 from explorer.scenario.errors import EngineError
 
 CATALOG = "explorer"
-DEFAULT_DRIVER_MEMORY = "768m"
+DEFAULT_DRIVER_MEMORY = env_settings.DRIVER_MEMORY.default
 # More options for the driver JVM, after the explorer's own (the last of two contradicting options wins).
-JVM_OPTIONS_ENV = "EXPLORER_JVM_OPTIONS"
+JVM_OPTIONS_ENV = env_settings.JVM_OPTIONS.name
 LEAN_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -Xms64m"
 ICEBERG_RUNTIME_JAR = "iceberg-spark-runtime-3.5_2.12-1.10.2.jar"
 _JAVA_HINT = ("Java 17 is needed to run Spark. On Debian/Ubuntu: apt-get install openjdk-17-jre-headless; "
@@ -97,23 +98,20 @@ def require_java() -> str:
 # maps when it exists (a cold start ~30% shorter). It is prepared by :mod:`explorer.iceberg.spark.class_archive`
 # (the install scripts run it); here is only where it is and which JVM options map it.
 
-ARCHIVE_SWITCH_ENV = "EXPLORER_CLASS_ARCHIVE"
-ARCHIVE_CACHE_ENV = "EXPLORER_CACHE_DIR"
-ARCHIVE_DUMP_ENV = "_EXPLORER_CLASS_ARCHIVE_DUMP"  # set by class_archive.prepare for its child
+ARCHIVE_SWITCH_ENV = env_settings.CLASS_ARCHIVE.name
+ARCHIVE_CACHE_ENV = env_settings.CACHE_DIR.name
+ARCHIVE_DUMP_ENV = env_settings.CLASS_ARCHIVE_DUMP  # set by class_archive.prepare for its child
 # The JVM's CDS messages (an archive it cannot use, classes it skips when dumping) would reach the user's
 # terminal or notebook log; the archive is an optimisation, so they are off.
 ARCHIVE_QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 
 
 def archive_enabled() -> bool:
-    return os.environ.get(ARCHIVE_SWITCH_ENV, "on").strip().lower() not in ("0", "off", "false", "no")
+    return env_settings.CLASS_ARCHIVE.get()
 
 
 def archive_cache_dir() -> Path:
-    if os.environ.get(ARCHIVE_CACHE_ENV):
-        return Path(os.environ[ARCHIVE_CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "sequence-explorer"
+    return env_settings.cache_dir()
 
 
 def _stat_key(path: Path) -> str:
@@ -173,7 +171,7 @@ def _not_a_py4j_disconnect(record: logging.LogRecord) -> bool:
 
 # When the JVM dies, py4j logs its socket error with a traceback on the root logger (so on stderr); the learner
 # gets EngineStopped's one line instead. EXPLORER_DEBUG=1 keeps py4j's log.
-if not os.environ.get("EXPLORER_DEBUG"):
+if not env_settings.DEBUG.get_or(False):
     logging.getLogger().addFilter(_not_a_py4j_disconnect)
 
 
@@ -225,7 +223,7 @@ ENGINE_GROUP_CONF = "spark.explorer.engineGroup"
 def engine_group() -> str:
     """The group whose JVMs share one learner's memory: EXPLORER_ENGINE_GROUP, else this user ("uid-0"). Every
     explorer JVM carries it on its command line (a Spark setting), so only the group's own JVMs are stopped."""
-    return os.environ.get("EXPLORER_ENGINE_GROUP") or f"uid-{os.getuid()}"
+    return env_settings.ENGINE_GROUP.get() or f"uid-{os.getuid()}"
 
 
 def one_engine_per_user() -> bool:
@@ -233,7 +231,7 @@ def one_engine_per_user() -> bool:
     Spark driver. Each open chapter keeps its own kernel and JVM (about 600 MiB), so three chapters open at once
     would not fit; with this on, a kernel that starts Spark first stops the explorer JVMs the user's other
     kernels hold (those kernels start a fresh one, in seconds, if they run again)."""
-    return os.environ.get("EXPLORER_ONE_ENGINE", "").strip().lower() in ("1", "true", "yes", "on")
+    return env_settings.ONE_ENGINE.get()
 
 
 def other_engines(group: str | None = None) -> list[int]:
@@ -289,7 +287,7 @@ def parse_conf(items) -> dict[str, str]:
 
 def driver_memory() -> str:
     """The driver JVM's heap the explorer asks for: EXPLORER_DRIVER_MEMORY, else 768m."""
-    return os.environ.get("EXPLORER_DRIVER_MEMORY", DEFAULT_DRIVER_MEMORY)
+    return env_settings.DRIVER_MEMORY.get()
 
 
 class Workspace:
@@ -318,13 +316,13 @@ class Workspace:
     def spark_master(self) -> str:
         """The master URL the session is built with: ``configure(master=)``, else ``EXPLORER_SPARK_MASTER``,
         else ``local[2]``."""
-        return self._master or os.environ.get("EXPLORER_SPARK_MASTER") or DEFAULT_MASTER
+        return self._master or env_settings.SPARK_MASTER.get() or DEFAULT_MASTER
 
     def spark_settings(self) -> dict[str, str]:
         """Extra Spark settings applied on top of the explorer's own: EXPLORER_SPARK_CONF, then
         ``configure(conf=)``. A catalog is defined this way too: ``spark.sql.catalog.prod=
         org.apache.iceberg.spark.SparkCatalog``, ``spark.sql.catalog.prod.type=rest``, ``...uri=...``."""
-        return {**parse_conf(os.environ.get("EXPLORER_SPARK_CONF", "")), **self._extra_conf}
+        return {**parse_conf(env_settings.SPARK_CONF.get()), **self._extra_conf}
 
     def configure(self, *, master: str | None = None, conf=None) -> None:
         """Choose how the session is built (a master URL such as ``spark://host:7077``, extra ``k=v``
@@ -421,7 +419,7 @@ class Workspace:
             log_conf = wanted / ".log4j2.properties"
             # A failed task logs a Java stack trace; learners get the one-line reason from the EngineError
             # instead (EXPLORER_DEBUG=1 keeps the traces, and Spark's start-up lines).
-            log_conf.write_text(_LOG4J2 + _LOG4J2_QUIET_GATEWAY if not os.environ.get("EXPLORER_DEBUG") else
+            log_conf.write_text(_LOG4J2 + _LOG4J2_QUIET_GATEWAY if not env_settings.DEBUG.get() else
                                 _LOG4J2.replace("%m%n\n", "%m%n%ex\n").replace(
                                     "alwaysWriteExceptions = false", "alwaysWriteExceptions = true"),
                                 encoding="utf-8")
@@ -526,7 +524,7 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path, master: str, sett
     # room of learners on one machine (benchmarks/room.py, docs/workshop.md). EXPLORER_JVM_OPTIONS comes last.
     java_opts = (f"-Dlog4j2.configurationFile={log_conf} -XX:+UseSerialGC "
                  f"-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 {LEAN_JVM_OPTIONS} {archive_jvm_options()} "
-                 f"{os.environ.get(JVM_OPTIONS_ENV, '')}").strip()
+                 f"{env_settings.JVM_OPTIONS.get()}").strip()
     builder = (
         SparkSession.builder.master(master).appName("sequence-explorer")
         .config("spark.jars", str(jar))

@@ -142,8 +142,7 @@ JVM_OPTIONS: Setting[str] = Setting(
     "Options added last to the driver JVM's command line.")
 CLASS_ARCHIVE: Setting[bool] = Setting(
     "EXPLORER_CLASS_ARCHIVE", True, _switch, "1 or 0 (also on/off)",
-    "Map the class data sharing archive the install scripts prepare (a cold start about 30% shorter); 0 turns "
-    "it off.")
+    "Map the class data sharing archive the install scripts prepare (a shorter cold start); 0 turns it off.")
 CACHE_DIR: Setting[Path | None] = Setting(
     "EXPLORER_CACHE_DIR", None, _path, "a directory",
     "Where the class archive and Paimon's Java jar are kept. Unset: $XDG_CACHE_HOME/sequence-explorer, or "

@@ -59,7 +59,7 @@ def plain_connection() -> duckdb.DuckDBPyConnection:
     return duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
 
 
-# Loading the extension costs ~0.5 s per DuckDB instance, so runs that need no lock-down share one instance with
+# Loading the extension is slow once per DuckDB instance, so runs that need no lock-down share one instance with
 # it loaded; each run gets its own connection (``cursor()``) and holds the lock while the catalog is attached as
 # ``lake`` (one run at a time per process). Safe-mode runs lock their instance's configuration: they get their own.
 _SHARED: duckdb.DuckDBPyConnection | None = None

@@ -34,7 +34,7 @@ MAX_TABLE_ROWS = 1_000
 LANE_LABELS_UP_TO = 150
 
 # plotly_white's layout, as a small template: plotly deep-copies a named template (every trace type's styles)
-# into each figure, which cost about 0.1 s a figure and most of the app's time to build a run's views.
+# into each figure, which cost most of the app's time to build a run's views.
 _AXIS = {"gridcolor": "#EBF0F8", "linecolor": "#EBF0F8", "ticks": "", "title": {"standoff": 15},
          "zerolinecolor": "#EBF0F8", "automargin": True, "zerolinewidth": 2}
 LIGHT = {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "font": {"color": "#2a3f5f"},

@@ -1,10 +1,10 @@
-"""A class data sharing (CDS) archive for the explorer's driver JVM: the first figure comes ~30% sooner.
+"""A class data sharing (CDS) archive for the explorer's driver JVM: the first figure comes sooner.
 
 A fresh JVM spends most of a cold start loading and verifying the ~10,000 classes Spark, Scala, Hadoop and
 Iceberg need for a first run. Java 17 can archive the classes a run loaded (``-XX:ArchiveClassesAtExit``) and
 map that archive into every later JVM (``-XX:SharedArchiveFile``), already parsed and verified. The install
 scripts prepare the archive once (``python -m explorer.iceberg.spark.class_archive``: one child process runs a
-few presets with dumping on, ~30 s); every session the explorer builds afterwards maps it, and several kernels
+few presets with dumping on); every session the explorer builds afterwards maps it, and several kernels
 on one machine share its pages.
 
 Safety: the archive is written under a temporary name and published (renamed) only after the dumping JVM exited

@@ -8,8 +8,8 @@ Iceberg's scan planning (``planFiles()``: a ``FileScanTask`` per data file with 
 input partitions and partition readers, each partition read to the end so Iceberg's delete filter runs as in a
 task, and the rows turned into Python values by PySpark's own collect path. What it leaves out is the part of a
 job that decides nothing about which rows come back: analysing and optimising a query plan, generating code,
-scheduling a task. On two cores that part, with a second planning for the attachments, cost about 80 ms for the
-seed story's last snapshot, against 48 ms for this whole read (``benchmarks/read_back_share.py``);
+scheduling a task. That part, with a second planning for the attachments, costs more than this whole read
+(``benchmarks/read_back_share.py`` times both; BENCHMARKS.md has the numbers);
 ``tests/engine/iceberg/spark/test_readback.py`` checks on every preset, at every snapshot, that the rows equal a Spark
 job's ``collect()`` and the attachments equal ``table.newScan().useSnapshot(id).planFiles()``.
 

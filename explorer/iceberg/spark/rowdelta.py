@@ -57,7 +57,7 @@ class _Records:
 
     def _names(self, jschema) -> list[str]:
         """The schema's column names, read once per schema and by index: iterating a Java list through py4j
-        ends in a converted NoSuchElementException (~40 ms)."""
+        ends in a converted NoSuchElementException, which is slow (BENCHMARKS.md)."""
         names = self._columns.get(jschema._target_id)
         if names is None:
             fields = jschema.columns()

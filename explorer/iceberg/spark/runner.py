@@ -192,8 +192,8 @@ def _session_conf_kept(spark):
     """A ``SET key=value`` in a sql step lasts for its run only: the session's settings come back afterwards.
 
     The settings are what SQL ``SET`` lists (``RuntimeConfig.getAll``), read as one JSON text from the JVM: a
-    ``SET`` query costs a Spark SQL execution and a socket transfer twice per run (~0.1-0.2 s each), and shows
-    secrets redacted, which restoring would have written back as the redacted text."""
+    ``SET`` query costs a Spark SQL execution and a socket transfer twice per run, and shows secrets redacted,
+    which restoring would have written back as the redacted text."""
     jvm = spark._jvm
 
     def settings() -> dict[str, str]:
@@ -239,8 +239,7 @@ class _Runner:
         self._reads: dict[int, Future] = {}
         self._snapshot_reader = snapshot_reader
         # Reads run at a low scheduling priority: on a busy machine they take the cores the statements leave idle
-        # instead of slowing the next statement down (an ad-hoc alternating comparison on the seed story: 1.18-1.19x
-        # plain Spark niced, 1.21-1.26x not; thin, but never worse).
+        # instead of slowing the next statement down (a thin gain, never a loss: BENCHMARKS.md).
         start_iceberg_pools(spark)
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explorer-read",
                                           initializer=lower_thread_priority, initargs=(spark, READ_BACK_NICENESS))

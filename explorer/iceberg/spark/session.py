@@ -95,8 +95,9 @@ def require_java() -> str:
 
 # ------------------------------------------------------------------------------- the driver's class archive
 # A Java class data sharing archive of the classes a first run loads, which every session this module builds
-# maps when it exists (a cold start ~30% shorter). It is prepared by :mod:`explorer.iceberg.spark.class_archive`
-# (the install scripts run it); here is only where it is and which JVM options map it.
+# maps when it exists (a shorter cold start: BENCHMARKS.md). It is prepared by
+# :mod:`explorer.iceberg.spark.class_archive` (the install scripts run it); here is only where it is and which
+# JVM options map it.
 
 ARCHIVE_SWITCH_ENV = env_settings.CLASS_ARCHIVE.name
 ARCHIVE_CACHE_ENV = env_settings.CACHE_DIR.name
@@ -228,9 +229,9 @@ def engine_group() -> str:
 
 def one_engine_per_user() -> bool:
     """EXPLORER_ONE_ENGINE=1 (binder/start sets it for a 2 GB pod): a learner's notebooks share the memory of one
-    Spark driver. Each open chapter keeps its own kernel and JVM (about 600 MiB), so three chapters open at once
-    would not fit; with this on, a kernel that starts Spark first stops the explorer JVMs the user's other
-    kernels hold (those kernels start a fresh one, in seconds, if they run again)."""
+    Spark driver. Each open chapter keeps its own kernel and JVM (BENCHMARKS.md has their size), so three
+    chapters open at once would not fit; with this on, a kernel that starts Spark first stops the explorer JVMs
+    the user's other kernels hold (those kernels start a fresh one, in seconds, if they run again)."""
     return env_settings.ONE_ENGINE.get()
 
 
@@ -517,10 +518,10 @@ def _build_session(jar: Path, warehouse: Path, log_conf: Path, master: str, sett
 
     # Serial GC with low free-heap ratios gives memory back to the OS after a collection, so a long workshop
     # session does not keep every page it ever touched (the repetition check measures this).
-    # The class archive (prepared at install, see archive_jvm_options) makes a cold start ~30% shorter.
+    # The class archive (prepared at install, see archive_jvm_options) makes a cold start shorter.
     # C1 only and a 64 MiB initial heap: a learner's engine runs short jobs, where C2's compiler threads cost
     # more CPU than their code saves, and the default initial heap (1/64 of the machine) is touched for nothing.
-    # One kernel: first run's JVM CPU -50%, its RSS -26% (benchmarks/jvm_footprint.py); this is what sizes a
+    # Both cut a first run's JVM CPU and RSS (benchmarks/jvm_footprint.py); this is what sizes a
     # room of learners on one machine (benchmarks/room.py, docs/workshop.md). EXPLORER_JVM_OPTIONS comes last.
     java_opts = (f"-Dlog4j2.configurationFile={log_conf} -XX:+UseSerialGC "
                  f"-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 {LEAN_JVM_OPTIONS} {archive_jvm_options()} "

@@ -71,7 +71,8 @@ def predicate_sql(where: Predicate, table: TableSpec, prefix: str, args: dict) -
 
 def bind_param(name: str, value: Any, column_type: str, args: dict) -> str:
     """A named parameter marker for ``value``. Numbers, text and booleans bind as typed literals directly;
-    dates and timestamps travel as ISO text with a CAST (a bare CAST on every marker costs Spark ~80 ms)."""
+    dates and timestamps travel as ISO text with a CAST (a bare CAST on every marker is slow in Spark:
+    BENCHMARKS.md)."""
     if value is None:
         return "NULL"
     args[name] = to_plain(value)

@@ -11,7 +11,7 @@ import pytest
 from explorer.iceberg.columns import FileColumns
 from explorer.iceberg.delete_index import PLANNER, SPEC, Pruning, all_pairs, answer, judge
 from explorer.iceberg.resolution import Outcome
-from explorer.testing.builders import Build
+from explorer_testing.builders import Build
 
 
 def test_every_outcome_and_pruning_is_a_verdict_of_its_question():

@@ -102,6 +102,15 @@ def open_lake(root: Path, *, private: bool = False) -> Lake:
     return Lake(con, root, lock)
 
 
+def warm() -> None:
+    """Load the extension into the shared instance and read the versions (what a first run pays otherwise)."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = _loaded()
+    versions()
+
+
 def lock_down(lake: Lake) -> None:
     """Safe mode: after the catalog is attached, the connection reaches only the run's own directory, loads no
     extension, and its configuration cannot be changed back (DuckDB's ``allowed_directories``,

@@ -43,8 +43,12 @@ class DuckLakeEngine:
         return (STEP_HANDLERS, JOB_STATEMENTS)
 
     def warm_up(self, **_: Any) -> None:
-        """Import DuckDB now (there is no server to start)."""
+        """Import DuckDB and load the DuckLake extension into the shared instance now (there is no server to
+        start; loading the extension costs ~0.5 s, more on a busy machine)."""
         import explorer.ducklake.runner  # noqa: F401
+        from explorer.ducklake.connection import warm
+
+        warm()
 
     def scenarios_for_history(self, history) -> tuple[Scenario, ...]:
         """One history, every format (:class:`explorer.engine.RunsHistories`): the DuckLake scenario telling it."""

@@ -317,6 +317,7 @@ class App(traitlets.HasTraits):
         self.formats = FormatsApp()
         self.w_formats = W.Accordion(children=[self.formats.widget], titles=("One history, every format",),
                                      selected_index=None)
+        self.w_formats.observe(lambda c: self.formats.warm() if c["new"] == 0 else None, "selected_index")
         # the scenario's race in every commit order (explorer/ui/orders_view.py)
         self.orders_view = OrdersView(self.scenario, spark=self._spark, safe=self.safe)
         self.w_orders = W.Accordion(children=[self.orders_view.widget], titles=("Every commit order",),

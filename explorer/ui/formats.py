@@ -101,6 +101,13 @@ class FormatsApp:
 
         display(self.widget)
 
+    def warm(self) -> None:
+        """Start the formats' engines in the background (the app calls it when the panel is opened), so the
+        first Run does not wait for pypaimon's import or DuckDB's extension."""
+        from explorer.compare_formats import warm_up
+
+        warm_up()
+
     def select(self, history: str) -> None:
         self.w_history.value = history
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from explorer.scenario.errors import ScenarioError
 
@@ -30,7 +30,7 @@ _OFF = ("0", "false", "no", "off")
 class SettingError(ScenarioError):
     """An environment variable holds a value its setting does not accept (``field`` is the variable's name)."""
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"error": "invalid setting", "step": None, "field": self.field, "message": self.message}
 
 
@@ -165,7 +165,7 @@ PAIMON_JAR: Setting[Path | None] = Setting(
     "EXPLORER_PAIMON_JAR", None, _path, "a file",
     "Paimon's Java bridge jar. Unset: paimon/ under the cache directory, where the install scripts put it.")
 
-ALL: tuple[Setting, ...] = (SAFE, DEBUG, TOKEN, SPARK_MASTER, SPARK_CONF, DRIVER_MEMORY, JVM_OPTIONS,
+ALL: tuple[Setting[Any], ...] = (SAFE, DEBUG, TOKEN, SPARK_MASTER, SPARK_CONF, DRIVER_MEMORY, JVM_OPTIONS,
                             CLASS_ARCHIVE, CACHE_DIR, ONE_ENGINE, ENGINE_GROUP, PAIMON_RUNNER, PAIMON_JAR)
 
 # Not a setting: class_archive.prepare hands its child the file to dump the archive into.

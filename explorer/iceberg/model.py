@@ -50,6 +50,9 @@ class SnapshotRecord:
     # What this snapshot's manifest list holds: file id -> entry status (an EntryStatus).
     # None for captures built without manifests (then liveness follows the add/remove events along ancestry).
     entries: Mapping[str, str] | None = None
+    # The columns of the schema this snapshot was committed with (its schema-id), in schema order: what a read
+    # of this snapshot returns (a dropped column gone, a column added later absent). None: not recorded.
+    columns: tuple[str, ...] | None = None
 
     @property
     def title(self) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from explorer.engine import Point
 from explorer.iceberg.model import Capture, JobOutcome, Lifespans, SnapshotRecord, StepOutcome, TableState
-from explorer.scenario.rows import RowComparison, compare_rows
+from explorer.scenario.rows import RowComparison, compare_rows, in_schema
 from explorer.iceberg.planner import Plan, PlanComparison, compare_plans, plan
 from explorer.iceberg.resolution import Decision, RowFate
 from explorer.iceberg.resolver import DeleteFileIndex, decide_all, id_order_key, predicted_rows, row_fates
@@ -58,7 +58,8 @@ class SnapshotView:
 def build_view(state: TableState) -> SnapshotView:
     index = DeleteFileIndex(state.delete_files)
     fates = row_fates(state, index)
-    predicted = predicted_rows(fates)
+    # A reader returns the snapshot's schema: a dropped column gone, a column added later null for older files.
+    predicted = in_schema(predicted_rows(fates), state.snapshot.columns)
     comparison = None if state.engine_rows is None else compare_rows(predicted, state.engine_rows)
     planned = None if state.engine_plan is None else plan(state)
     plan_cmp = None if planned is None else compare_plans(planned.attached_sets(), state.engine_plan)

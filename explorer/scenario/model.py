@@ -289,6 +289,13 @@ def parse_scenario(data: Any) -> Scenario:
         if after != fields:
             in_force = replace(in_force, partitioned_by=() if after is None else partition_columns(after))
             fields = after
+        # ... and the columns: a sql step's ALTER TABLE ... ADD / DROP / RENAME COLUMN changes what later rows may
+        # name; after a change this model cannot follow, rows may name any column and the engine judges them.
+        columns = None if in_force.open_columns else in_force.columns
+        new_columns = step.columns_after(columns)
+        if new_columns != columns:
+            in_force = (replace(in_force, open_columns=True) if new_columns is None
+                        else replace(in_force, columns=new_columns))
         steps_list.append(step)
     steps = tuple(steps_list)
     fmt.check_steps(steps, table)

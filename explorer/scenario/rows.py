@@ -75,6 +75,18 @@ def _key(row: dict) -> tuple:
     return tuple(sorted(((k, repr(v)) for k, v in row.items())))
 
 
+def in_schema(rows: Iterable[Mapping[str, Any]], columns: Iterable[str] | None) -> tuple[Mapping[str, Any], ...]:
+    """Rows as a read in the schema ``columns`` returns them: only those columns, in that order, a column the
+    row's file does not have (added after the file was written) as None. ``columns`` None: the rows unchanged.
+
+    By name, as the explorer's rows are keyed: a column renamed after a file was written is not followed here
+    (Iceberg follows it by field id)."""
+    if columns is None:
+        return tuple(rows)
+    names = tuple(columns)
+    return tuple({c: row.get(c) for c in names} for row in rows)
+
+
 def compare_rows(predicted: Iterable[Mapping[str, Any]], actual: Iterable[Mapping[str, Any]]) -> RowComparison:
     """Order-insensitive multiset comparison of predicted rows and the engine's rows."""
     pred = [normalize_row(r) for r in predicted]

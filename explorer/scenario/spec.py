@@ -53,6 +53,9 @@ class TableSpec(Frozen):
     options: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))
     # Iceberg identifier fields (the table's row key: NOT NULL columns, SET IDENTIFIER FIELDS after CREATE)
     identifier_fields: tuple[str, ...] = ()
+    # True after a sql step changed the columns in a way the scenario model does not follow
+    # (explorer.scenario.sql_schema.UNKNOWN): rows may then name other columns too, and the engine judges them.
+    open_columns: bool = False
 
     @property
     def column_names(self) -> tuple[str, ...]:

@@ -38,7 +38,8 @@ from explorer.scenario.parsing import (
     yaml11_keys,
 )
 from explorer.scenario.partitions import partition_field
-from explorer.scenario.spec import Frozen, Predicate, Row, TableSpec, frozen_map
+from explorer.scenario.spec import Column, Frozen, Predicate, Row, TableSpec, frozen_map
+from explorer.scenario.sql_schema import ColumnChange, sql_column_change
 from explorer.scenario.sql_spec import UNKNOWN as SQL_SPEC_UNKNOWN, sql_partition_change
 from explorer.scenario.values import plain_row, to_plain
 
@@ -107,6 +108,10 @@ class Step(Frozen):
     def partition_fields_after(self, fields: tuple[str, ...] | None) -> tuple[str, ...] | None:
         """The partition spec's fields after this step (None: unknown, the engine decides)."""
         return fields
+
+    def columns_after(self, columns: tuple[Column, ...] | None) -> tuple[Column, ...] | None:
+        """The table's columns after this step (None: unknown, the engine decides)."""
+        return columns
 
     def to_plain(self) -> dict[str, Any]:
         out = {self.kind: self.body()}
@@ -466,6 +471,14 @@ class SqlStep(Step):
             return change.partition_fields_after(fields)
         return None if change == SQL_SPEC_UNKNOWN else fields
 
+    def columns_after(self, columns: tuple[Column, ...] | None) -> tuple[Column, ...] | None:
+        change = sql_column_change(self.sql)
+        if change is None or columns is None:
+            return columns
+        if not isinstance(change, ColumnChange):  # sql_schema.UNKNOWN: the engine decides from here on
+            return None
+        return evolve_columns(self.index, change, columns)
+
 
 @dataclass(frozen=True)
 class PartitionStep(Step):
@@ -546,6 +559,43 @@ def evolve_partition_fields(step: PartitionStep, fields: tuple[str, ...]) -> tup
     new_of = dict(step.replace)
     kept = [new_of.get(f, f) for f in fields if f not in step.drop]
     return tuple(kept + [f for f in step.add if f not in kept])
+
+
+def evolve_columns(index: int, change: ColumnChange, columns: tuple[Column, ...]) -> tuple[Column, ...]:
+    """The columns after an ALTER TABLE's column change: drops removed, renames applied, adds appended (as
+    Iceberg's schema update orders them). A drop or rename of a column the table lacks, or an add of one it has,
+    is refused here as Spark would refuse it, naming the sql step."""
+    out = list(columns)
+
+    def names() -> list[str]:
+        return [c.name for c in out]
+
+    def has(name: str) -> bool:  # Spark resolves column names case-insensitively
+        return name.lower() in (n.lower() for n in names())
+
+    def position(name: str) -> int:
+        return [n.lower() for n in names()].index(name.lower())
+
+    for name in change.drop:
+        if not has(name):
+            raise ScenarioError(f"the table has no column {name!r} to drop (it has: {', '.join(names())})",
+                                step=index, field="sql")
+        del out[position(name)]
+    for old, new in change.rename:
+        if not has(old):
+            raise ScenarioError(f"the table has no column {old!r} to rename (it has: {', '.join(names())})",
+                                step=index, field="sql")
+        if has(new) and new.lower() != old.lower():
+            raise ScenarioError(f"the table already has a column {new!r}", step=index, field="sql")
+        out[position(old)] = Column(new, out[position(old)].type)
+    for name, type_ in change.add:
+        if has(name):
+            raise ScenarioError(f"the table already has a column {name!r}", step=index, field="sql")
+        out.append(Column(name, type_))
+    if not out:
+        raise ScenarioError("this would drop the table's last column; Iceberg keeps at least one", step=index,
+                            field="sql")
+    return tuple(out)
 
 
 def sql_partition_step(step: SqlStep) -> PartitionStep | str | None:

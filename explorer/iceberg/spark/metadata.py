@@ -32,7 +32,7 @@ from explorer.iceberg.model import (
     SnapshotRecord,
     StepOutcome,
 )
-from explorer.scenario.model import Scenario, Step
+from explorer.scenario.model import Column, Scenario, Step
 
 from explorer.iceberg.spark.puffin import decode_deletion_vector, read_deletion_vector
 
@@ -117,10 +117,30 @@ def decode_bound(type_name: str, raw: bytes) -> Any:
     return None  # binary, decimal, nested: no bound worth showing
 
 
-def snapshot_record(snap: Mapping[str, Any], ordinal: int, step: Step | None = None) -> SnapshotRecord:
-    """One snapshot of the metadata JSON as a record (without its manifest entries)."""
+# Iceberg's primitive type names (as the metadata JSON writes them) -> the scenario model's column types
+MODEL_TYPES = {"int": "int", "long": "long", "double": "double", "string": "string", "boolean": "boolean",
+               "date": "date", "timestamp": "timestamp"}
+
+
+def schema_fields(metadata: Mapping[str, Any], schema_id: Any = None) -> list[tuple[str, str]] | None:
+    """(name, Iceberg type) of the top-level fields of one schema of the metadata JSON (the current one if
+    ``schema_id`` is None), in schema order; None if the metadata does not list it."""
+    wanted = metadata.get("current-schema-id") if schema_id is None else schema_id
+    for schema in metadata.get("schemas", ()):
+        if schema.get("schema-id") == wanted:
+            return [(str(f["name"]), f["type"] if isinstance(f.get("type"), str) else "nested")
+                    for f in schema.get("fields", ())]
+    return None
+
+
+def snapshot_record(snap: Mapping[str, Any], ordinal: int, step: Step | None = None,
+                    metadata: Mapping[str, Any] | None = None) -> SnapshotRecord:
+    """One snapshot of the metadata JSON as a record (without its manifest entries); with the table's
+    ``metadata``, the columns of the schema it was committed with."""
     summary = dict(snap.get("summary", {}))
+    fields = None if metadata is None or "schema-id" not in snap else schema_fields(metadata, snap["schema-id"])
     return SnapshotRecord(
+        columns=None if fields is None else tuple(name for name, _ in fields),
         ordinal=ordinal,
         snapshot_id=int(snap["snapshot-id"]),
         parent_id=snap.get("parent-snapshot-id"),
@@ -216,6 +236,13 @@ class IcebergRecorder:
 
     # ------------------------------------------------------------------------------------------- snapshots
 
+    def current_columns(self) -> tuple[Column, ...]:
+        """The columns of the table's current schema that the scenario model can write (a sql step may have
+        added, dropped or renamed some); a column of another type is left out, so writes leave it null. Re-reads
+        the metadata; records no snapshot."""
+        fields = schema_fields(self._read_metadata()) or []
+        return tuple(Column(name, MODEL_TYPES[kind]) for name, kind in fields if kind in MODEL_TYPES)
+
     def current_snapshot_id(self) -> int | None:
         sid = self._metadata.get("current-snapshot-id")
         return None if sid in (None, -1) else int(sid)
@@ -252,7 +279,7 @@ class IcebergRecorder:
 
     def _record_snapshot(self, snap: dict, step: Step | None) -> None:
         sid = int(snap["snapshot-id"])
-        self.snapshots.append(snapshot_record(snap, len(self.snapshots) + 1, step))
+        self.snapshots.append(snapshot_record(snap, len(self.snapshots) + 1, step, self._metadata))
         # The snapshot is what its manifest list holds: every entry of every manifest, with its status.
         # Manifests never change, so each is read once per run however many snapshots list it.
         # A file is known by its path *and* data sequence number: a cherry-pick adds the same path again as a

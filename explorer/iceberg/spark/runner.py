@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from dataclasses import replace
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -407,6 +408,10 @@ class _Runner:
         sql = step.sql.replace("{table}", self.name).replace("{catalog}", self.table.catalog)
         sql = SNAPSHOT_PLACEHOLDER.sub(lambda m: str(self._snapshot_of_step(step, int(m.group(1)))), sql)
         self.spark.sql(sql).collect()
+        # An ALTER TABLE may have added, dropped or renamed columns: later steps write the schema now in force.
+        columns = self.recorder.current_columns()
+        if columns and columns != self.spec.columns:
+            self.spec = replace(self.spec, columns=columns)
 
     @STEP_HANDLERS.on(PartitionStep)
     def _partition(self, step: PartitionStep) -> str:

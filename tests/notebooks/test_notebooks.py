@@ -498,6 +498,14 @@ def test_08_readers_view_executes(kernel_env, tmp_path):
     # Spark's position_deletes table: each (data file, delete file) it lists is what Java attached.
     listed = re.findall(r"^  data_file_id=(D\d+), id=(P\d+), pos=\d+$", text, flags=re.MULTILINE)
     assert listed and all(p in java[3][d] for d, p in listed), (listed, java[3])
+    # Schema changes (#28): each snapshot read in its own schema; a null equality delete on the added column
+    # removes the rows written before it; a dropped delete column makes Iceberg 1.10.2's read fail, loudly.
+    assert "sequence 2, schema ('id', 'data', 'note'): Spark reads [{'id': 1, 'data': 'a', 'note': None}, " in text
+    assert "sequence 3, schema ('id', 'data', 'note'): Spark reads [{'id': 3, 'data': 'c', 'note': 'checked'}]" in text
+    assert ("sequence 4, schema ('id', 'note'): Spark reads [{'id': 3, 'note': 'checked'}, {'id': 4, 'note': None}]"
+            in text)
+    assert "resolver and engine agree at every snapshot: True" in text
+    assert re.search(r"the explorer raised: .*could not read snapshot \d+ back .*NestedField.*is null", text), text
 
 
 @pytest.mark.notebook

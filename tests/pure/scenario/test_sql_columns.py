@@ -1,6 +1,6 @@
 """The checks made before a run follow the columns a sql step's ALTER TABLE changes (#28): pure, no engine.
 
-What the engine does with the same scenarios is checked in tests/iceberg/spark/test_schema_change.py.
+What the engine does with the same scenarios is checked in tests/engine/iceberg/spark/test_schema_change.py.
 """
 
 from __future__ import annotations

@@ -388,8 +388,27 @@ def all_pairs(cols: FileColumns) -> tuple[Rows, Rows]:
 _CHUNK = 1 << 17  # pairs pruned by column stats at a time
 
 
-def answer(cols: FileColumns, question: Question) -> tuple[Rows, Rows]:
-    """Every pair ``question`` accepts, as row indices into ``cols``, found through the index's groups.
+@dataclass(frozen=True, eq=False)
+class Kinds:
+    """A question's answer before statistics, by kind of data file: data row ``data[i]`` is of kind
+    ``kind_of[i]``, whose accepted deletes are ``listed[starts[k]:starts[k] + lengths[k]]`` (rows, in order of
+    birth). Data files of one kind share one list."""
+
+    data: Rows
+    kind_of: Rows
+    starts: Rows
+    lengths: Rows
+    listed: Rows
+
+    def of(self, i: int) -> Rows:
+        """The accepted deletes of ``data[i]``."""
+        k = int(self.kind_of[i])
+        out: Rows = self.listed[int(self.starts[k]):int(self.starts[k] + self.lengths[k])]
+        return out
+
+
+def kinds(cols: FileColumns, question: Question) -> Kinds:
+    """The pairs ``question`` accepts (column statistics aside), found through the index's groups.
 
     Candidates come from where the index files each delete: global equality deletes for every data file;
     equality deletes (and, for the planner, unscoped position deletes) of the data file's spec and partition;
@@ -398,12 +417,7 @@ def answer(cols: FileColumns, question: Question) -> tuple[Rows, Rows]:
 
     Data files of one partition and one sequence number with nothing filed under their path read the same facts
     of every candidate (no path fact decides for them), so each such kind of data file is judged once, through
-    one of them; a data file with deletes filed under its path is a kind of its own. Column statistics (per
-    data file) are asked last, on the expanded pairs, a cache-sized piece at a time: they are the last
-    condition of an equality delete, so the result is the same.
-
-    Returns (data_rows, delete_rows), int64, sorted by data row then delete row (rows are in order of birth,
-    the order the planner lists attached deletes in). Cost: near-linear in files and candidate pairs.
+    one of them; a data file with deletes filed under its path is a kind of its own.
     """
     n = len(cols)
     content = cols.content
@@ -411,8 +425,9 @@ def answer(cols: FileColumns, question: Question) -> tuple[Rows, Rows]:
     eq = np.flatnonzero(content == EQUALITY_DELETES)
     dv = np.flatnonzero(content == DELETION_VECTOR)
     pos = np.flatnonzero(content == POSITION_DELETES)
-    if not data.size or not (eq.size or dv.size or pos.size):
-        return _EMPTY, _EMPTY
+    if not data.size or not (eq.size or dv.size or pos.size):  # one kind, nothing in its list
+        return Kinds(data, np.zeros(len(data), dtype=np.int64), np.zeros(1, dtype=np.int64),
+                     np.zeros(1, dtype=np.int64), _EMPTY)
 
     # Filed under a path: DVs by the file they reference; position deletes by their scope, or (the spec) by
     # every path they list.
@@ -468,9 +483,23 @@ def answer(cols: FileColumns, question: Question) -> tuple[Rows, Rows]:
         listed = listed[np.r_[True, listed[1:] != listed[:-1]]]
     list_len = np.bincount(listed // n, minlength=len(reps))
     listed %= n
-    counts = list_len[kind_of]
-    starts = (np.cumsum(list_len) - list_len)[kind_of]
-    stats = EqualityStats(cols, eq) if question.column_stats and eq.size else None
+    return Kinds(data, kind_of, np.cumsum(list_len) - list_len, list_len, listed)
+
+
+def answer(cols: FileColumns, question: Question) -> tuple[Rows, Rows]:
+    """Every pair ``question`` accepts, as row indices into ``cols``: :func:`kinds`, each data file given its
+    kind's list, then (when the question's switch is on) column statistics asked per data file, a cache-sized
+    piece at a time: they are the last condition of an equality delete, so the result is the same.
+
+    Returns (data_rows, delete_rows), int64, sorted by data row then delete row (rows are in order of birth,
+    the order the planner lists attached deletes in). Cost: near-linear in files and candidate pairs.
+    """
+    k = kinds(cols, question)
+    data, listed = k.data, k.listed
+    counts = k.lengths[k.kind_of]
+    starts = k.starts[k.kind_of]
+    eq = np.flatnonzero(cols.content == EQUALITY_DELETES)
+    stats = EqualityStats(cols, eq) if question.column_stats and eq.size and listed.size else None
     if stats is None or not stats.columns:
         data_rows = np.repeat(data, counts)
         delete_rows = _runs(starts, counts)

@@ -20,7 +20,7 @@ import numpy as np
 
 from explorer.iceberg.column_stats import KEEP
 from explorer.iceberg.columns import FileColumns, birth_order_key
-from explorer.iceberg.delete_index import SPEC, Facts, Judged, Question, answer, judge
+from explorer.iceberg.delete_index import SPEC, Facts, Judged, Question, judge, kinds
 from explorer.iceberg.model import FileContent, FileRecord, TableState
 from explorer.iceberg.resolution import Decision, Outcome, RowFate, Rule
 from explorer.scenario.values import to_plain
@@ -193,14 +193,14 @@ class DeleteFileIndex:
     def for_data_files(self, data_files: Iterable[FileRecord]) -> list[tuple[FileRecord, ...]]:
         """For each data file (in the order given), the delete files that apply to it, in order of birth."""
         batch = self.batch(data_files, with_stats=False)  # the spec's rule never reads statistics
-        d, x = answer(batch.columns, SPEC)
-        counts = np.bincount(d, minlength=len(batch.records))
-        starts = (np.cumsum(counts) - counts).tolist()
-        counts = counts.tolist()
+        k = kinds(batch.columns, SPEC)  # no column stats in the spec's rule: the kinds' lists are the answer
         records = np.empty(len(batch.records), dtype=object)
         records[:] = batch.records
-        found = records[x].tolist()
-        return [tuple(found[starts[r]:starts[r] + counts[r]]) for r in batch.rows]
+        found = records[k.listed].tolist()
+        starts, lengths = k.starts.tolist(), k.lengths.tolist()
+        per_kind = [tuple(found[a:a + n]) for a, n in zip(starts, lengths)]  # data files of a kind share one
+        kind_of_row = dict(zip(k.data.tolist(), k.kind_of.tolist()))
+        return [per_kind[kind_of_row[r]] for r in batch.rows]
 
     def for_data_file(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
         """The delete files that apply to ``data_file``, in order of birth."""

@@ -112,6 +112,10 @@ class Result(Protocol):
 
     def points(self) -> tuple[Point, ...]: ...
 
+    def step_outcomes(self) -> tuple[StepOutcome, ...]:
+        """What each scenario step did, in order (empty for a table read from outside a scenario)."""
+        ...
+
     def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
               ref: str | None = None) -> Point | None: ...
 

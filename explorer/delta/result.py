@@ -26,7 +26,7 @@ from explorer.delta.model import (
     sort_key,
     values,
 )
-from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts, Point, point_on_clock
+from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts, Point, StepOutcome, point_on_clock
 from explorer.scenario.model import ConcurrentStep, Scenario, Step
 
 CLOCK = ("the commit version: _delta_log/<version>.json, numbered 0, 1, 2, ... with no gaps; a commit is one "
@@ -131,6 +131,10 @@ class DeltaResult:
     @property
     def warehouse(self) -> str | None:
         return self.capture.warehouse
+
+    def step_outcomes(self) -> tuple[StepOutcome, ...]:
+        """What each scenario step did (the versions it committed), in order."""
+        return tuple(self.capture.steps)
 
     # ---------------------------------------------------------------------------------- the time axis
 

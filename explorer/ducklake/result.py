@@ -90,6 +90,10 @@ class DuckLakeResult:
     def warehouse(self) -> str | None:
         return self.capture.warehouse
 
+    def step_outcomes(self) -> tuple[StepOutcome, ...]:
+        """What each scenario step did (the snapshots it made), in order."""
+        return tuple(self.capture.steps)
+
     @property
     def columns(self) -> tuple[str, ...]:
         return self.scenario.table.column_names

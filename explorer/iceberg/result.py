@@ -106,6 +106,10 @@ class IcebergResult:
         """The capture whose snapshots and refs selectors name (a subclass may know them before its files)."""
         return self.capture
 
+    def step_outcomes(self) -> tuple[StepOutcome, ...]:
+        """What each scenario step did (the snapshots it made), in order."""
+        return tuple(self._selection_capture().steps)
+
     def select(self, sequence_number: int | None = None, *, snapshot_id: int | None = None,
                ref: str | None = None) -> SnapshotRecord:
         """The snapshot a selector names: an exact snapshot id (v1 snapshots all have sequence number 0), the

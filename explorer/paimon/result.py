@@ -436,6 +436,10 @@ class PaimonResult:
 
     # ------------------------------------------------------------------------- the time axis (Result protocol)
 
+    def step_outcomes(self) -> tuple[StepOutcome, ...]:
+        """What each scenario step did (the snapshots it made; a compaction with nothing to merge makes none)."""
+        return tuple(self.capture.steps)
+
     def points(self) -> tuple[Point, ...]:
         """Every snapshot, in commit order. Paimon snapshots carry no sequence number (records do)."""
         return tuple(Point(snapshot_id=s.snapshot_id, sequence_number=None, ordinal=i, label=s.label or "")

@@ -4,6 +4,9 @@ Exit codes: 0 ok; 2 invalid input (nothing ran); 3 the resolver/model and the en
 refused a step (the table stays at its last good snapshot); 5 (``orders``) a history breaks the scenario's
 ``expect``; 1 an unexpected internal error.
 Errors are one readable message on stderr, never a stack trace (set EXPLORER_DEBUG=1 to see one).
+
+Why one module over 400 lines: the parser and every subcommand sit side by side (a subcommand is one parser block
+and one short ``_cmd_*`` function calling ``explorer.api``), so the whole command line reads in one place.
 """
 
 from __future__ import annotations

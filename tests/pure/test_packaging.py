@@ -42,6 +42,9 @@ def test_pip_wheel_prints_no_deprecation_warning(tmp_path):
         assert not [n for n in names if n.startswith(("explorer/testing/", "explorer_testing/", "tests/"))]
         imports = {n: _imported(zf.read(n).decode()) & TEST_ONLY for n in names if n.endswith(".py")}
         assert {n: found for n, found in imports.items() if found} == {}
+        # front-end code and styles read at import: the time-travel widget, the orders grid, an exported page
+        assert {"explorer/ui/timetravel.js", "explorer/ui/orders_view.js", "explorer/ui/export_page.js",
+                "explorer/ui/export_page.css"} <= names
     assert "License-Expression: Apache-2.0" in metadata.splitlines()
 
 

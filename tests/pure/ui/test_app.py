@@ -247,6 +247,28 @@ def test_set_snapshot_twin_selects_like_the_slider_and_names_what_it_cannot_show
     assert app.index == 1 and app.error_text == "step 3: the engine refused it"
 
 
+def test_what_is_on_screen_is_state_a_view_can_observe(seed_capture):
+    """The snapshot on screen (key, check, banner, figures) is traits of the result presenter, the result a typed
+    trait; a bound on a trait holds for a click and a call alike."""
+    import traitlets
+
+    app = explore(SEED)
+    seen: list[str] = []
+    app.presenter.observe(lambda c: seen.append(c["name"]),
+                          ["snapshot_key", "check", "banner_text", "current_figures", "result"])
+    app.show_result(IcebergResult(seed_capture))
+    assert {"result", "snapshot_key", "check", "current_figures"} <= set(seen)
+    seen.clear()
+    app.set_snapshot(2)
+    assert {"snapshot_key", "check", "current_figures"} <= set(seen) and app.check is app.presenter.check
+    with pytest.raises(traitlets.TraitError):
+        app.presenter.result = "not a result"
+    app.presenter.index = 99  # past the last snapshot: the last one
+    assert app.index == app.presenter.index == len(seed_capture.snapshots) - 1
+    app.set_table(files_per_insert=100)  # the field's own bound, from code
+    assert app.w_files.value == app.model.files_per_insert == 64
+
+
 # ----------------------------------------------------------------------------------- the real engine
 
 

@@ -45,7 +45,7 @@ def kill_jvm() -> None:
     get_spark()
     first_pid, first_warehouse = jvm_pid(), warehouse_dir()
     app = App(preset="seed-delete-insert-delete")
-    original = app._on_progress
+    original = app.runner.on_progress  # the run controller reports each step through it
 
     def progress(*args):
         if args[0] == 2 and args[2] is None and process_state(first_pid) not in (None, "Z"):
@@ -53,11 +53,11 @@ def kill_jvm() -> None:
             time.sleep(1.0)
         original(*args)
 
-    app._on_progress = progress
+    app.runner.on_progress = progress
     failed = app.run()
     report = {"first_result": failed is not None, "error": app.error_text,
               "old_jvm_state": process_state(first_pid), "old_warehouse_exists": first_warehouse.exists()}
-    app._on_progress = original
+    app.runner.on_progress = original
     result = app.run()
     report.update(second_agrees=bool(result is not None and result.agrees), second_error=app.error_text,
                   new_jvm=jvm_pid() != first_pid, new_warehouse_differs=warehouse_dir() != first_warehouse)

@@ -40,8 +40,8 @@ from explorer.ui.open_table import OpenTableView
 from explorer.ui.orders_view import OrdersView
 from explorer.ui.predict import PREDICT_NOTE, PredictableRow, PredictGame, Score
 from explorer.ui.predict_view import PredictView
-from explorer.ui.preset_menu import menu as preset_menu
 from explorer.ui.presenter import ResultPresenter
+from explorer.ui.preset_menu import menu as preset_menu
 from explorer.ui.run_controller import RunController, RunFailure
 
 DEFAULT_PRESET = "seed-delete-insert-delete"

@@ -28,8 +28,6 @@ from explorer.scenario.values import to_plain
 from explorer.ui.common import error_html, escape
 
 
-
-
 def _cell(value: Any) -> str:
     return "null" if value is None else str(to_plain(value))
 

@@ -88,7 +88,7 @@ class RunController(traitlets.HasTraits):
             try:
                 self._api.warm_up(engine)
                 self._started.add(engine)
-            except Exception:  # noqa: BLE001 - Run reports the same problem as one line when it starts the engine
+            except Exception:  # noqa: BLE001, S110 - Run reports the same problem as one line when it starts the engine
                 pass
 
         self._warm = threading.Thread(target=warm, name="explorer-engine-warm-up", daemon=True)

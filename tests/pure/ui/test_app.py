@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 import json
 
+import pytest
 
 from explorer.iceberg.result import IcebergResult
 from explorer.api import load_preset, load_scenario

@@ -193,6 +193,10 @@ class IcebergRecorder:
     _counters: dict[str, int] = field(default_factory=dict)
     _metadata: dict = field(default_factory=dict)
     _columns: dict[int, tuple[str, str]] = field(default_factory=dict)  # field id -> (name, type)
+    # The current schema's column name -> field id, as each file was recorded (rebuilt, not changed, when the
+    # schema changes): a RENAME COLUMN later renames the file's rows and stats by field id (see capture()).
+    _name_ids: dict[str, int] = field(default_factory=dict)
+    _names_at: dict[tuple, dict[str, int]] = field(default_factory=dict)  # file key -> _name_ids then
     _manifests: dict[str, list[tuple]] = field(default_factory=dict)  # manifest path -> its entries, keyed
     _by_path: dict[str, FileRecord] = field(default_factory=dict)  # file key -> its first record
     _manifest_writers: dict[str, frozenset] = field(default_factory=dict)  # manifest path -> its entries' snapshots
@@ -209,6 +213,7 @@ class IcebergRecorder:
             steps=list(self.steps), engine_rows=dict(self.engine_rows), engine_plans=dict(self.engine_plans),
             row_lineage=dict(self.row_lineage), jobs=list(self.jobs), _counters=dict(self._counters),
             _metadata=dict(self._metadata), _columns=dict(self._columns), _manifests=dict(self._manifests),
+            _names_at=dict(self._names_at),
             _by_path=dict(self._by_path), _manifest_writers=dict(self._manifest_writers),
             _manifest_views=dict(self._manifest_views))
 
@@ -232,6 +237,11 @@ class IcebergRecorder:
             for f in schema.get("fields", ()):
                 if isinstance(f.get("type"), str):
                     self._columns[int(f["id"])] = (f["name"], f["type"])
+        current = next((sc for sc in self._metadata.get("schemas", ())
+                        if sc.get("schema-id") == self._metadata.get("current-schema-id")), {})
+        name_ids = {str(f["name"]): int(f["id"]) for f in current.get("fields", ())}
+        if name_ids != self._name_ids:
+            self._name_ids = name_ids
         return self._metadata
 
     # ------------------------------------------------------------------------------------------- snapshots
@@ -437,6 +447,7 @@ class IcebergRecorder:
         else:
             record = self._with_contents(record, data_file, location)
         self.files[file_key] = _Born(record)
+        self._names_at[file_key] = self._name_ids
         self._by_path.setdefault(file_key[0], record)
 
     def _with_contents(self, record: FileRecord, data_file: dict, location: str) -> FileRecord:
@@ -468,20 +479,72 @@ class IcebergRecorder:
 
     # ---------------------------------------------------------------------------------------------- result
 
+    def _column_names(self) -> dict[int, str]:
+        """Field id -> the one name the capture gives it: its name in the newest schema that has it. A dropped
+        field whose name a current field took again (DROP then ADD of one name: a new field id) is told apart."""
+        names: dict[int, str] = {}
+        for schema in self._metadata.get("schemas", ()):
+            for f in schema.get("fields", ()):
+                names[int(f["id"])] = str(f["name"])
+        current = set(self._name_ids.values())
+        taken = {names[i] for i in current if i in names}
+        for i, name in names.items():
+            if i not in current and name in taken:
+                names[i] = f"{name} (dropped field {i})"
+        return names
+
+    def _in_table_names(self, record: FileRecord, name_ids: Mapping[str, int] | None,
+                        names: Mapping[int, str]) -> FileRecord:
+        """A file's rows, stats and equality columns under the capture's names (by field id): after a RENAME
+        COLUMN, a file written before it still holds the old name, and Iceberg matches by field id."""
+        renamed = {old: names[i] for old, i in (name_ids or {}).items() if names.get(i, old) != old}
+        if not renamed:
+            return record
+
+        def keys(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+            return MappingProxyType({renamed.get(k, k): v for k, v in mapping.items()})
+
+        return replace(record, rows=tuple(keys(r) for r in record.rows), lower_bounds=keys(record.lower_bounds),
+                       upper_bounds=keys(record.upper_bounds), null_counts=keys(record.null_counts),
+                       value_counts=keys(record.value_counts),
+                       equality_columns=tuple(renamed.get(c, c) for c in record.equality_columns))
+
+    def _in_schema_names(self) -> tuple[list[SnapshotRecord], dict[int, tuple[Mapping[str, Any], ...]]]:
+        """Each snapshot's columns and the rows Spark read of it, under the capture's names (by field id)."""
+        names = self._column_names()
+        schemas = {sc.get("schema-id"): sc for sc in self._metadata.get("schemas", ())}
+        schema_of = {int(sn["snapshot-id"]): sn.get("schema-id") for sn in self._metadata.get("snapshots", ())}
+        snapshots, rows = [], dict(self.engine_rows)
+        for snap in self.snapshots:
+            schema = schemas.get(schema_of.get(snap.snapshot_id))
+            if schema is None:
+                snapshots.append(snap)
+                continue
+            ids = {str(f["name"]): int(f["id"]) for f in schema.get("fields", ())}
+            snapshots.append(replace(snap, columns=tuple(names.get(i, n) for n, i in ids.items())))
+            renamed = {n: names[i] for n, i in ids.items() if names.get(i, n) != n}
+            if renamed and snap.snapshot_id in rows:
+                rows[snap.snapshot_id] = tuple(MappingProxyType({renamed.get(k, k): v for k, v in r.items()})
+                                               for r in rows[snap.snapshot_id])
+        return snapshots, rows
+
     def capture(self) -> Capture:
         by_id = {snap.snapshot_id: snap for snap in self.snapshots}
-        files = tuple(replace(b.record, removed_snapshot_id=b.removed) if b.removed is not None else b.record
-                      for b in self.files.values())
+        names = self._column_names()
+        files = tuple(self._in_table_names(
+            replace(b.record, removed_snapshot_id=b.removed) if b.removed is not None else b.record,
+            self._names_at.get(key), names) for key, b in self.files.items())
+        snapshots, engine_rows = self._in_schema_names()
         return Capture(
             scenario=self.scenario,
             engine="iceberg",
             table_name=self.full_name,
             table_location=self.location,
             columns=self.scenario.table.columns,
-            snapshots=tuple(self.snapshots),
+            snapshots=tuple(snapshots),
             files=files,
             steps=tuple(self.steps),
-            engine_rows=MappingProxyType(dict(self.engine_rows)),
+            engine_rows=MappingProxyType(engine_rows),
             partition_columns=tuple(self.scenario.table.partitioned_by),
             jobs=tuple(self.jobs),
             refs=MappingProxyType({str(name): int(ref["snapshot-id"])

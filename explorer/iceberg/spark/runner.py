@@ -289,8 +289,9 @@ class _Runner:
             try:
                 self.recorder.record_read(sid, future.result())
             except Exception as exc:  # a read that fails is an engine failure too; never hide it
-                raise EngineError(f"Spark could not read snapshot {sid} back", detail=engine_reason(exc)) \
-                    from None
+                made_by = next((s.step for s in self.recorder.snapshots if s.snapshot_id == sid), None)
+                raise EngineError(f"Spark could not read snapshot {sid} back", step=made_by,
+                                  detail=engine_reason(exc)) from None
         self.timings["engine_rows_wait"] += time.perf_counter() - started
         return self.recorder.capture()
 

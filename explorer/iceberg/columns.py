@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -129,22 +130,22 @@ class FileColumns:
         records = list(files) if ordered else \
             sorted(files, key=lambda f: birth_order_key(f.file_sequence_number, f.id))
         n = len(records)
-        # one pass over the records' attributes; files sharing a partition mapping share its key
-        (ids, contents, paths, seqs, file_seqs, specs, unpartitioned, partitions, counts, equality, refs) = \
-            zip(*[(f.id, f.content, f.path, f.sequence_number, f.file_sequence_number, f.spec_id,
-                   f.spec_unpartitioned, f.partition, f.record_count, f.equality_columns, f.referenced_data_file)
-                  for f in records]) if n else ((),) * 11
+        # each attribute in one C-level pass; files sharing a partition mapping share its key
+        (ids, contents, paths, seqs, file_seqs, specs, unpartitioned, partitions, counts, equality, refs) = (
+            list(map(attrgetter(name), records)) for name in (
+                "id", "content", "path", "sequence_number", "file_sequence_number", "spec_id",
+                "spec_unpartitioned", "partition", "record_count", "equality_columns", "referenced_data_file"))
         codes: dict[tuple[Any, ...], int] = {}
         spec_ids = np.fromiter(specs, dtype=np.int64, count=n)
-        mapping_ids = np.fromiter(map(id, partitions), dtype=np.uint64, count=n)
-        _, first, shared = np.unique(np.stack((spec_ids, mapping_ids.astype(np.int64))), axis=1,
-                                     return_index=True, return_inverse=True) if n else ((), (), np.empty(0))
+        _, mapping_code = np.unique(np.fromiter(map(id, partitions), dtype=np.uint64, count=n), return_inverse=True)
+        pair = mapping_code.reshape(-1).astype(np.int64) * (int(spec_ids.max(initial=0)) + 1) + spec_ids
+        _, first, shared = np.unique(pair, return_index=True, return_inverse=True)
         # the partition key of each distinct (spec, partition mapping), in order of first appearance
         code_of = np.empty(len(first), dtype=np.int64)
         for j in np.argsort(first).tolist():
             i = int(first[j])
             code_of[j] = codes.setdefault((specs[i], tuple(sorted(partitions[i].items()))), len(codes))
-        partition = code_of[np.asarray(shared, dtype=np.int64).reshape(-1)] if n else np.empty(0, dtype=np.int64)
+        partition = code_of[shared.reshape(-1)]
         content_code = {kind: code for kind, code in CONTENT_CODES.items()}
         content = np.fromiter((content_code[c] for c in contents), dtype=np.int8, count=n)
         deletes = np.flatnonzero((content == CONTENT_CODES[FileContent.POSITION_DELETES]) |

@@ -181,12 +181,18 @@ class DeleteFileIndex:
         asked = list(data_files)
         extra = [f for f in deletes if id(f) not in self._ids]
         files = _by_birth((*self._deletes, *extra)) if extra else list(self._deletes)
-        row_of = {id(f): i for i, f in enumerate(files)}
-        for f in asked:
-            if row_of.setdefault(id(f), len(files)) == len(files):
-                files.append(f)
-        return Batch(FileColumns.from_records(files, ordered=True, with_stats=with_stats), tuple(files),
-                     tuple(row_of[id(f)] for f in asked))
+        first = len(files)
+        ids = set(map(id, asked))
+        if len(ids) == len(asked) and self._ids.isdisjoint(ids):
+            files += asked  # the usual case: each data file asked once
+            rows = tuple(range(first, len(files)))
+        else:
+            row_of = {id(f): i for i, f in enumerate(files)}
+            for f in asked:
+                if row_of.setdefault(id(f), len(files)) == len(files):
+                    files.append(f)
+            rows = tuple(row_of[id(f)] for f in asked)
+        return Batch(FileColumns.from_records(files, ordered=True, with_stats=with_stats), tuple(files), rows)
 
     # --------------------------------------------------------------------------- the spec's question
 
@@ -199,8 +205,9 @@ class DeleteFileIndex:
         found = records[k.listed].tolist()
         starts, lengths = k.starts.tolist(), k.lengths.tolist()
         per_kind = [tuple(found[a:a + n]) for a, n in zip(starts, lengths)]  # data files of a kind share one
-        kind_of_row = dict(zip(k.data.tolist(), k.kind_of.tolist()))
-        return [per_kind[kind_of_row[r]] for r in batch.rows]
+        kind_by_row = np.zeros(len(batch.records), dtype=np.int64)
+        kind_by_row[k.data] = k.kind_of
+        return [per_kind[i] for i in kind_by_row[np.asarray(batch.rows, dtype=np.int64)].tolist()]
 
     def for_data_file(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
         """The delete files that apply to ``data_file``, in order of birth."""

@@ -45,6 +45,13 @@ PROBLEMS_JS = """() => {
     const r = e.getBoundingClientRect();
     if (r.right > page + 1) out.push(`${e.dataset.role || e.tagName} sticks out of the page (${Math.round(r.right)} > ${page})`);
   }
+  for (const e of root.querySelectorAll('[data-role=formats-run]'))
+    if (e.scrollWidth > e.clientWidth + 1) {
+      const right = e.getBoundingClientRect().right;
+      const wide = [...e.querySelectorAll('*')].filter(c => c.getBoundingClientRect().right > right + 1)
+        .map(c => c.tagName + ':' + c.textContent.slice(0, 30));
+      out.push(`${e.querySelector('b').textContent}: wider than its column (${e.scrollWidth} > ${e.clientWidth}): ${wide.slice(0, 3).join(' | ')}`);
+    }
   if (root.textContent.includes('did not run')) out.push('a format did not run');
   return out;
 }"""
@@ -68,19 +75,21 @@ def python_times() -> dict:
 
 
 def run_history(page, name: str, kind: str) -> float:
+    from explorer.ui.formats import HISTORIES as TITLES
+
     page.locator(".widget-dropdown", has=page.locator("label", has_text="History")).locator("select").first \
-        .select_option(name)
+        .select_option(label=TITLES[name])
     page.evaluate(f"() => document.querySelectorAll('{VIEW}').forEach(e => e.remove())")
     started = time.perf_counter()
     page.locator("button.jupyter-button", has_text="Run on every format").first.click()
     page.locator(VIEW).first.wait_for(state="visible", timeout=B.RUN_TIMEOUT_MS)
     seconds = time.perf_counter() - started
-    problems = page.evaluate(PROBLEMS_JS)
-    assert not problems, (kind, name, problems)
-    assert not B.stderr_boxes(page), (kind, name)
     view = page.locator(VIEW).first.locator("xpath=..")
     view.scroll_into_view_if_needed()
     view.screenshot(path=str(ARTIFACTS / f"formats-{kind}-{name}.png"))
+    problems = page.evaluate(PROBLEMS_JS)
+    assert not problems, (kind, name, problems)
+    assert not B.stderr_boxes(page), (kind, name)
     return seconds
 
 

@@ -1,77 +1,81 @@
 """Sequence Explorer: see how lakehouse tables order events.
 
+The public API, with each entry point's own signature and types: ``explorer.run(...)`` *is*
+:func:`explorer.api.run`. ``import explorer`` stays light (the scenario model and the entry points; no engine,
+widget or plotting library): every name that needs one is listed in :data:`_LAZY` below, the one place that
+says what loads on first use, and is imported when it is first read. Figures for notebooks are in
+:mod:`explorer.figures`.
+
 Organised by engine behind one protocol (``explorer.engine``): ``explorer.scenario`` (engine-neutral scenario
 model), ``explorer.iceberg`` (pure model, resolver, figures; ``explorer.iceberg.spark`` runs real Spark + Iceberg),
-``explorer.paimon`` (merge model, figures, the pypaimon runner) and ``explorer.ui`` (app, CLI, launcher).
+``explorer.paimon``, ``explorer.delta``, ``explorer.ducklake`` and ``explorer.ui`` (app, CLI, launcher).
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from explorer.api import (
+    explain_row,
+    inspect,
+    list_presets,
+    load_preset,
+    load_scenario,
+    metadata_table,
+    orders,
+    parse_scenario,
+    run,
+    scenario_from_yaml,
+    sql,
+    start_engine,
+    to_scenario,
+)
+from explorer.engine import At, Point
 from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
-from explorer.api import load_scenario, parse_scenario, scenario_from_yaml
 from explorer.scenario.model import Scenario
 
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
+    from explorer.changelog_api import changelog, compare as compare_changelogs
+    from explorer.iceberg.changelog import Projection
+    from explorer.iceberg.spark.session import configure as configure_spark, use_spark
+    from explorer.ui.app import explore
+    from explorer.ui.compare import compare_explorer
+    from explorer.ui.formats import FormatsApp
+    from explorer.ui.orders_view import OrdersView
 
-def run(source, **kwargs):
-    """Run a scenario (preset name, YAML path or text, mapping, Scenario) on its real engine; see explorer.api.run."""
-    from explorer.api import run as _run
-
-    return _run(source, **kwargs)
-
-
-def orders(source, **kwargs):
-    """Run a scenario's race in every commit order on its real engine, judged; see explorer.api.orders."""
-    from explorer.api import orders as _orders
-
-    return _orders(source, **kwargs)
-
-
-def explore(preset: str | None = None, scenario=None, **kwargs):
-    """Open the widget app in a notebook; see explorer.ui.app.explore."""
-    from explorer.ui.app import explore as _explore
-
-    return _explore(preset=preset, scenario=scenario, **kwargs)
-
-
-def inspect(table: str, **kwargs):
-    """Explain an existing Iceberg table's delete decisions (read-only); see explorer.api.inspect."""
-    from explorer.api import inspect as _inspect
-
-    return _inspect(table, **kwargs)
+# Public name -> (module, attribute), imported when the name is first read: widgets, Spark's session settings,
+# the changelog entry points. ``import explorer`` imports none of them. (No name here may be a submodule's:
+# importing ``explorer.compare_formats`` would replace the attribute ``explorer.compare_formats``.)
+_LAZY: dict[str, tuple[str, str]] = {
+    "explore": ("explorer.ui.app", "explore"),
+    "compare_explorer": ("explorer.ui.compare", "compare_explorer"),
+    "OrdersView": ("explorer.ui.orders_view", "OrdersView"),
+    "FormatsApp": ("explorer.ui.formats", "FormatsApp"),
+    "changelog": ("explorer.changelog_api", "changelog"),
+    "compare_changelogs": ("explorer.changelog_api", "compare"),
+    "Projection": ("explorer.iceberg.changelog", "Projection"),
+    "use_spark": ("explorer.iceberg.spark.session", "use_spark"),
+    "configure_spark": ("explorer.iceberg.spark.session", "configure"),
+}
 
 
-def sql(query: str, **kwargs):
-    """Run Spark SQL on the explorer's own session; a pandas DataFrame back. See explorer.api.sql."""
-    from explorer.api import sql as _sql
-
-    return _sql(query, **kwargs)
-
-
-def explain_row(table: str, where, **kwargs):
-    """Which delete file removed each stored copy of a row, and by which rule; see explorer.api.explain_row."""
-    from explorer.api import explain_row as _explain_row
-
-    return _explain_row(table, where, **kwargs)
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'explorer' has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # read once: later reads are plain attribute lookups
+    return value
 
 
-def metadata_table(table, name: str, columns=None, **kwargs) -> list[dict]:
-    """Rows of an Iceberg metadata table (entries, files, delete_files, position_deletes, ...) read by Spark."""
-    from explorer.api import metadata_table as _metadata_table
-
-    return _metadata_table(table, name, columns, **kwargs)
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
-def use_spark(session) -> None:
-    """Make your SparkSession (any master) the one the explorer uses; see explorer.iceberg.spark.session."""
-    from explorer.iceberg.spark.session import use_spark as _use
-
-    _use(session)
-
-
-def configure_spark(*, master: str | None = None, conf=None) -> None:
-    """How the explorer builds its SparkSession: a master URL and k=v settings (before it starts)."""
-    from explorer.iceberg.spark.session import configure
-
-    configure(master=master, conf=conf)
-
-
-__all__ = ["configure_spark", "explain_row", "inspect", "metadata_table", "use_spark", "EngineError", "ExplorerError", "Scenario", "ScenarioError", "explore", "load_scenario",
-           "orders", "parse_scenario", "run", "scenario_from_yaml"]
+__all__ = [
+    "At", "EngineError", "ExplorerError", "FormatsApp", "OrdersView", "Point", "Projection", "Scenario",
+    "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
+    "explain_row", "explore", "inspect", "list_presets", "load_preset", "load_scenario", "metadata_table",
+    "orders", "parse_scenario", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
+]

@@ -8,14 +8,36 @@ starts no JVM.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any
 
-from explorer.engine import Progress, engine_for, resolve_safe, validate
+from explorer.engine import (
+    Progress,
+    RunsOrders,
+    Selector,
+    engine_for,
+    resolve_safe,
+    selector_with_old_keywords,
+    validate,
+)
 from explorer.scenario import model
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.limits import DEFAULT_LIMITS, check_yaml_size
 from explorer.scenario.model import Scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pyspark.sql import SparkSession
+
+    from explorer.engine import Result
+    from explorer.iceberg.inspection import InspectResult, RowExplanation
+    from explorer.iceberg.orders import OrdersResult
+    from explorer.iceberg.result import IcebergResult
+
+Source = Scenario | Mapping[str, Any] | str | Path
+"""What the entry points accept as a scenario: a Scenario, a mapping, a preset name, a .yaml path or YAML text."""
 
 PRESETS_DIR = Path(__file__).parent / "presets"
 
@@ -80,7 +102,7 @@ def load_preset(name: str) -> Scenario:
     return load_scenario(paths[name])
 
 
-def to_scenario(source: Scenario | Mapping[str, Any] | str | Path, *, safe: bool | None = None) -> Scenario:
+def to_scenario(source: Source, *, safe: bool | None = None) -> Scenario:
     """Accept a Scenario, a mapping, a preset name, a path to a YAML file, or YAML text."""
     if isinstance(source, Scenario):
         return validate(source, safe=safe)
@@ -101,9 +123,9 @@ def to_scenario(source: Scenario | Mapping[str, Any] | str | Path, *, safe: bool
     raise ScenarioError(f"cannot make a scenario from a {type(source).__name__}", field="scenario")
 
 
-def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalog: str | None = None,
+def run(source: Source, *, spark: SparkSession | None = None, catalog: str | None = None,
         keep_warehouse: bool = False, warehouse: str | Path | None = None, progress: Progress | None = None,
-        safe: bool | None = None, timings: dict[str, float] | None = None):
+        safe: bool | None = None, timings: dict[str, float] | None = None) -> Result:
     """Run a scenario on its real engine and return the explained result.
 
     Iceberg → :class:`explorer.iceberg.result.IcebergResult`; Paimon → :class:`explorer.paimon.result.PaimonResult`;
@@ -124,8 +146,8 @@ def run(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalo
                                     timings=timings)
 
 
-def orders(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, catalog: str | None = None,
-           progress=None, safe: bool | None = None):
+def orders(source: Source, *, spark: SparkSession | None = None, catalog: str | None = None,
+           progress: Callable[..., None] | None = None, safe: bool | None = None) -> OrdersResult:
     """Run a race in every order: the scenario's ``concurrent`` step (its last step) in every history the engine
     can tell apart, from one set-up; returns :class:`explorer.iceberg.orders.OrdersResult` (see docs/orders.md).
 
@@ -134,19 +156,19 @@ def orders(source: Scenario | Mapping[str, Any] | str | Path, *, spark=None, cat
     safe = resolve_safe(safe)
     scenario = to_scenario(source, safe=safe)
     engine = engine_for(scenario)
-    if not hasattr(engine, "orders"):
+    if not isinstance(engine, RunsOrders):
         raise ScenarioError(f"the {scenario.engine} engine cannot run a race in every order", field="engine")
     return engine.orders(scenario, progress=progress, spark=spark, catalog=catalog, safe=safe)
 
 
-def warm_up(engine: str = "iceberg", *, spark=None, **options: Any) -> None:
+def warm_up(engine: str = "iceberg", *, spark: SparkSession | None = None, **options: Any) -> None:
     """Start an engine before its first run (the app does this in the background when it is shown). Iceberg
     takes ``warehouse=`` (the catalog's directory) and ``rehearse=`` (run a small scenario to warm it, default
     on)."""
     engine_for(engine).warm_up(spark=spark, **options)
 
 
-_STARTING: dict[str, object] = {}
+_STARTING: dict[str, threading.Thread] = {}
 
 
 def start_engine(engine: str = "iceberg", *, warehouse: str | Path | None = None, **options: Any) -> None:
@@ -156,8 +178,6 @@ def start_engine(engine: str = "iceberg", *, warehouse: str | Path | None = None
     its tables in (``explorer.run(..., warehouse=...)``), so Spark starts with it; other ``options`` go to the
     engine's ``warm_up`` (Paimon: ``java=True`` starts its Java library too). A failure is left for the first
     run to report as one line; calling it again does nothing."""
-    import threading
-
     if engine in _STARTING:
         return
     options = {**options, **({} if warehouse is None else {"warehouse": warehouse})}
@@ -172,7 +192,7 @@ def start_engine(engine: str = "iceberg", *, warehouse: str | Path | None = None
     thread.start()
 
 
-def partial_result(exc: Exception, engine: str):
+def partial_result(exc: Exception, engine: str) -> Result | None:
     """The result of the snapshots a run made before the engine refused a step (None when it made none)."""
     capture = getattr(exc, "capture", None)
     if capture is None or not getattr(capture, "snapshots", ()):
@@ -180,22 +200,26 @@ def partial_result(exc: Exception, engine: str):
     return engine_for(engine).result_of(capture)
 
 
-def inspect(table: str, *, spark=None, at_snapshot: int | None = None, at_seq: int | None = None,
-            ref: str | None = None, contents: bool | None = None, check: bool | None = None):
+def inspect(table: str, *, at: Selector = None, spark: SparkSession | None = None, contents: bool | None = None,
+            check: bool | None = None, at_snapshot: int | None = None, at_seq: int | None = None,
+            ref: str | None = None) -> InspectResult:
     """Explain an existing Iceberg table (CATALOG.NAMESPACE.TABLE) with the same views as a scenario run.
 
-    ``spark``: your SparkSession with the table's catalog (default: the explorer's session, built from
-    ``explorer.configure_spark`` / EXPLORER_SPARK_MASTER / EXPLORER_SPARK_CONF). The table is only read, through
-    its own FileIO. Returns :class:`explorer.iceberg.inspection.InspectResult`.
+    ``at``: the snapshot to look at (:class:`~explorer.engine.At`: a snapshot id, a branch or tag, or a
+    sequence number; default: the table's current snapshot). ``at_snapshot=`` / ``at_seq=`` / ``ref=``: the
+    older spelling, deprecated. ``spark``: your SparkSession with the table's catalog (default: the explorer's
+    session, built from ``explorer.configure_spark`` / EXPLORER_SPARK_MASTER / EXPLORER_SPARK_CONF). The table is
+    only read, through its own FileIO.
     """
     from explorer.iceberg.spark.inspect import inspect_table
     from explorer.iceberg.spark.session import get_spark
 
-    return inspect_table(spark or get_spark(), table, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref,
-                         contents=contents, check=check)
+    at = selector_with_old_keywords(at, "explorer.inspect", at_snapshot=at_snapshot, at_seq=at_seq, ref=ref)
+    return inspect_table(spark or get_spark(), table, at_snapshot=at.snapshot_id, at_seq=at.sequence_number,
+                         ref=at.ref, contents=contents, check=check)
 
 
-def sql(query: str, *, spark=None):
+def sql(query: str, *, spark: SparkSession | None = None) -> pd.DataFrame:
     """Run one Spark SQL statement on the explorer's own session (its ``explorer`` catalog included) and return
     what it returns as a pandas DataFrame (empty for DDL and writes), so a notebook can make a table with plain
     SQL and then :func:`inspect` it. A failure is an EngineError with Spark's one-line reason."""
@@ -209,18 +233,22 @@ def sql(query: str, *, spark=None):
         raise EngineError(f"Spark SQL failed: {engine_reason(exc)}", field="sql") from None
 
 
-def explain_row(table: str, where: Mapping[str, Any], *, spark=None, at_snapshot: int | None = None,
-                at_seq: int | None = None, ref: str | None = None):
+def explain_row(table: str, where: Mapping[str, Any], *, at: Selector = None, spark: SparkSession | None = None,
+                at_snapshot: int | None = None, at_seq: int | None = None,
+                ref: str | None = None) -> RowExplanation:
     """Why is this row (not) here? Every stored copy of the rows matching ``where`` (column -> value) in
-    ``table``, which delete file removed each and by which rule, or why none did; checked against Spark's read.
-    Returns :class:`explorer.iceberg.inspection.RowExplanation`."""
+    ``table`` at the snapshot ``at`` selects (as for :func:`inspect`), which delete file removed each and by
+    which rule, or why none did; checked against Spark's read."""
     from explorer.iceberg.spark.inspect import explain_table_row
     from explorer.iceberg.spark.session import get_spark
 
-    return explain_table_row(spark or get_spark(), table, where, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref)
+    at = selector_with_old_keywords(at, "explorer.explain_row", at_snapshot=at_snapshot, at_seq=at_seq, ref=ref)
+    return explain_table_row(spark or get_spark(), table, where, at_snapshot=at.snapshot_id,
+                             at_seq=at.sequence_number, ref=at.ref)
 
 
-def metadata_table(table, name: str, columns=None, *, spark=None) -> list[dict]:
+def metadata_table(table: str | IcebergResult, name: str, columns: Iterable[str] | None = None, *,
+                   spark: SparkSession | None = None) -> list[dict[str, Any]]:
     """Rows of one of Iceberg's metadata tables (``entries``, ``files``, ``delete_files``, ``position_deletes``,
     ``snapshots``, ...) as Spark reads them. ``table``: a run kept with ``warehouse=`` / ``keep_warehouse=True``
     or an inspected table (its files are labelled with the explorer's ids: D1, E1, ...), or CATALOG.NAMESPACE.TABLE.
@@ -228,9 +256,12 @@ def metadata_table(table, name: str, columns=None, *, spark=None) -> list[dict]:
     from explorer.iceberg.spark.metadata_tables import metadata_table as read
     from explorer.iceberg.spark.session import get_spark
 
-    capture = getattr(table, "capture", None)
-    if capture is not None and getattr(table, "kept", None) is None and not hasattr(table, "focus_snapshot_id"):
+    from explorer.iceberg.inspection import InspectResult
+
+    if isinstance(table, str):
+        return read(spark or get_spark(), table, name, columns)
+    if table.kept is None and not isinstance(table, InspectResult):
         raise ScenarioError("this run's table was dropped when the run ended; run it with warehouse=... or "
                             "keep_warehouse=True to read its metadata tables", field="table")
-    return read(spark or get_spark(), capture.table_name if capture is not None else table, name, columns,
-                capture=capture)
+    capture = table.build_capture() if isinstance(table, InspectResult) else table.capture  # labels: D1, E1, ...
+    return read(spark or get_spark(), capture.table_name, name, columns, capture=capture)

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.iceberg.changelog import ChangelogResult, ChangelogRun, CompareResult, Projection, parse_projection
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.model import Scenario
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 Source = Scenario | Mapping[str, Any] | str | Path
 
@@ -27,7 +30,8 @@ def _iceberg_scenario(source: Source) -> Scenario:
     return scenario
 
 
-def run_changelogs(scenario: Scenario, projections: Iterable[Projection], *, spark=None,
+def run_changelogs(scenario: Scenario, projections: Iterable[Projection], *,
+                   spark: SparkSession | None = None,
                    identifier_columns: Sequence[str] | None = None) -> ChangelogRun:
     """Run ``scenario``, read its changelog in ``projections`` (raw is always read), then clean the table up."""
     from explorer.iceberg.spark.changelog_reader import capture_changelogs
@@ -42,7 +46,7 @@ def run_changelogs(scenario: Scenario, projections: Iterable[Projection], *, spa
         _drop(spark, capture)
 
 
-def _drop(spark, capture) -> None:
+def _drop(spark: SparkSession, capture) -> None:
     from explorer.iceberg.spark.session import RunTable, drop_run_table
 
     parts = capture.table_name.split(".")
@@ -50,7 +54,7 @@ def _drop(spark, capture) -> None:
         drop_run_table(spark, RunTable(*parts), capture.table_location)
 
 
-def changelog(source: Source, *, view: Projection | str = "raw", spark=None,
+def changelog(source: Source, *, view: Projection | str = "raw", spark: SparkSession | None = None,
               identifier_columns: Sequence[str] | None = None) -> ChangelogResult:
     """The scenario's changelog in one view: ``raw``, ``carryover-removed``, ``net`` or ``updates``.
 
@@ -64,7 +68,7 @@ def changelog(source: Source, *, view: Projection | str = "raw", spark=None,
     return ChangelogResult(run, projection)
 
 
-def compare(source_a: Source, source_b: Source, *, spark=None,
+def compare(source_a: Source, source_b: Source, *, spark: SparkSession | None = None,
             identifier_columns: Sequence[str] | None = None) -> CompareResult:
     """Two scenarios side by side: final states, all four changelog views, file lineage, differing rows.
 

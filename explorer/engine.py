@@ -3,7 +3,8 @@
 An :class:`Engine` checks a scenario before anything runs (``validate``: the same checks for ``explorer
 validate`` and ``explorer run``) and runs it (``run``), returning a :class:`Result`. A result explains itself
 along one time axis, a tuple of :class:`Point` (a snapshot, its sequence number, the ref it was committed to, a
-label): ``points()``, ``point(...)`` to select one, ``to_plain(at=point)`` / ``to_text(at=point)``.
+label): ``points()``, ``point(at)`` to select one, ``to_plain(at)`` / ``to_text(at)``, where ``at`` is
+an :class:`At` (a sequence number, a snapshot id or a ref), a :class:`Point`, or a plain sequence number.
 
 The registry names each engine's module as text and imports it on first use, so validating an Iceberg scenario
 never imports pypaimon, and nothing here imports Spark. Callers (the CLI, the app, ``explorer.api``) dispatch
@@ -28,13 +29,16 @@ from __future__ import annotations
 
 import importlib
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from explorer import settings
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.formats import Format, package_of
+from explorer.scenario.history import History
 from explorer.scenario.model import ENGINES, Scenario, Step, parse_scenario
 
 
@@ -54,25 +58,104 @@ class Point:
     label: str = ""
     ref: str | None = None
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"snapshot_id": self.snapshot_id, "sequence_number": self.sequence_number,
                 "ordinal": self.ordinal, "label": self.label, "ref": self.ref}
 
 
-def point_on_clock(points: tuple[Point, ...], *, at_seq: int | None, at_snapshot: int | None, ref: str | None,
-                   no_refs: str, unit: str) -> Point | None:
+@dataclass(frozen=True)
+class At:
+    """Which snapshot of a run or a table, the one selector every result, figure and entry point takes.
+
+    At most one of: ``sequence_number``, the latest snapshot at or before that number on the format's own clock
+    (Iceberg: the sequence number; Paimon and DuckLake: the snapshot id; Delta: the version); ``snapshot_id``,
+    exactly that snapshot (Delta: that version); ``ref``, the head of a branch or tag (Iceberg). None of them
+    (``At()``): the default, the latest snapshot of main (an inspected table: the snapshot it was opened at).
+
+    Wherever an ``At`` is taken, a plain ``int`` means ``At(sequence_number=n)`` and a :class:`Point` means
+    ``At(snapshot_id=point.snapshot_id)`` (see :data:`Selector` and :meth:`of`).
+    """
+
+    sequence_number: int | None = None
+    snapshot_id: int | None = None
+    ref: str | None = None
+
+    def __post_init__(self) -> None:
+        if sum(x is not None for x in (self.sequence_number, self.snapshot_id, self.ref)) > 1:
+            raise ValueError("select a snapshot by one of: a sequence number, a snapshot id, a ref")
+
+    @property
+    def default(self) -> bool:
+        """True when nothing is selected (the result's default snapshot)."""
+        return self.sequence_number is None and self.snapshot_id is None and self.ref is None
+
+    @classmethod
+    def of(cls, selector: Selector) -> At:
+        """The ``At`` a selector means: an ``At`` itself, a :class:`Point` (its snapshot), an ``int`` (a sequence
+        number on the format's clock), or None (the default)."""
+        if selector is None:
+            return cls()
+        if isinstance(selector, At):
+            return selector
+        if isinstance(selector, Point):
+            return cls(snapshot_id=selector.snapshot_id)
+        if isinstance(selector, int) and not isinstance(selector, bool):
+            return cls(sequence_number=selector)
+        raise TypeError(f"select a snapshot with At(...), a Point or a sequence number, not a "
+                        f"{type(selector).__name__}")
+
+    def __str__(self) -> str:
+        if self.ref is not None:
+            return f"ref {self.ref!r}"
+        if self.snapshot_id is not None:
+            return f"snapshot {self.snapshot_id}"
+        if self.sequence_number is not None:
+            return f"sequence number {self.sequence_number}"
+        return "the default snapshot"
+
+
+Selector = At | Point | int | None
+"""What a snapshot parameter accepts: see :class:`At`."""
+
+
+# The older keyword spellings of a selector (still accepted where users wrote them) and the At field each means.
+_OLD_SPELLINGS = {"snapshot_id": "snapshot_id", "at_snapshot": "snapshot_id", "ref": "ref",
+                  "at_seq": "sequence_number", "as_of_sequence_number": "sequence_number"}
+
+
+def selector_with_old_keywords(at: Selector, where: str, **old: int | str | None) -> At:
+    """``at`` as an :class:`At`, or the one older keyword given instead (``snapshot_id=``, ``ref=``,
+    ``at_snapshot=``, ``at_seq=``, ``as_of_sequence_number=``): it still works, with a DeprecationWarning that
+    names the ``At`` to write. ``where`` names the call in that message (``"result.at"``)."""
+    given = {name: value for name, value in old.items() if value is not None}
+    if not given:
+        return At.of(at)
+    if at is not None or len(given) > 1:
+        raise ValueError("select a snapshot by one of: a sequence number, a snapshot id, a ref")
+    ((name, value),) = given.items()
+    field = _OLD_SPELLINGS[name]
+    warnings.warn(f"{where}({name}=...) is deprecated; write {where}(At({field}={value!r})) "
+                  "(from explorer import At)", DeprecationWarning, stacklevel=3)
+    if field == "ref":
+        return At(ref=str(value))
+    number = int(value)
+    return At(snapshot_id=number) if field == "snapshot_id" else At(sequence_number=number)
+
+
+def point_on_clock(points: tuple[Point, ...], at: Selector, *, no_refs: str, unit: str) -> Point | None:
     """Select a point on a clock that only counts up (Paimon and DuckLake snapshot ids, Delta versions): the
-    point ``at_snapshot`` names exactly, or the latest at or before ``at_seq``; None when neither is given.
-    ``no_refs`` is the message for a ``ref`` (these formats have no branches or tags here); ``unit`` names the
-    clock's tick in messages ("snapshot", "version")."""
-    if ref is not None:
+    point ``at.snapshot_id`` names exactly, or the latest at or before ``at.sequence_number``; None when the
+    selector is the default. ``no_refs`` is the message for a ``ref`` (these formats have no branches or tags
+    here); ``unit`` names the clock's tick in messages ("snapshot", "version")."""
+    at = At.of(at)
+    if at.ref is not None:
         raise LookupError(no_refs)
-    wanted = at_snapshot if at_snapshot is not None else at_seq
+    wanted = at.snapshot_id if at.snapshot_id is not None else at.sequence_number
     if wanted is None:
         return None
     before = [p for p in points if p.snapshot_id <= wanted]
-    if at_snapshot is not None and (not before or before[-1].snapshot_id != at_snapshot):
-        raise LookupError(f"the run made no {unit} {at_snapshot}")
+    if at.snapshot_id is not None and (not before or before[-1].snapshot_id != at.snapshot_id):
+        raise LookupError(f"the run made no {unit} {at.snapshot_id}")
     if not before:
         raise LookupError(f"no {unit} at or before {wanted}")
     return before[-1]
@@ -116,22 +199,32 @@ class Result(Protocol):
         """What each scenario step did, in order (empty for a table read from outside a scenario)."""
         ...
 
-    def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
-              ref: str | None = None) -> Point | None: ...
+    def point(self, at: Selector = None) -> Point | None:
+        """The point a selector names; None for the default (the latest)."""
+        ...
 
-    def to_plain(self, at: Point | None = None) -> dict: ...
+    def to_plain(self, at: Selector = None) -> dict[str, Any]: ...
 
-    def to_text(self, at: Point | None = None) -> str: ...
+    def to_text(self, at: Selector = None) -> str: ...
 
 
 class Engine(Protocol):
-    """An engine adapter: its own scenario checks and a real run."""
+    """An engine adapter: its own scenario checks, a real run, a start before the first run, and the result of
+    a run the engine stopped early."""
 
     name: str
 
     def validate(self, scenario: Scenario, *, safe: bool = False) -> None: ...
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, **options: Any) -> Result: ...
+
+    def warm_up(self, **options: Any) -> None:
+        """Start (or import) the engine now, so a first run finds it ready; ``options`` as for :meth:`run`."""
+        ...
+
+    def result_of(self, capture: Any) -> Result:
+        """The result of the snapshots a run made before the engine refused a step (``EngineError.capture``)."""
+        ...
 
     def step_handlers(self) -> tuple["StepHandlers[Any]", ...]:
         """The handler tables its runner(s) execute steps with (importing the runners, not starting them)."""
@@ -262,12 +355,19 @@ class Comparable(Protocol):
 
 
 @runtime_checkable
-class RunsHistories(Protocol):
-    """An engine that can tell a format-neutral history (see the module docstring)."""
+class RunsOrders(Protocol):
+    """An engine that runs a scenario's race in every commit order (``explorer orders``)."""
 
     name: str
 
-    def scenarios_for_history(self, history: Any) -> tuple[Scenario, ...]: ...
+    def orders(self, scenario: Scenario, *, progress: Any = None, **options: Any) -> Any: ...
+
+
+@runtime_checkable
+class RunsHistories(Engine, Protocol):
+    """An engine that can tell a format-neutral history (see the module docstring)."""
+
+    def scenarios_for_history(self, history: History) -> tuple[Scenario, ...]: ...
 
 
 # Engine name -> the module whose ``ENGINE`` attribute implements :class:`Engine`: each format's package
@@ -279,7 +379,8 @@ def engine_for(name_or_scenario: str | Scenario) -> Engine:
     name = name_or_scenario.engine if isinstance(name_or_scenario, Scenario) else name_or_scenario
     if name not in _REGISTRY:
         raise ScenarioError(f"must be one of {', '.join(_REGISTRY)}, got {name!r}", field="engine")
-    return importlib.import_module(_REGISTRY[name]).ENGINE
+    engine: Engine = importlib.import_module(_REGISTRY[name]).ENGINE
+    return engine
 
 
 def history_engines() -> tuple[RunsHistories, ...]:
@@ -293,9 +394,10 @@ def history_engines() -> tuple[RunsHistories, ...]:
 _PAGES = "explorer.ui.export"
 
 
-def write_page(obj: Any, path: Any, **options: Any) -> Any:
+def write_page(obj: Any, path: str | Path, **options: Any) -> Path:
     """Write ``obj`` (a result, a comparison) as one self-contained HTML page; see explorer.ui.export."""
-    return importlib.import_module(_PAGES).write_page(obj, path, **options)
+    written: Path = importlib.import_module(_PAGES).write_page(obj, path, **options)
+    return written
 
 
 def safe_default() -> bool:

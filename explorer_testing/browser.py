@@ -24,6 +24,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -130,7 +131,7 @@ def shutdown_kernels(server: Launched, timeout: float = 60.0) -> bool:
         started = psutil.Process(server.process.pid).children(recursive=True)
     except psutil.NoSuchProcess:
         return True
-    kernels = set()
+    kernels: set[str] = set()
     for proc in started:
         with contextlib.suppress(psutil.Error):
             kernels.update(m.group(1) for arg in proc.cmdline() if (m := _KERNEL_FILE.search(arg)))
@@ -155,6 +156,7 @@ def port_open(url: str) -> bool:
         return False
 
 
+_PRCTL: Any
 try:  # resolved here, not in the child: a preexec_fn should only call into C
     _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
 except (OSError, AttributeError):

@@ -8,19 +8,26 @@ small one that still fails, for a regression preset.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import copy
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.api import parse_scenario
 from explorer.scenario.model import ConcurrentStep, Scenario
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from explorer.iceberg.orders import OrdersResult
+
 
 @dataclass(frozen=True)
-class Check:
+class DifferentialCheck:
     """One scenario's verdict. ``ok`` only when something was compared, nothing disagreed and nothing refused."""
 
     scenario: Scenario
@@ -43,16 +50,18 @@ def refusal_reason(error: EngineError) -> str:
     return f"{error.field or '-'}: {text[:120]}"
 
 
-def check_iceberg(scenario: Scenario, *, spark=None) -> Check:
+def check_iceberg(scenario: Scenario, *, spark: SparkSession | None = None) -> DifferentialCheck:
     """Run on Spark + Iceberg; at every snapshot, the resolver's rows against the rows Spark read and the planner's
     attached delete files against Iceberg Java's planFiles()."""
     from explorer.api import run
+    from explorer.iceberg.result import IcebergResult
 
     started = time.perf_counter()
     try:
         result = run(scenario, spark=spark)
     except EngineError as exc:
-        return Check(scenario, 0, (), refusal_reason(exc), time.perf_counter() - started)
+        return DifferentialCheck(scenario, 0, (), refusal_reason(exc), time.perf_counter() - started)
+    assert isinstance(result, IcebergResult)  # an Iceberg scenario's result
     problems = []
     compared = disagreeing = 0
     for view in result.views:
@@ -74,10 +83,10 @@ def check_iceberg(scenario: Scenario, *, spark=None) -> Check:
                             f"from Iceberg Java's planFiles(): {'; '.join(view.plan_comparison.lines())}")
     if result.agrees != (not disagreeing):
         problems.append("IcebergResult.agrees contradicts the per-snapshot comparison")
-    return Check(scenario, compared, tuple(problems), None, time.perf_counter() - started)
+    return DifferentialCheck(scenario, compared, tuple(problems), None, time.perf_counter() - started)
 
 
-def check_paimon(scenario: Scenario) -> Check:
+def check_paimon(scenario: Scenario) -> DifferentialCheck:
     """Run on pypaimon; the model's rows after every commit against pypaimon's read, and its sequence numbers."""
     from explorer.paimon.runner import run_paimon
 
@@ -85,17 +94,17 @@ def check_paimon(scenario: Scenario) -> Check:
     try:
         result = run_paimon(scenario)
     except EngineError as exc:
-        return Check(scenario, 0, (), refusal_reason(exc), time.perf_counter() - started)
+        return DifferentialCheck(scenario, 0, (), refusal_reason(exc), time.perf_counter() - started)
     problems = [f"after snapshot {c.snapshot_id}: model {list(c.model_rows)} but pypaimon read "
                 f"{list(c.engine_rows)}" for c in result.disagreements]
     problems += [f"record {r.label()} of step {r.step}: model sequence number {r.sequence_number}, pypaimon "
                  f"wrote {r.engine_sequence_number}" for r in result.sequence_mismatches]
     if result.agrees != (not problems):
         problems.append("PaimonResult.agrees contradicts its own checks")
-    return Check(scenario, len(result.checks), tuple(problems), None, time.perf_counter() - started)
+    return DifferentialCheck(scenario, len(result.checks), tuple(problems), None, time.perf_counter() - started)
 
 
-def check_paimon_java(scenario: Scenario, *, spark=None) -> Check:
+def check_paimon_java(scenario: Scenario, *, spark: SparkSession | None = None) -> DifferentialCheck:
     """Run on Paimon 0.9.0's Java library; the model's rows after every snapshot against Paimon's batch read,
     its sequence numbers, and (lookup, full-compaction) its changelog against the one Paimon wrote."""
     from explorer.paimon.java_runner import run_paimon_java
@@ -104,7 +113,7 @@ def check_paimon_java(scenario: Scenario, *, spark=None) -> Check:
     try:
         result = run_paimon_java(scenario, spark=spark)
     except EngineError as exc:
-        return Check(scenario, 0, (), refusal_reason(exc), time.perf_counter() - started)
+        return DifferentialCheck(scenario, 0, (), refusal_reason(exc), time.perf_counter() - started)
     problems = [f"after snapshot {c.snapshot_id}: model {list(c.model_rows)} but Paimon read "
                 f"{list(c.engine_rows)}" for c in result.disagreements]
     problems += [f"record {r.label()} of step {r.step}: model sequence number {r.sequence_number}, Paimon "
@@ -113,7 +122,7 @@ def check_paimon_java(scenario: Scenario, *, spark=None) -> Check:
                  f"Paimon wrote {list(c.engine)}" for c in result.changelog_disagreements]
     if result.agrees != (not problems):
         problems.append("PaimonResult.agrees contradicts its own checks")
-    return Check(scenario, len(result.checks), tuple(problems), None, time.perf_counter() - started)
+    return DifferentialCheck(scenario, len(result.checks), tuple(problems), None, time.perf_counter() - started)
 
 
 # --------------------------------------------------------------------------------------------- shrinking
@@ -217,24 +226,27 @@ def serial_scenario(scenario: Scenario, order) -> Scenario:
     return parse_scenario(plain)
 
 
-def check_race(scenario: Scenario, *, spark=None, result=None) -> RaceCheck:
+def check_race(scenario: Scenario, *, spark: SparkSession | None = None,
+               result: OrdersResult | None = None) -> RaceCheck:
     """Run every history of ``scenario``'s race (or judge ``result``, its orders already run) and check: the
     engine's rows equal the resolver's in every history; a serializable verdict's rows equal the plain serial
     run it names; a non-serializable verdict's rows equal no plain serial run of its committed jobs."""
     from itertools import permutations
 
     from explorer.api import orders, run
+    from explorer.iceberg.result import IcebergResult
     from explorer.scenario.histories import same_table
 
     started = time.perf_counter()
     result = result if result is not None else orders(scenario, spark=spark)
     columns = scenario.table.column_names
     check = RaceCheck(scenario, histories=len(result.histories))
-    plain_rows: dict[tuple[str, ...], list] = {}
+    plain_rows: dict[tuple[str, ...], tuple[Mapping[str, Any], ...]] = {}
 
-    def serial(order: tuple[str, ...]) -> list:
+    def serial(order: tuple[str, ...]) -> tuple[Mapping[str, Any], ...]:
         if order not in plain_rows:
             plain = run(serial_scenario(scenario, order), spark=spark)
+            assert isinstance(plain, IcebergResult)  # a race's serial runs run on Iceberg, as the race did
             plain_rows[order] = plain.capture.engine_rows[plain.capture.snapshot_at().snapshot_id]
             check.serial_runs += 1
         return plain_rows[order]

@@ -9,6 +9,8 @@ its JVM child (via psutil) after every run.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -16,6 +18,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from explorer.scenario.model import Scenario
+from explorer.iceberg.spark.session import driver_jvm
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 # Spark's scratch directories, and native libraries the JVM unpacks once per process (snappy, lz4, zstd).
 SPARK_SCRATCH = ("blockmgr-", "spark-", "hsperfdata_", "liblz4-java", "snappy-", "libzstd-jni")
@@ -109,11 +115,11 @@ def process_figures() -> tuple[float, float, int, int]:
     return me.memory_info().rss / MB, rss_jvm / MB, me.num_fds(), fds_jvm
 
 
-def jvm_heap_after_gc_mb(spark) -> float | None:
+def jvm_heap_after_gc_mb(spark: SparkSession | None) -> float | None:
     """Used JVM heap right after a full GC (None without a session)."""
     if spark is None:
         return None
-    jvm = spark.sparkContext._jvm
+    jvm = driver_jvm(spark)
     jvm.java.lang.System.gc()
     runtime = jvm.java.lang.Runtime.getRuntime()
     return round((runtime.totalMemory() - runtime.freeMemory()) / MB, 1)
@@ -139,7 +145,8 @@ def scratch_files(root: Path) -> int:
     return sum(1 for d in scratch for p in ([d] if d.is_file() else d.rglob("*")) if p.is_file())
 
 
-def repeat(scenarios: Sequence[Scenario], runs: int, *, watch: Sequence[Path], spark=None, warm_up: int | None = None,
+def repeat(scenarios: Sequence[Scenario], runs: int, *, watch: Sequence[Path],
+           spark: SparkSession | None = None, warm_up: int | None = None,
            scratch_root: Path | None = None, progress: Callable[[Sample], None] | None = None) -> Report:
     """Run ``scenarios`` round-robin ``runs`` times; after each run every watched directory must be unchanged."""
     from explorer.api import run
@@ -165,9 +172,10 @@ def repeat(scenarios: Sequence[Scenario], runs: int, *, watch: Sequence[Path], s
             baseline[str(root)] = now | baseline[str(root)]  # report each leftover once
         if left:
             report.leftovers += [f"after run {i + 1} ({scenario.name}): {p}" for p in left]
-        sample = Sample(i + 1, scenario.name, scenario.engine, round(seconds, 3),
-                        *[round(v, 1) if isinstance(v, float) else v for v in process_figures()],
-                        leftovers=tuple(left), jvm_heap_after_gc_mb=jvm_heap_after_gc_mb(spark))
+        rss_python, rss_jvm, fds_python, fds_jvm = process_figures()
+        sample = Sample(i + 1, scenario.name, scenario.engine, round(seconds, 3), round(rss_python, 1),
+                        round(rss_jvm, 1), fds_python, fds_jvm, leftovers=tuple(left),
+                        jvm_heap_after_gc_mb=jvm_heap_after_gc_mb(spark))
         report.samples.append(sample)
         if progress:
             progress(sample)

@@ -88,7 +88,7 @@ PRESETS = _preset_plains()
 
 
 @dataclass
-class Outcome:
+class FuzzOutcome:
     validate_exit: int
     run_exit: int | None
     editor_accepted: bool
@@ -102,7 +102,7 @@ def _cli(main, argv: list[str]) -> tuple[int, str]:
     return code, out.getvalue() + err.getvalue()
 
 
-def check_document(text: str, app, cli_main, workdir: Path | None = None) -> Outcome:
+def check_document(text: str, app, cli_main, workdir: Path | None = None) -> FuzzOutcome:
     """Validate, (refused) run and editor import of one document; AssertionError on a traceback or bad exit.
 
     ``app``: an ``explorer.ui.app.App``; ``cli_main``: ``explorer.ui.cli.main`` (passed in: this layer sits below
@@ -129,4 +129,4 @@ def check_document(text: str, app, cli_main, workdir: Path | None = None) -> Out
     if not accepted:
         assert app.error_text.strip(), "the editor refused the document without a message"
     assert "Traceback" not in app.error_text, app.error_text[-800:]
-    return Outcome(code, run_code, accepted, said.strip().splitlines()[-1] if said.strip() else "")
+    return FuzzOutcome(code, run_code, accepted, said.strip().splitlines()[-1] if said.strip() else "")

@@ -8,11 +8,16 @@ engine also tells a format-neutral history (:meth:`scenarios_for_history`) for `
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.delta.validate import validate_delta_scenario
 from explorer.engine import Progress
+from explorer.scenario.history import History
 from explorer.scenario.model import Scenario
+
+if TYPE_CHECKING:
+    from explorer.delta.capture import DeltaCapture
+    from explorer.delta.result import DeltaResult
 
 
 class DeltaEngine:
@@ -22,7 +27,7 @@ class DeltaEngine:
         validate_delta_scenario(scenario, safe=safe)
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, keep_warehouse: bool = False,
-            warehouse: str | Path | None = None, safe: bool = False, **_: Any):
+            warehouse: str | Path | None = None, safe: bool = False, **_: Any) -> DeltaResult:
         from explorer.delta.result import DeltaResult
         from explorer.delta.runner import capture_delta
 
@@ -40,13 +45,13 @@ class DeltaEngine:
         """Import delta-rs now (there is no server to start)."""
         import explorer.delta.runner  # noqa: F401
 
-    def result_of(self, capture):
+    def result_of(self, capture: DeltaCapture) -> DeltaResult:
         """The result of a run that stopped early (``EngineError.capture``: its versions so far)."""
         from explorer.delta.result import DeltaResult
 
         return DeltaResult(capture)
 
-    def scenarios_for_history(self, history) -> tuple[Scenario, ...]:
+    def scenarios_for_history(self, history: History) -> tuple[Scenario, ...]:
         from explorer.delta.history import delta_scenario
 
         return (delta_scenario(history),)

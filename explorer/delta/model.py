@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,12 +27,12 @@ from explorer.scenario.rows import normalize_value
 CHANGE_TYPE = "_change_type"
 
 
-def values(row: Row, columns: Sequence[str]) -> tuple:
+def values(row: Row, columns: Sequence[str]) -> tuple[Any, ...]:
     """A row as comparable normalized values in column order."""
     return tuple(normalize_value(row.get(c)) for c in columns)
 
 
-def sort_key(row: tuple) -> tuple:
+def sort_key(row: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple((v is not None, str(type(v)), v if v is not None else 0) for v in row)
 
 
@@ -50,7 +50,7 @@ def live_files(commits: Iterable[DeltaCommit], version: int) -> tuple[str, ...]:
     return tuple(live)
 
 
-def model_rows(capture: DeltaCapture, version: int) -> tuple[tuple, ...]:
+def model_rows(capture: DeltaCapture, version: int) -> tuple[tuple[Any, ...], ...]:
     """The rows the log says the table holds at ``version`` (sorted value tuples)."""
     cols = capture.scenario.table.column_names
     rows = [values(r, cols) for path in live_files(capture.commits, version) for r in capture.file_rows[path]]
@@ -61,7 +61,7 @@ def model_rows(capture: DeltaCapture, version: int) -> tuple[tuple, ...]:
 class Change:
     version: int
     change: str
-    row: tuple
+    row: tuple[Any, ...]
     source: str  # "cdc file", "add", "remove"
 
 
@@ -85,12 +85,12 @@ def model_changes(capture: DeltaCapture) -> tuple[Change, ...]:
     return tuple(out)
 
 
-def change_key(version: int, change: str, row: tuple) -> tuple:
+def change_key(version: int, change: str, row: tuple[Any, ...]) -> tuple[Any, ...]:
     return (version, change, row)
 
 
-def compare_changes(model: Iterable[Change], engine: Iterable[tuple[int, str, tuple]]
-                    ) -> tuple[tuple[tuple, ...], tuple[tuple, ...]]:
+def compare_changes(model: Iterable[Change], engine: Iterable[tuple[int, str, tuple[Any, ...]]]
+                    ) -> tuple[tuple[tuple[Any, ...], ...], tuple[tuple[Any, ...], ...]]:
     """(in the engine's feed only, in the model's only), as multisets of (version, change, row)."""
     m = Counter(change_key(c.version, c.change, c.row) for c in model)
     e = Counter(engine)
@@ -100,11 +100,11 @@ def compare_changes(model: Iterable[Change], engine: Iterable[tuple[int, str, tu
 # ------------------------------------------------------------------------------ rewrites, file by file
 
 
-def _matches(row: tuple, columns: Sequence[str], where: Mapping[str, Any]) -> bool:
+def _matches(row: tuple[Any, ...], columns: Sequence[str], where: Mapping[str, Any]) -> bool:
     return all(row[columns.index(c)] == normalize_value(v) for c, v in where.items())
 
 
-def row_matcher(step: Step, columns: Sequence[str]):
+def row_matcher(step: Step, columns: Sequence[str]) -> Callable[[tuple[Any, ...]], bool] | None:
     """A function telling whether a row is one the step changes, when the step names its rows by value (a
     ``{column: value}`` condition or a MERGE key); None for a SQL predicate (DataFusion decides those)."""
     if isinstance(step, (DeleteStep, UpdateStep)):
@@ -138,8 +138,8 @@ class FileDecision:
     version: int
     path: str
     verdict: str
-    changed: tuple[tuple, ...]
-    copied: tuple[tuple, ...]
+    changed: tuple[tuple[Any, ...], ...]
+    copied: tuple[tuple[Any, ...], ...]
     into: tuple[str, ...]
     reason: str
 
@@ -161,7 +161,7 @@ def file_decisions(capture: DeltaCapture, version: int) -> tuple[FileDecision, .
     new_paths = tuple(a.path for a in adds)
     what = commit.operation
     out: list[FileDecision] = []
-    copied_total: Counter = Counter()
+    copied_total: Counter[Any] = Counter()
     for a in removes:
         rows = [values(r, cols) for r in capture.file_rows.get(a.path, ())]
         copied, changed = [], []

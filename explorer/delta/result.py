@@ -12,6 +12,9 @@ Three checks, each loud when it fails:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from dataclasses import dataclass
 
 from explorer.delta.capture import DeltaCapture, DeltaCommit
@@ -26,7 +29,16 @@ from explorer.delta.model import (
     sort_key,
     values,
 )
-from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts, Point, StepOutcome, point_on_clock
+from explorer.engine import (
+    Changelog,
+    ChangeRow,
+    DeleteWay,
+    FormatFacts,
+    Point,
+    Selector,
+    StepOutcome,
+    point_on_clock,
+)
 from explorer.scenario.model import ConcurrentStep, Scenario, Step
 
 CLOCK = ("the commit version: _delta_log/<version>.json, numbered 0, 1, 2, ... with no gaps; a commit is one "
@@ -49,8 +61,8 @@ WAY = {"DELETE": "file rewrite (remove + add)", "UPDATE": "file rewrite (remove 
 @dataclass(frozen=True)
 class VersionCheck:
     version: int
-    model_rows: tuple[tuple, ...]
-    engine_rows: tuple[tuple, ...]
+    model_rows: tuple[tuple[Any, ...], ...]
+    engine_rows: tuple[tuple[Any, ...], ...]
 
     @property
     def agrees(self) -> bool:
@@ -81,8 +93,8 @@ class DeltaResult:
         self.checks = tuple(VersionCheck(c.version, model_rows(capture, c.version),
                                          self._engine(c.version)) for c in capture.commits
                             if c.version in capture.engine_rows)
-        self.cdf_only_engine: tuple[tuple, ...] = ()
-        self.cdf_only_model: tuple[tuple, ...] = ()
+        self.cdf_only_engine: tuple[tuple[Any, ...], ...] = ()
+        self.cdf_only_model: tuple[tuple[Any, ...], ...] = ()
         if capture.cdf is not None:
             engine = [(r.version, r.change, values(r.row, self.columns)) for r in capture.cdf]
             self.cdf_only_engine, self.cdf_only_model = compare_changes(model_changes(capture), engine)
@@ -90,7 +102,7 @@ class DeltaResult:
 
     # ------------------------------------------------------------------------------------------ checks
 
-    def _engine(self, version: int) -> tuple[tuple, ...]:
+    def _engine(self, version: int) -> tuple[tuple[Any, ...], ...]:
         return tuple(sorted((values(r, self.columns) for r in self.capture.engine_rows[version]), key=sort_key))
 
     def _step_of(self, commit: DeltaCommit) -> Step | None:
@@ -101,7 +113,7 @@ class DeltaResult:
             return step.job(commit.job).step
         return step
 
-    def _rewrite_checks(self):
+    def _rewrite_checks(self) -> Iterator[RewriteCheck]:
         for commit in self.capture.commits:
             step = self._step_of(commit)
             if step is None or commit.read_version is None or step.kind not in ("delete", "update", "merge"):
@@ -144,27 +156,26 @@ class DeltaResult:
                            label=c.label or c.operation)
                      for c in self.capture.commits if c.version > 0)
 
-    def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
-              ref: str | None = None) -> Point | None:
-        """``at_seq`` / ``at_snapshot``: a version (``at_seq``: the latest at or before it); None: the latest."""
-        return point_on_clock(self.points(), at_seq=at_seq, at_snapshot=at_snapshot, ref=ref,
+    def point(self, at: Selector = None) -> Point | None:
+        """A version: ``At(snapshot_id=v)`` exactly, ``At(sequence_number=v)`` (or ``v``) the latest at or before
+        it; None: the latest."""
+        return point_on_clock(self.points(), at,
                               no_refs="a Delta table has no branches or tags; select a version", unit="version")
 
-    def _version(self, at: Point | int | None) -> int:
-        if at is None:
-            return self.capture.last_version
-        return at.snapshot_id if isinstance(at, Point) else int(at)
+    def _version(self, at: Selector) -> int:
+        point = self.point(at)
+        return self.capture.last_version if point is None else point.snapshot_id
 
     # --------------------------------------------------------------------------------- what a view needs
 
-    def rows_at(self, version: int) -> list[dict]:
+    def rows_at(self, version: int) -> list[dict[str, Any]]:
         """delta-rs's own read at ``version`` (time travel)."""
         return [dict(zip(self.columns, r)) for r in self._engine(version)]
 
-    def model_rows_at(self, version: int) -> list[dict]:
+    def model_rows_at(self, version: int) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r)) for r in model_rows(self.capture, version)]
 
-    def versions_plain(self, upto: int | None = None) -> list[dict]:
+    def versions_plain(self, upto: int | None = None) -> list[dict[str, Any]]:
         out = []
         for c in self.capture.commits:
             if upto is not None and c.version > upto:
@@ -175,9 +186,9 @@ class DeltaResult:
                         "parameters": {k: str(v) for k, v in c.parameters.items()}})
         return out
 
-    def files_plain(self, version: int) -> list[dict]:
+    def files_plain(self, version: int) -> list[dict[str, Any]]:
         """Every data file the log named up to ``version``: when it was added and removed, its stats."""
-        born: dict[str, dict] = {}
+        born: dict[str, dict[str, Any]] = {}
         for c in self.capture.commits:
             if c.version > version:
                 break
@@ -194,14 +205,14 @@ class DeltaResult:
         live = set(live_files(self.capture.commits, version))
         return [dict(f, live=f["path"] in live) for f in born.values()]
 
-    def decisions_plain(self, version: int) -> list[dict]:
+    def decisions_plain(self, version: int) -> list[dict[str, Any]]:
         return [{"version": d.version, "file": short(d.path), "verdict": d.verdict,
                  "changed": [dict(zip(self.columns, r)) for r in d.changed],
                  "copied": [dict(zip(self.columns, r)) for r in d.copied],
                  "into": [short(p) for p in d.into], "reason": d.reason}
                 for d in file_decisions(self.capture, version)]
 
-    def cdf_plain(self, upto: int | None = None) -> list[dict] | None:
+    def cdf_plain(self, upto: int | None = None) -> list[dict[str, Any]] | None:
         if self.capture.cdf is None:
             return None
         rows = [r for r in self.capture.cdf if upto is None or r.version <= upto]
@@ -220,7 +231,7 @@ class DeltaResult:
                     out.append(BLIND_APPEND_NOTE)
         return tuple(dict.fromkeys(out))
 
-    def to_plain(self, at: Point | int | None = None) -> dict:
+    def to_plain(self, at: Selector = None) -> dict[str, Any]:
         v = self._version(at)
         cap = self.capture
         return {
@@ -254,7 +265,7 @@ class DeltaResult:
             "warehouse": cap.warehouse,
         }
 
-    def to_text(self, at: Point | int | None = None) -> str:
+    def to_text(self, at: Selector = None) -> str:
         plain = self.to_plain(at)
         v = plain["version"]
         lines = [f"{self.scenario.display_title}  [Delta Lake, delta-rs {plain['engine_version']}]",
@@ -339,7 +350,7 @@ class DeltaResult:
                            notes=(DV_NOTE,))
 
 
-def _rows_text(rows: list[dict]) -> str:
+def _rows_text(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "(no rows)"
     return "; ".join("{" + ", ".join(f"{k}={v}" for k, v in r.items()) + "}" for r in rows)

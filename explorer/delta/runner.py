@@ -214,7 +214,7 @@ def read_log(path: Path, made: dict[int, tuple[int, str | None, str]]) -> tuple[
     for file in sorted((path / "_delta_log").glob("*.json")):
         version = int(file.stem)
         lines = [json.loads(x) for x in file.read_text(encoding="utf-8").splitlines() if x.strip()]
-        info = next((x["commitInfo"] for x in lines if "commitInfo" in x), {})
+        info: dict[str, Any] = next((x["commitInfo"] for x in lines if "commitInfo" in x), {})
         actions = tuple(a for a in (_actions(x) for x in lines) if a is not None)
         step, job, label = made.get(version, (None, None, "create the table" if version == 0 else ""))
         commits.append(DeltaCommit(version, str(info.get("operation", "")), info.get("readVersion"),

@@ -8,12 +8,16 @@ DuckDB (imported only when needed) and returns a :class:`~explorer.ducklake.resu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.ducklake.validate import validate_ducklake_scenario
 from explorer.engine import Progress
 from explorer.scenario.limits import check_limits
+from explorer.scenario.history import History
 from explorer.scenario.model import Scenario
+
+if TYPE_CHECKING:
+    from explorer.ducklake.result import DuckLakeCapture, DuckLakeResult
 
 
 class DuckLakeEngine:
@@ -30,7 +34,7 @@ class DuckLakeEngine:
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, keep_warehouse: bool = False,
             warehouse: str | Path | None = None, safe: bool = False, timings: dict[str, float] | None = None,
-            **_: Any):
+            **_: Any) -> DuckLakeResult:
         from explorer.ducklake.runner import run_ducklake
 
         return run_ducklake(scenario, warehouse=warehouse, keep_warehouse=keep_warehouse or warehouse is not None,
@@ -50,7 +54,7 @@ class DuckLakeEngine:
 
         warm()
 
-    def scenarios_for_history(self, history) -> tuple[Scenario, ...]:
+    def scenarios_for_history(self, history: History) -> tuple[Scenario, ...]:
         """One history, every format (:class:`explorer.engine.RunsHistories`): the DuckLake scenario telling it."""
         from explorer.ducklake.history import ducklake_scenario
 
@@ -58,7 +62,7 @@ class DuckLakeEngine:
         self.validate(scenario)
         return (scenario,)
 
-    def result_of(self, capture):
+    def result_of(self, capture: DuckLakeCapture) -> DuckLakeResult:
         from explorer.ducklake.result import DuckLakeResult
 
         return DuckLakeResult(capture)

@@ -50,7 +50,8 @@ def timeline_figure(result: DuckLakeResult, at: int) -> go.Figure:
     for d in cap.delete_files:
         label = f"X{d.file_id} → F{d.data_file_id}"
         labels.append(label)
-        end = d.end_snapshot if d.end_snapshot is not None else (d.removed_at if not d.in_catalog else last)
+        end = d.end_snapshot if d.end_snapshot is not None else (
+            d.removed_at if not d.in_catalog and d.removed_at is not None else last)
         fig.add_trace(go.Bar(y=[label], x=[max(end - d.begin_snapshot, 0.3)], base=[d.begin_snapshot], orientation="h",
                              marker_color=_DELETE if d.in_catalog else _GONE, showlegend=False,
                              hovertext=f"delete file {d.name} for F{d.data_file_id}: positions "

@@ -184,7 +184,7 @@ def visible_rows(fates: Iterable[RowFate]) -> tuple[tuple[int | None, Mapping[st
     return tuple((f.row_id, f.values) for f in fates if f.visible)
 
 
-def row_key(row_id: int | None, values: Mapping[str, Any], columns: tuple[str, ...]) -> tuple:
+def row_key(row_id: int | None, values: Mapping[str, Any], columns: tuple[str, ...]) -> tuple[Any, ...]:
     return (row_id,) + tuple(normalize_value(values.get(c)) for c in columns)
 
 
@@ -193,19 +193,22 @@ class RowsCheck:
     """The model's rows against the engine's read at one snapshot (row ids included)."""
 
     snapshot_id: int
-    model: tuple[tuple, ...]
-    engine: tuple[tuple, ...]
-    missing: tuple[tuple, ...] = ()  # the engine returned, the model did not predict
-    unexpected: tuple[tuple, ...] = ()  # the model predicted, the engine did not return
+    model: tuple[tuple[Any, ...], ...]
+    engine: tuple[tuple[Any, ...], ...]
+    missing: tuple[tuple[Any, ...], ...] = ()  # the engine returned, the model did not predict
+    unexpected: tuple[tuple[Any, ...], ...] = ()  # the model predicted, the engine did not return
 
     @property
     def agrees(self) -> bool:
         return not self.missing and not self.unexpected
 
 
-def compare(snapshot_id: int, model: Iterable[tuple], engine: Iterable[tuple]) -> RowsCheck:
+def compare(snapshot_id: int, model: Iterable[tuple[Any, ...]], engine: Iterable[tuple[Any, ...]]) -> RowsCheck:
     m, e = Counter(model), Counter(engine)
-    order = lambda rows: tuple(sorted(rows, key=lambda r: tuple((x is None, str(type(x)), x) for x in r)))  # noqa: E731
+
+    def order(rows: Iterable[tuple[Any, ...]]) -> tuple[tuple[Any, ...], ...]:
+        return tuple(sorted(rows, key=lambda r: tuple((x is None, str(type(x)), x) for x in r)))
+
     return RowsCheck(snapshot_id, order(m.elements()), order(e.elements()),
                      missing=order((e - m).elements()), unexpected=order((m - e).elements()))
 
@@ -227,8 +230,11 @@ def model_changes(before: Iterable[tuple[int | None, Mapping[str, Any]]],
     ``before`` has a delete, one in both with other values an update (pre- and post-image)."""
     b = {rid: v for rid, v in before}
     a = {rid: v for rid, v in after}
-    out = []
-    norm = lambda v: tuple(normalize_value(v.get(c)) for c in columns)  # noqa: E731
+    out: list[Change] = []
+
+    def norm(v: Mapping[str, Any]) -> tuple[Any, ...]:
+        return tuple(normalize_value(v.get(c)) for c in columns)
+
     for rid in sorted(set(a) | set(b), key=lambda x: (x is None, x)):
         if rid in a and rid not in b:
             out.append(Change(snapshot_id, rid, "insert", a[rid]))
@@ -240,5 +246,5 @@ def model_changes(before: Iterable[tuple[int | None, Mapping[str, Any]]],
     return tuple(out)
 
 
-def change_key(c: Change, columns: tuple[str, ...]) -> tuple:
+def change_key(c: Change, columns: tuple[str, ...]) -> tuple[Any, ...]:
     return (c.snapshot_id, c.row_id, c.change_type) + tuple(normalize_value(c.values.get(k)) for k in columns)

@@ -4,7 +4,7 @@ snapshot, loudly when they differ. Pure: no DuckDB here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -24,7 +24,16 @@ from explorer.ducklake.model import (
     row_key,
     visible_rows,
 )
-from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts, Point, StepOutcome, point_on_clock
+from explorer.engine import (
+    Changelog,
+    ChangeRow,
+    DeleteWay,
+    FormatFacts,
+    Point,
+    Selector,
+    StepOutcome,
+    point_on_clock,
+)
 from explorer.scenario.model import Scenario
 from explorer.scenario.rows import nulls_first
 from explorer.scenario.values import to_plain
@@ -104,9 +113,10 @@ class DuckLakeResult:
         return tuple(Point(snapshot_id=s.snapshot_id, sequence_number=None, ordinal=i, label=s.label)
                      for i, s in enumerate(self.capture.snapshots, start=1))
 
-    def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
-              ref: str | None = None) -> Point | None:
-        return point_on_clock(self.points(), at_seq=at_seq, at_snapshot=at_snapshot, ref=ref,
+    def point(self, at: Selector = None) -> Point | None:
+        """The point a selector names (None: the latest); a sequence number is a snapshot id on DuckLake's clock
+        (the latest snapshot at or before it)."""
+        return point_on_clock(self.points(), at,
                               no_refs="a DuckLake table has no branches or tags in this explorer; select a snapshot id", unit="snapshot")
 
     # ------------------------------------------------------------------------------------------ the model
@@ -123,7 +133,7 @@ class DuckLakeResult:
         """What a reader that followed only begin/end snapshots of the catalog rows would return."""
         return visible_rows(self.fates(snapshot_id, spec_only=True))
 
-    def _keys(self, rows) -> list[tuple]:
+    def _keys(self, rows: Iterable[ReadRow]) -> list[tuple[Any, ...]]:
         return [row_key(rid, v, self.columns) for rid, v in rows]
 
     @cached_property
@@ -209,7 +219,7 @@ class DuckLakeResult:
         deletes = []
         step_kind = {s.step: s.kind for s in cap.steps}
         for s in cap.snapshots:
-            if step_kind.get(s.step) not in ("delete", "update", "merge", "concurrent"):
+            if s.step is None or step_kind.get(s.step, "") not in ("delete", "update", "merge", "concurrent"):
                 continue
             new = [d for d in cap.delete_files if d.added_at == s.snapshot_id]
             ended = [f for f in cap.data_files if f.end_snapshot == s.snapshot_id and f.in_catalog]
@@ -240,7 +250,7 @@ class DuckLakeResult:
         if self.read_drift:
             notes.append(DRIFT_NOTE)
         final = tuple(dict(v) for _, v in sorted(
-            cap.reads.get(last, ()), key=lambda r: nulls_first(row_key(*r, self.columns)[1:])
+            cap.reads.get(last, ()), key=lambda r: nulls_first(row_key(r[0], r[1], self.columns)[1:])
         )) if last is not None else ()
         return FormatFacts(format="DuckLake", variant=f"DuckDB {cap.engine_version}, ducklake extension "
                                                       f"{cap.extension_version}, data inlining off",
@@ -249,13 +259,12 @@ class DuckLakeResult:
                            deletes=tuple(deletes), final_rows=final, changelog=changelog, notes=tuple(notes))
 
     # ------------------------------------------------------------------------------------ plain / text
-    def _row_plain(self, rid: int | None, values: Mapping[str, Any]) -> dict:
+    def _row_plain(self, rid: int | None, values: Mapping[str, Any]) -> dict[str, Any]:
         return {"rowid": rid, **{c: to_plain(values.get(c)) for c in self.columns}}
 
-    def to_plain(self, at: Point | int | None = None) -> dict:
-        snap = at.snapshot_id if isinstance(at, Point) else at
-        if snap is None:
-            snap = self.capture.last_snapshot_id
+    def to_plain(self, at: Selector = None) -> dict[str, Any]:
+        point = self.point(at)
+        snap = self.capture.last_snapshot_id if point is None else point.snapshot_id
         cap = self.capture
         shown = [s for s in cap.snapshots if snap is None or s.snapshot_id <= snap]
         return {
@@ -308,7 +317,7 @@ class DuckLakeResult:
             "notes": list(cap.notes),
         }
 
-    def to_text(self, at: Point | int | None = None) -> str:
+    def to_text(self, at: Selector = None) -> str:
         p = self.to_plain(at)
         snap = p["as_of_snapshot"]
         lines = [f"{self.scenario.display_title}  [DuckLake, {p['engine_version']}]",
@@ -384,7 +393,7 @@ class DuckLakeResult:
         return "\n".join(lines)
 
 
-def _by_rowid(rows) -> list:
+def _by_rowid(rows: Iterable[ReadRow]) -> list[ReadRow]:
     return sorted(rows, key=lambda r: (r[0] is None, r[0] if r[0] is not None else 0))
 
 
@@ -392,7 +401,7 @@ def _end(end: int | None) -> str:
     return "∞" if end is None else str(end)
 
 
-def _rows_text(rows: list[dict]) -> str:
+def _rows_text(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "(no rows)"
     return "; ".join("{" + ", ".join(f"{k}={v}" for k, v in r.items()) + "}" for r in rows)

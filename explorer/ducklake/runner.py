@@ -158,7 +158,9 @@ JOB_STATEMENTS = STATEMENTS.only(FORMAT.job_steps, "job", _refuse_job)
 
 # ---------------------------------------------------------------------------------------------- reading
 def _max_snapshot(con: duckdb.DuckDBPyConnection) -> int:
-    return int(con.execute(f"SELECT max(snapshot_id) FROM {METADATA}.ducklake_snapshot").fetchone()[0])
+    found = con.execute(f"SELECT max(snapshot_id) FROM {METADATA}.ducklake_snapshot").fetchone()
+    assert found is not None  # an aggregate returns one row
+    return int(found[0])
 
 
 def _read(con: duckdb.DuckDBPyConnection, cols: tuple[str, ...], at: int | None = None) -> tuple[ReadRow, ...]:
@@ -395,7 +397,7 @@ for _cls in STATEMENTS.handled:
 @STEP_HANDLERS.on(ConcurrentStep)
 def _race(lake: Lake, step: ConcurrentStep, scenario: Scenario, snapshots: list[DuckLakeSnapshot],
           at_commit: dict[int, tuple[ReadRow, ...]], log: _CatalogLog, cols: tuple[str, ...], before: int = 0
-          ) -> tuple[tuple[int, ...], str]:
+          ) -> tuple[tuple[int, ...], str | None]:
     """Each job on its own connection to the one DuckDB (``cursor()``): every job begins its transaction and
     runs its statements from the same snapshot, then they commit in ``commit_order``; DuckLake's conflict check
     at commit decides whether a later job commits on top of the earlier one or fails."""

@@ -71,8 +71,10 @@ def check_predicate(pred: Predicate, scenario: Scenario, step: int, field: str) 
     check_statement(f"DELETE FROM {CATALOG}.{TABLE} WHERE {text}", scenario, step, field)
     con = plain_connection()
     try:
-        raw = con.execute("SELECT json_serialize_sql(?)", [f"SELECT * FROM {CATALOG}.{TABLE} WHERE {text}"]
-                          ).fetchone()[0]
+        found = con.execute("SELECT json_serialize_sql(?)", [f"SELECT * FROM {CATALOG}.{TABLE} WHERE {text}"]
+                            ).fetchone()
+        assert found is not None  # a SELECT of one function returns one row
+        raw = found[0]
     finally:
         con.close()
     tree = json.loads(raw)

@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -83,7 +84,7 @@ class CarryOver:
     rewritten_into: str | None
     reason: str
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"step": self.step, "from_file": self.source_file, "into_file": self.rewritten_into,
                 "reason": self.reason}
 
@@ -104,16 +105,16 @@ class ChangeRow:
     def is_carry_over(self) -> bool:
         return self.carry_over is not None
 
-    def row_key(self) -> tuple:
+    def row_key(self) -> tuple[Any, ...]:
         return row_key(self.values)
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[Any, ...]:
         return (self.change_ordinal, _value_order(self.values), _TYPE_ORDER.get(self.change_type, 9))
 
     def describe(self) -> str:
         return f"{self.change_type} {format_row(self.values)} at ordinal {self.change_ordinal}"
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         out: dict[str, Any] = plain_row(self.values)
         out.update({
             CHANGE_TYPE: self.change_type, CHANGE_ORDINAL: self.change_ordinal,
@@ -127,12 +128,12 @@ class ChangeRow:
         return out
 
 
-def row_key(values: Mapping[str, Any]) -> tuple:
+def row_key(values: Mapping[str, Any]) -> tuple[Any, ...]:
     """A row's values in a comparable form (ignores column order and int/float spelling)."""
     return tuple(sorted((k, repr(v)) for k, v in normalize_row(values).items()))
 
 
-def _value_order(values: Mapping[str, Any]) -> tuple:
+def _value_order(values: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple((v is None, str(type(v).__name__), v if isinstance(v, (int, float)) else str(v))
                  for v in values.values())
 
@@ -156,7 +157,7 @@ class Changelog:
     def carry_overs(self) -> tuple[ChangeRow, ...]:
         return tuple(r for r in self.rows if r.is_carry_over)
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"view": self.projection.value, "source": self.projection.source, "meaning": self.projection.meaning,
                 "available": self.available, "note": self.note,
                 "identifier_columns": list(self.identifier_columns), "columns": list(self.columns),
@@ -181,6 +182,7 @@ class Changelog:
         # wrapped at 100 columns: a notebook wraps a longer line wherever it hits the edge, mid-word.
         by_reason: dict[str, list[str]] = {}
         for r in self.carry_overs:
+            assert r.carry_over is not None  # carry_overs holds the carry-over entries only
             by_reason.setdefault(r.carry_over.reason, []).append(f"{r.change_type} {format_row(r.values)}")
         for reason, entries in by_reason.items():
             lines.append(textwrap.fill(f"* {', '.join(entries)}: {reason}", 100, initial_indent="  ",
@@ -244,11 +246,11 @@ def _written_by_statement(step: Step | None, row: ChangeRow) -> str | None:
     return None
 
 
-def _files_holding(files: Iterable[FileRecord], key: tuple) -> list[FileRecord]:
+def _files_holding(files: Iterable[FileRecord], key: tuple[Any, ...]) -> list[FileRecord]:
     return [f for f in files if any(row_key(r) == key for r in f.rows)]
 
 
-def _changed_rows(source: FileRecord, carried: Counter) -> list[Mapping[str, Any]]:
+def _changed_rows(source: FileRecord, carried: Counter[Any]) -> list[Mapping[str, Any]]:
     """Rows of a rewritten file that were not copied over unchanged: the ones the step really changed."""
     left = Counter(carried)
     out = []
@@ -272,7 +274,7 @@ def _describe_rows(rows: list[Mapping[str, Any]], identifiers: tuple[str, ...]) 
 
 
 def _rewrite_reason(capture: Capture, row: ChangeRow, source: FileRecord | None, target: FileRecord | None,
-                    carried: Counter) -> str:
+                    carried: Counter[Any]) -> str:
     step = _step_of(capture, row.step)
     who = f"step {row.step}" if row.step is not None else f"snapshot {row.commit_snapshot_id}"
     if step is not None:
@@ -313,8 +315,8 @@ def classify_carry_overs(rows: Sequence[ChangeRow], capture: Capture) -> tuple[C
         by_snapshot[r.commit_snapshot_id].append(i)
     marked = list(rows)
     for snap_id, indexes in by_snapshot.items():
-        deletes: dict[tuple, list[int]] = defaultdict(list)
-        inserts: dict[tuple, list[int]] = defaultdict(list)
+        deletes: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+        inserts: dict[tuple[Any, ...], list[int]] = defaultdict(list)
         for i in indexes:
             r = rows[i]
             if r.change_type == "DELETE":
@@ -342,7 +344,7 @@ def classify_carry_overs(rows: Sequence[ChangeRow], capture: Capture) -> tuple[C
     return tuple(marked)
 
 
-def _carried_in(source: FileRecord | None, carried: Counter) -> Counter:
+def _carried_in(source: FileRecord | None, carried: Counter[Any]) -> Counter[Any]:
     """The carried-over rows (as row keys) that came out of ``source``."""
     if source is None:
         return Counter()
@@ -357,7 +359,7 @@ def mark_from_raw(rows: Sequence[ChangeRow], raw: Sequence[ChangeRow], projectio
     so under copy-on-write a carry-over DELETE cancels the row's real insert and the carry-over re-insert is
     what remains.
     """
-    pool: dict[tuple, list[ChangeRow]] = defaultdict(list)
+    pool: dict[tuple[Any, ...], list[ChangeRow]] = defaultdict(list)
     for r in raw:
         if r.is_carry_over:
             pool[(r.row_key(), r.change_type, r.change_ordinal)].append(r)
@@ -368,6 +370,7 @@ def mark_from_raw(rows: Sequence[ChangeRow], raw: Sequence[ChangeRow], projectio
             out.append(r)
             continue
         source = hits.pop(0).carry_over
+        assert source is not None  # the pool holds carry-over entries only
         reason = source.reason
         if projection is Projection.NET:
             reason += (". Net changes cancel identical rows of opposite change types across the range: the "
@@ -438,7 +441,7 @@ class StepFiles:
     removed: tuple[str, ...]
     rows_by_file: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=lambda: MappingProxyType({}))
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"step": self.step, "title": self.title, "snapshot_id": self.snapshot_id,
                 "sequence_number": self.sequence_number, "operation": self.operation,
                 "added": list(self.added), "removed": list(self.removed),
@@ -483,7 +486,7 @@ class RowDifference:
     b: tuple[ChangeRow, ...]
     reason: str
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"view": self.projection.value, "row": plain_row(self.values),
                 "change_type": self.change_type,
                 "a": [{"ordinal": r.change_ordinal, "step": r.step, "sequence_number": r.sequence_number,
@@ -493,7 +496,7 @@ class RowDifference:
                 "reason": self.reason}
 
     def to_text(self, label_a: str = "A", label_b: str = "B") -> str:
-        def where(rows):
+        def where(rows: Sequence[ChangeRow]) -> str:
             if not rows:
                 return "absent"
             return ", ".join(f"ordinal {r.change_ordinal}" + (f" (step {r.step})" if r.step is not None else "")
@@ -509,7 +512,7 @@ def _entry_text(label: str, rows: Sequence[ChangeRow], capture: Capture | None) 
         step = _step_of(capture, r.step) if capture is not None else None
         who = f"step {r.step}" + (f" ({step.title})" if step is not None else "") if r.step is not None else \
             f"snapshot {r.commit_snapshot_id}"
-        if r.is_carry_over:
+        if r.carry_over is not None:
             parts.append(f"In {label}, the entry at ordinal {r.change_ordinal} is a carry-over: "
                          f"{r.carry_over.reason}")
         else:
@@ -537,7 +540,7 @@ def compare_changelogs(a: Changelog, b: Changelog, *, label_a: str = "A", label_
                        capture_a: Capture | None = None, capture_b: Capture | None = None,
                        ) -> tuple[RowDifference, ...]:
     """Rows whose entries differ: same row and change type, but other ordinals (or present on one side only)."""
-    groups: dict[tuple, tuple[list, list]] = {}
+    groups: dict[tuple[Any, ...], tuple[list[Any], list[Any]]] = {}
     for side, log in ((0, a), (1, b)):
         for r in log.rows:
             groups.setdefault((r.row_key(), r.change_type), ([], []))[side].append(r)
@@ -557,7 +560,7 @@ def compare_changelogs(a: Changelog, b: Changelog, *, label_a: str = "A", label_
     return tuple(sorted(out, key=lambda d: (_value_order(d.values), _TYPE_ORDER.get(d.change_type, 9))))
 
 
-def _surplus(rows: Sequence[ChangeRow], extra: Counter) -> list[ChangeRow]:
+def _surplus(rows: Sequence[ChangeRow], extra: Counter[Any]) -> list[ChangeRow]:
     """The rows behind a surplus of ``extra`` per ordinal, carry-overs first (they are what a view drops)."""
     preferred = sorted(rows, key=lambda r: (not r.is_carry_over, r.change_ordinal))
     return sorted(take_surplus(preferred, extra, key=lambda r: r.change_ordinal), key=ChangeRow.sort_key)
@@ -586,7 +589,7 @@ class ChangelogRun:
         return self.changelogs[parse_projection(projection)]
 
 
-def _final_rows_plain(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
+def _final_rows_plain(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     plain = [plain_row(r) for r in rows]
     return sorted(plain, key=_value_order)
 
@@ -610,7 +613,7 @@ class ChangelogResult:
     def carry_overs(self) -> tuple[ChangeRow, ...]:
         return self.changelog.carry_overs
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         s = self.run.scenario
         return {"scenario": s.name, "title": s.display_title, "write_mode": s.table.write_mode,
                 "changelog": self.changelog.to_plain(),
@@ -656,7 +659,7 @@ class CompareResult:
     def projections(self) -> tuple[Projection, ...]:
         return tuple(p for p in Projection if p in self.a.changelogs and p in self.b.changelogs)
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         side = {}
         for label, run in ((self.label_a, self.a), (self.label_b, self.b)):
             side[label] = {"scenario": run.scenario.name, "title": run.scenario.display_title,
@@ -673,7 +676,7 @@ class CompareResult:
             "notes": {p.value: n for p, n in self.notes.items()},
         }
 
-    def to_html(self, path):
+    def to_html(self, path: str | Path) -> Path:
         """Write this comparison as one self-contained HTML page (every changelog view as a tab, offline)."""
         from explorer.engine import write_page
 

@@ -86,12 +86,12 @@ def changelog_table(rows: tuple[ChangeRow, ...], columns: tuple[str, ...], label
                     projection: Projection) -> go.Table:
     """The change rows as a table; carry-over rows get a yellow fill and their reason in the last column."""
     header = ["ordinal", "step (seq)", "change", *columns, "carry-over (from → into)"]
-    cells = [[r.change_ordinal for r in rows],
+    cells: list[list[Any]] = [[r.change_ordinal for r in rows],
              [f"{r.step} ({r.sequence_number})" if r.step is not None else "?" for r in rows],
              [r.change_type for r in rows]]
     cells += [[to_plain(r.values.get(c)) for r in rows] for c in columns]
     cells.append([f"{r.carry_over.source_file or '?'} → {r.carry_over.rewritten_into or '?'}"
-                  if r.is_carry_over else "" for r in rows])
+                  if r.carry_over is not None else "" for r in rows])
     fill = [CARRY_OVER_FILL if r.is_carry_over else REAL_FILL for r in rows]
     custom = [[r.change_ordinal, r.step, r.sequence_number, r.change_type,
                plain_row(r.values), r.is_carry_over,

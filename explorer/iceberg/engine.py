@@ -7,12 +7,23 @@ only when a run starts, so validating needs no JVM) and returns an :class:`~expl
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.engine import Progress
 from explorer.iceberg.validate import validate_iceberg
 from explorer.scenario.errors import ScenarioError
+from explorer.scenario.history import History
 from explorer.scenario.model import Scenario
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from explorer.iceberg.model import Capture
+    from explorer.iceberg.orders import OrdersResult
+    from explorer.iceberg.result import IcebergResult
+    from explorer.iceberg.spark.orders import OrdersProgress
+    from explorer.engine import StepHandlers
+    from explorer.iceberg.spark.session import Workspace
 
 
 class IcebergEngine:
@@ -21,9 +32,11 @@ class IcebergEngine:
     def validate(self, scenario: Scenario, *, safe: bool = False) -> None:
         validate_iceberg(scenario, safe=safe)
 
-    def run(self, scenario: Scenario, *, progress: Progress | None = None, spark=None, catalog: str | None = None,
-            keep_warehouse: bool = False, warehouse: str | Path | None = None, safe: bool = False, workspace=None,
-            timings: dict[str, float] | None = None, changelog: bool = False, **_: Any):
+    def run(self, scenario: Scenario, *, progress: Progress | None = None, spark: SparkSession | None = None,
+            catalog: str | None = None,
+            keep_warehouse: bool = False, warehouse: str | Path | None = None, safe: bool = False,
+            workspace: Workspace | None = None, timings: dict[str, float] | None = None, changelog: bool = False,
+            **_: Any) -> IcebergResult:
         from explorer.iceberg.result import IcebergResult
         from explorer.iceberg.spark.runner import run_iceberg
 
@@ -46,7 +59,8 @@ class IcebergEngine:
             kept = keep_table(spark or get_spark(), capture)
         return IcebergResult(capture, kept=kept)
 
-    def _run_with_changelog(self, scenario: Scenario, *, progress, spark, safe: bool):
+    def _run_with_changelog(self, scenario: Scenario, *, progress: Progress | None, spark: SparkSession | None,
+                            safe: bool) -> IcebergResult:
         """A run whose raw changelog (Spark's ``<table>.changes``) is read before the table is dropped."""
         from explorer.iceberg.result import IcebergResult
         from explorer.iceberg.spark.changelog_reader import read_raw
@@ -67,21 +81,22 @@ class IcebergEngine:
                 drop_run_table(spark, RunTable(*parts), capture.table_location)
         return result
 
-    def step_handlers(self) -> tuple:
+    def step_handlers(self) -> tuple[StepHandlers[Any], ...]:
         """The runner's handler tables: a scenario's steps, and a race's jobs (imports pyspark, starts nothing)."""
         from explorer.iceberg.spark.concurrent import JOB_HANDLERS
         from explorer.iceberg.spark.runner import STEP_HANDLERS
 
         return (STEP_HANDLERS, JOB_HANDLERS)
 
-    def scenarios_for_history(self, history) -> tuple[Scenario, ...]:
+    def scenarios_for_history(self, history: History) -> tuple[Scenario, ...]:
         """The history on Iceberg v2, merge-on-read and copy-on-write (:mod:`explorer.iceberg.history`)."""
         from explorer.iceberg.history import iceberg_scenarios
 
         return iceberg_scenarios(history)
 
-    def orders(self, scenario: Scenario, *, progress=None, spark=None, catalog: str | None = None,
-               safe: bool = False, workspace=None, **_: Any):
+    def orders(self, scenario: Scenario, *, progress: OrdersProgress | None = None,
+               spark: SparkSession | None = None, catalog: str | None = None, safe: bool = False,
+               workspace: Workspace | None = None, **_: Any) -> OrdersResult:
         """Run the scenario's race in every history it has (the set-up once); an
         :class:`~explorer.iceberg.orders.OrdersResult`."""
         from explorer.iceberg.orders import judge_orders
@@ -90,7 +105,8 @@ class IcebergEngine:
         return judge_orders(run_orders(scenario, spark=spark, catalog=catalog, progress=progress, safe=safe,
                                        workspace=workspace))
 
-    def warm_up(self, *, spark=None, warehouse: str | Path | None = None, rehearse: bool | None = None) -> None:
+    def warm_up(self, *, spark: SparkSession | None = None, warehouse: str | Path | None = None,
+                rehearse: bool | None = None, **_: Any) -> None:
         """Start the Spark session now (a learner's first Run then finds it running), with the catalog's
         ``warehouse`` when given, and (``rehearse``) run a small real scenario on it and drop it, so the first run
         also finds Spark's and Iceberg's code paths loaded (:mod:`explorer.iceberg.spark.rehearsal`; a run started
@@ -114,7 +130,7 @@ class IcebergEngine:
         else:
             get_spark()
 
-    def result_of(self, capture):
+    def result_of(self, capture: Capture) -> IcebergResult:
         """The result of a run that stopped early (``EngineError.capture``: its snapshots so far)."""
         from explorer.iceberg.result import IcebergResult
 

@@ -18,12 +18,14 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer.engine import At, Selector
 from explorer.iceberg.columns import CONTENT_CODES, FileHistory, partition_sort_key
-from explorer.iceberg.inspection import Attachments
+from explorer.iceberg.inspection import Attachments, InspectResult
 from explorer.iceberg.model import (Capture, FileContent, FileRecord, JobOutcome, Lifespans, SnapshotRecord,
                                     TableState)
 from explorer.iceberg.planner import Attachment, Pruning, plan_cells
 from explorer.iceberg.resolution import Decision, Outcome, RowFate
+from explorer.iceberg.result import SnapshotView
 from explorer.scenario.values import to_plain
 
 # Above these sizes a figure switches to WebGL / aggregation so it still builds in well under two seconds.
@@ -90,15 +92,22 @@ class Explained:
     def snapshot(self) -> SnapshotRecord:
         return self.state.snapshot
 
+    def run_capture(self) -> Capture:
+        """The capture, which the snapshot and file tables need (a bare SnapshotView has none)."""
+        if self.capture is None:
+            raise ValueError("this figure needs the run (a result or a capture), not a snapshot view alone")
+        return self.capture
 
-def explain(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> Explained:
+
+def explain(source: Any, at: Selector | SnapshotView = None) -> Explained:
     """Accept a result (``.capture`` and ``.at``), a bare Capture, or an ``Explained``; pick the snapshot.
 
-    ``at`` is a sequence number, a SnapshotView of the same run (``.state``, ``.decisions``, ``.fates``), or
-    None for the last snapshot. A bare Capture is wrapped in an ``IcebergResult`` (the pure resolver).
+    ``at`` selects it (an :class:`~explorer.engine.At`, a Point, a sequence number; None: the result's default),
+    or is a SnapshotView of the same run (``.state``, ``.decisions``, ``.fates``). A bare Capture is wrapped
+    in an ``IcebergResult`` (the pure resolver).
     """
     if isinstance(source, Explained):
-        if at is None and snapshot_id is None:
+        if at is None:
             return source
         source = source.capture
     if isinstance(source, Capture):
@@ -108,13 +117,8 @@ def explain(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> E
     if hasattr(source, "decisions") and hasattr(source, "state"):  # a SnapshotView on its own
         capture = getattr(source, "capture", None)
         return Explained(capture, source.state, tuple(source.decisions), tuple(source.fates))
+    view = at if isinstance(at, SnapshotView) else source.at(at)  # first: an inspected table builds its capture
     capture = source.capture
-    if at is not None and not isinstance(at, int):
-        view = at
-    elif snapshot_id is not None:
-        view = source.at(snapshot_id=snapshot_id)
-    else:
-        view = source.at(sequence_number=at)
     return Explained(capture, view.state, tuple(view.decisions), tuple(view.fates))
 
 
@@ -150,7 +154,7 @@ def file_caption(f: FileRecord, ids_by_path: Mapping[str, str] | None = None) ->
     """A short lane label: id and what kind of file it is. A deletion vector or position delete names the data
     file it references by its short id when ``ids_by_path`` knows it (the parquet name is on hover)."""
     if f.content is FileContent.DATA:
-        part = f" {_partition_text(f)}" if f.partition else ""
+        part = f" {_partition_brackets(f)}" if f.partition else ""
         return f"{f.id} data ({f.record_count} row{'' if f.record_count == 1 else 's'}){part}"
     if f.content is FileContent.EQUALITY_DELETES:
         return f"{f.id} equality delete on {', '.join(f.equality_columns) or '?'}"
@@ -161,7 +165,7 @@ def file_caption(f: FileRecord, ids_by_path: Mapping[str, str] | None = None) ->
     return f"{f.id} {kind}{target}"
 
 
-def _partition_text(f: FileRecord) -> str:
+def _partition_brackets(f: FileRecord) -> str:
     return "[" + ", ".join(f"{k}={to_plain(v)}" for k, v in f.partition.items()) + "]"
 
 
@@ -244,14 +248,14 @@ def _short(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def timeline_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:
+def timeline_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figure:
     """Files as lanes over sequence numbers, with a connector for every in-scope (delete, data) pair.
 
     Green solid: the delete applies. Grey dashed: in scope but ignored because it is not newer (by sequence
     number) than the data. A hollow circle marks a data file's *data* sequence number where it differs from
     the commit that wrote the file (compaction keeps the starting sequence number).
     """
-    ex = explain(source, at, snapshot_id=snapshot_id)
+    ex = explain(source, at)
     capture, snap = ex.capture, ex.snapshot
     if capture is None:
         raise TypeError("timeline_figure needs the run (a result or Capture), not a bare snapshot view")
@@ -481,9 +485,9 @@ def _curve(x0: float, y0: float, x1: float, y1: float, lean: float = 0.0) -> tup
 # ------------------------------------------------------------------------------------------ decision matrix
 
 
-def decision_matrix_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:
+def decision_matrix_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figure:
     """Data files × delete files at one snapshot; each cell says whether and why the delete applies."""
-    ex = explain(source, at, snapshot_id=snapshot_id)
+    ex = explain(source, at)
     state = ex.state
     data_ids = [f.id for f in state.data_files]
     delete_ids = [f.id for f in state.delete_files]
@@ -629,9 +633,9 @@ def fate_text(fate: RowFate) -> str:
     return f"removed by {fate.deleted_by}{extra}"
 
 
-def row_fate_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:
+def row_fate_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figure:
     """Every row of every live data file: visible, or removed by which delete file and why."""
-    ex = explain(source, at, snapshot_id=snapshot_id)
+    ex = explain(source, at)
     fates: list[RowFate] = list(ex.fates)
     columns = ([c.name for c in ex.capture.columns] if ex.capture is not None
                else list(dict.fromkeys(k for f in fates for k in f.row)))
@@ -658,14 +662,14 @@ def _cell(v: Any) -> Any:
     return "null" if v is None else v
 
 
-def snapshots_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:
+def snapshots_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figure:
     """Every snapshot up to the chosen one: ordinal, id, sequence number, operation, step and summary."""
-    ex = explain(source, at, snapshot_id=snapshot_id)
-    snaps = [s for s in ex.capture.snapshots if s.ordinal <= ex.snapshot.ordinal]
+    ex = explain(source, at)
+    snaps = [s for s in ex.run_capture().snapshots if s.ordinal <= ex.snapshot.ordinal]
     # One column per number a learner reads ("#" repeated the sequence number); the summary in words, not
     # Iceberg's key=value properties.
     header = ["sequence", "snapshot id", "operation", "step", "what changed"]
-    cols = [[s.sequence_number for s in snaps], [str(s.snapshot_id) for s in snaps],
+    cols: list[list[Any]] = [[s.sequence_number for s in snaps], [str(s.snapshot_id) for s in snaps],
             [s.operation for s in snaps], [s.title for s in snaps], [summary_words(s.summary) for s in snaps]]
     meta = {"role": "snapshots", "columns": ["sequence_number", "snapshot_id", "operation", "step", "summary"]}
     return _table(header, cols, None, meta, f"Snapshots up to sequence {ex.snapshot.sequence_number}",
@@ -703,17 +707,17 @@ def summary_words(summary: Mapping[str, Any]) -> str:
     return "; ".join(filter(None, (", ".join(changed), total))) or "no file changes"
 
 
-def files_figure(source: Any, at: Any = None, *, snapshot_id: int | None = None) -> go.Figure:
+def files_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figure:
     """Every file born by the chosen snapshot, live or removed, with both sequence numbers and its path."""
-    ex = explain(source, at, snapshot_id=snapshot_id)
+    ex = explain(source, at)
     snap = ex.snapshot
-    life = Lifespans(ex.capture, snap)
+    life = Lifespans(ex.run_capture(), snap)
     live = {f.id for f in ex.state.data_files} | {f.id for f in ex.state.delete_files}
     files = life.born_files()[:MAX_TABLE_ROWS]
     header = ["file", "content", "data seq", "file seq", "rows", "partition", "live", "references", "path"]
-    cols = [[f.id for f in files], [f.content.value for f in files], [f.sequence_number for f in files],
+    cols: list[list[Any]] = [[f.id for f in files], [f.content.value for f in files], [f.sequence_number for f in files],
             [f.file_sequence_number for f in files], [f.record_count for f in files],
-            [_partition_text(f) if f.partition else "" for f in files],
+            [_partition_brackets(f) if f.partition else "" for f in files],
             ["live" if f.id in live else f"removed at {life.removed(f)}" for f in files],
             [f.referenced_data_file or "" for f in files], [f.path for f in files]]
     fill = ["#ffffff" if f.id in live else "#f5f5f5" for f in files]
@@ -945,14 +949,15 @@ def aggregated_decisions_figure(planned: Attachments, snap: SnapshotRecord) -> g
     return fig
 
 
-def inspection_figures(result, snapshot_id: int | None = None) -> dict[str, go.Figure]:
-    """The figures of an inspected table: the usual ones, or aggregated ones above AGGREGATE_ABOVE_FILES (these
-    come from the planner's columns and every file's history: a big table needs no full capture for them)."""
-    snap = result.select(snapshot_id=snapshot_id) if snapshot_id is not None else result.select()
-    planned = result.planned(snapshot_id=snap.snapshot_id)
+def inspection_figures(result: InspectResult, at: Selector = None) -> dict[str, go.Figure]:
+    """The figures of an inspected table at the selected snapshot (default: the one it was inspected at): the
+    usual ones, or aggregated ones above AGGREGATE_ABOVE_FILES (these come from the planner's columns and every
+    file's history: a big table needs no full capture for them)."""
+    snap = result.select(at)
+    here = At(snapshot_id=snap.snapshot_id)
+    planned = result.planned(here)
     if len(planned.columns) <= AGGREGATE_ABOVE_FILES:
-        return {"timeline": timeline_figure(result, snapshot_id=snap.snapshot_id),
-                "decisions": decision_matrix_figure(result, snapshot_id=snap.snapshot_id)}
+        return {"timeline": timeline_figure(result, here), "decisions": decision_matrix_figure(result, here)}
     snapshots, history = result.file_history()
     data = int(np.count_nonzero(planned.columns.is_data))
     return {"timeline": aggregated_timeline_figure(snapshots, history, snap, data, len(planned.columns) - data),
@@ -988,11 +993,11 @@ def row_history_figure(history: Sequence[tuple[SnapshotRecord, Sequence[RowFate]
         for i in range(len(keys)):
             hover[i, j] = f"{labels[keys[i]]}<br>at sequence {xs[j]}: not written yet"
         for f in fates:
-            i = row_of.get((f.file, f.position))
-            if i is None:
+            row = row_of.get((f.file, f.position))
+            if row is None:
                 continue
-            z[i, j] = 1 if f.visible else 2
-            hover[i, j] = (f"{labels[keys[i]]}<br>at sequence {xs[j]}: "
+            z[row, j] = 1 if f.visible else 2
+            hover[row, j] = (f"{labels[keys[row]]}<br>at sequence {xs[j]}: "
                            + ("visible" if f.visible else f"deleted by {f.deleted_by}") + f"<br>{f.reason or ''}")
     scale = []
     for code, (_, color) in enumerate(ROW_STATES):
@@ -1004,9 +1009,9 @@ def row_history_figure(history: Sequence[tuple[SnapshotRecord, Sequence[RowFate]
                            "meta": {"role": "row-history"}}], layout={"template": LIGHT})
     shapes = []
     if at_snapshot_id is not None:
-        j = next((k for k, (s, _) in enumerate(history) if s.snapshot_id == at_snapshot_id), None)
-        if j is not None:
-            shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": j - 0.5, "x1": j + 0.5, "y0": 0,
+        here = next((k for k, (s, _) in enumerate(history) if s.snapshot_id == at_snapshot_id), None)
+        if here is not None:
+            shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": here - 0.5, "x1": here + 0.5, "y0": 0,
                            "y1": 1, "line": {"color": "#1565c0", "width": 3}})
     title = "Each row over time (the outlined column is the snapshot on screen)"
     if total > len(keys):

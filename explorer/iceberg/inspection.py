@@ -15,12 +15,14 @@ from typing import Any
 
 import numpy as np
 
+from explorer.engine import At, Point, Selector, selector_with_old_keywords
 from explorer.iceberg.columns import CONTENT_CODES, FileColumns, FileHistory, partition_sort_key, with_expired_snapshots
 from explorer.iceberg.model import Capture, FileContent, FileRecord, SnapshotRecord, TableState
 from explorer.iceberg.planner import attachments_from_pairs, planned_pairs
 from explorer.iceberg.resolution import Outcome
 from explorer.iceberg.resolver import DeleteFileIndex, RowMatcher, id_order_key
-from explorer.iceberg.result import IcebergResult, SnapshotView
+from explorer.iceberg.result import IcebergResult, SnapshotView, snapshot_point
+from explorer.scenario.model import Scenario
 from explorer.scenario.values import plain_row, to_plain
 
 # Above this many (live data file x live delete file) pairs a snapshot is "big": the summary comes from the
@@ -39,8 +41,9 @@ class InspectResult(IcebergResult):
     A big table is inspected without a :class:`Capture` of every file: ``outline`` is a capture of its snapshots
     and refs only (no files), ``columns_at(snapshot_id)`` gives one snapshot's live files as
     :class:`FileColumns`, and the summary, per-partition loads, planner attachments and the aggregated text and
-    JSON come from those. ``build_capture()`` makes the full capture the first time a view needs one file at a
-    time (decisions, figures, row fates), and the same ids name the same files in both.
+    JSON come from those. The full capture is made only when asked: :meth:`build_capture`, or a per-file view
+    (:meth:`at`: decisions, row fates, the per-file figures), which calls it; the same ids name the same files
+    in both. Reading :attr:`capture` before that is an error that says so, not a silent read of every manifest.
     """
 
     def __init__(self, capture: Capture | None, *, focus_snapshot_id: int, metadata_location: str | None = None,
@@ -52,10 +55,12 @@ class InspectResult(IcebergResult):
             raise ValueError("an InspectResult without a capture needs an outline and a way to build the capture")
         self._capture = capture
         self._outline = outline
-        self._build_capture = build_capture
+        self._capture_builder = build_capture
         self._columns_at = columns_at
         self._history = history
-        super().__init__(capture)
+        # IcebergResult.__init__ takes a capture; this result may start with only the outline.
+        self.kept = None  # an inspected table is the user's own, never a run the explorer kept
+        self._views = {}
         self.focus_snapshot_id = focus_snapshot_id
         self.metadata_location = metadata_location
         self.contents = contents  # False: file-level views only (no data or delete rows were read)
@@ -63,89 +68,127 @@ class InspectResult(IcebergResult):
 
     @property
     def capture(self) -> Capture:
+        """The capture of every file; a table inspected by columns has none until :meth:`build_capture`."""
         if self._capture is None:
-            self._columns_at = self._history = None  # the capture answers every snapshot: let the columns go
-            self._capture = self._build_capture()
+            raise LookupError("this table was inspected by columns, without reading every file: call "
+                              "result.build_capture() first (it reads every manifest), or use summary(), "
+                              "attachments(), partitions() and explorer.figures.inspection_figures()")
         return self._capture
 
     @capture.setter
     def capture(self, value: Capture | None) -> None:
         self._capture = value
 
+    def build_capture(self) -> Capture:
+        """The capture of every file, read now if it was not (a big table: every manifest, once)."""
+        if self._capture is None:
+            assert self._capture_builder is not None  # __init__ refuses a result with neither
+            self._columns_at = self._history = None  # the capture answers every snapshot: let the columns go
+            self._capture = self._capture_builder()
+        return self._capture
+
+    def at(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None) -> SnapshotView:
+        """As :meth:`IcebergResult.at` (default: the inspected snapshot); a per-file view, so it builds the full
+        capture first when the table was inspected by columns."""
+        self.build_capture()
+        return super().at(at, snapshot_id=snapshot_id, ref=ref)
+
+    @property
+    def scenario(self) -> Scenario:
+        return self._selection_capture().scenario
+
+    @property
+    def table_name(self) -> str:
+        return self._selection_capture().table_name
+
+    def points(self) -> tuple[Point, ...]:
+        return tuple(snapshot_point(s) for s in self._selection_capture().snapshots)
+
     @property
     def capture_built(self) -> bool:
         return self._capture is not None
 
     def _selection_capture(self) -> Capture:
-        return self._capture if self._capture is not None else self._outline
+        if self._capture is not None:
+            return self._capture
+        assert self._outline is not None  # __init__ refuses a result with neither
+        return self._outline
 
-    def select(self, sequence_number: int | None = None, *, snapshot_id: int | None = None,
-               ref: str | None = None):
-        if sequence_number is None and snapshot_id is None and ref is None:
-            snapshot_id = self.focus_snapshot_id
-        return super().select(sequence_number, snapshot_id=snapshot_id, ref=ref)
+    def select(self, at: Selector = None) -> SnapshotRecord:
+        """As :meth:`IcebergResult.select`; the default is the snapshot the table was inspected at."""
+        at = At.of(at)
+        return super().select(At(snapshot_id=self.focus_snapshot_id) if at.default else at)
 
     def file_history(self) -> tuple[tuple[SnapshotRecord, ...], FileHistory]:
         """(every snapshot, expired ones that files still name included; every file's kind, adding and removing
         snapshot): what the aggregated timeline counts, without the full capture when it is not built."""
-        if self._capture is None and self._history is not None:
+        if self._capture is None and self._history is not None and self._outline is not None:
             history = self._history()
             return with_expired_snapshots(self._outline.snapshots, history), history
-        return tuple(self.capture.snapshots), FileHistory.from_records(self.capture.files)
+        capture = self.build_capture()
+        return tuple(capture.snapshots), FileHistory.from_records(capture.files)
 
-    def agrees(self, sequence_number: int | None = None, **selector) -> bool | None:
-        """Whether the engine's read and plan agree with the model at the selected snapshot; None when nothing
-        was checked (a columnar inspect checks nothing, and answering would build the full capture)."""
-        if self._capture is None:
-            return None
-        return self.at(sequence_number, **selector).agrees
+    @property
+    def agrees(self) -> bool:
+        """False when Spark's read or Iceberg Java's plan disagrees with the model at the inspected snapshot.
+        A table inspected without its full capture (the columnar path) checks nothing, and this stays True
+        rather than build the capture; ``checked`` says whether a check was made."""
+        return self._capture is None or self.at().agrees is not False
 
-    def planned(self, sequence_number: int | None = None, **selector) -> Attachments:
+    @property
+    def checked(self) -> bool:
+        """Whether the engine's read or plan was compared with the model at the inspected snapshot."""
+        return self._capture is not None and self.at().agrees is not None
+
+    def planned(self, at: Selector = None) -> Attachments:
         """What scan planning attaches at the selected snapshot, as columns (any size)."""
-        snap = self.select(sequence_number, **selector)
+        snap = self.select(at)
         cached = self._attached.get(snap.snapshot_id)
         if cached is None:
             if self._capture is None and self._columns_at is not None:
                 cols = self._columns_at(snap.snapshot_id)
             else:
-                state = self.capture.state(snapshot_id=snap.snapshot_id)
+                state = self.build_capture().state(snapshot_id=snap.snapshot_id)
                 cols = FileColumns.from_records(state.data_files + state.delete_files)
             cached = self._attached[snap.snapshot_id] = Attachments(cols, *planned_pairs(cols))
         return cached
 
-    def is_big(self, sequence_number: int | None = None, **selector) -> bool:
-        cols = self.planned(sequence_number, **selector).columns
+    def is_big(self, at: Selector = None) -> bool:
+        cols = self.planned(at).columns
         data = int(np.count_nonzero(cols.is_data))
         return data * (len(cols) - data) > PAIR_LIMIT
 
-    def attachments(self, sequence_number: int | None = None, **selector) -> dict[str, tuple[str, ...]]:
+    def attachments(self, at: Selector = None) -> dict[str, tuple[str, ...]]:
         """Data file id -> the delete files scan planning attaches, without building every pair (any size)."""
-        return self.planned(sequence_number, **selector).by_id()
+        return self.planned(at).by_id()
 
-    def summary(self, sequence_number: int | None = None, **selector) -> list[str]:
-        return self.planned(sequence_number, **selector).summary()
+    def summary(self, at: Selector = None) -> list[str]:
+        return self.planned(at).summary()
 
-    def partitions(self, sequence_number: int | None = None, **selector) -> list[PartitionLoad]:
-        return self.planned(sequence_number, **selector).partitions()
+    def partitions(self, at: Selector = None) -> list[PartitionLoad]:
+        return self.planned(at).partitions()
 
-    def explain_row(self, where: Mapping[str, Any], sequence_number: int | None = None,
-                    **selector) -> RowExplanation:
-        return explain_row(self.at(sequence_number, **selector), where)
+    def explain_row(self, where: Mapping[str, Any], at: Selector = None) -> RowExplanation:
+        return explain_row(self.at(at), where)
 
-    def to_plain(self, as_of_sequence_number: int | None = None, **selector) -> dict:
-        if self.is_big(as_of_sequence_number, **selector):
-            return self._big_plain(as_of_sequence_number, **selector)
-        plain = super().to_plain(as_of_sequence_number, **selector)
+    def to_plain(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None,
+                 as_of_sequence_number: int | None = None) -> dict[str, Any]:
+        at = selector_with_old_keywords(at, "result.to_plain", snapshot_id=snapshot_id, ref=ref,
+                                        as_of_sequence_number=as_of_sequence_number)
+        if self.is_big(at):
+            return self._big_plain(at)
+        plain = super().to_plain(at)
         plain["table"] = self.capture.table_name
         plain["metadata_location"] = self.metadata_location
         plain["contents_read"] = self.contents
-        plain["summary"] = self.summary(as_of_sequence_number, **selector)
+        plain["summary"] = self.summary(at)
         return plain
 
-    def _big_plain(self, as_of_sequence_number: int | None = None, **selector) -> dict:
+    def _big_plain(self, at: Selector = None) -> dict[str, Any]:
         """A big snapshot's JSON: snapshots, the summary and per-partition loads; no per-pair lists."""
-        snap = self.select(as_of_sequence_number, **selector)
-        cols = self.planned(snapshot_id=snap.snapshot_id).columns
+        snap = self.select(at)
+        here = At(snapshot_id=snap.snapshot_id)
+        cols = self.planned(here).columns
         data = int(np.count_nonzero(cols.is_data))
         outline = self._selection_capture()
         return {"table": outline.table_name, "metadata_location": self.metadata_location,
@@ -156,18 +199,21 @@ class InspectResult(IcebergResult):
                                "parent_id": s.parent_id, "operation": s.operation}
                               for s in outline.snapshots if s.ordinal <= snap.ordinal],
                 "live_data_files": data, "live_delete_files": len(cols) - data,
-                "summary": self.summary(snapshot_id=snap.snapshot_id),
-                "partitions": [p.to_plain() for p in self.partitions(snapshot_id=snap.snapshot_id)]}
+                "summary": self.summary(here),
+                "partitions": [p.to_plain() for p in self.partitions(here)]}
 
-    def to_text(self, as_of_sequence_number: int | None = None, **selector) -> str:
-        snap = self.select(as_of_sequence_number, **selector)
+    def to_text(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None,
+                as_of_sequence_number: int | None = None) -> str:
+        snap = self.select(selector_with_old_keywords(at, "result.to_text", snapshot_id=snapshot_id, ref=ref,
+                                                      as_of_sequence_number=as_of_sequence_number))
+        here = At(snapshot_id=snap.snapshot_id)
         head = [f"Table {self._selection_capture().table_name}, snapshot {snap.snapshot_id} (sequence number "
                 f"{snap.sequence_number})"
                 + ("" if self.contents else "; metadata only: data and delete rows were not read"), "",
-                "SUMMARY", *(f"  {line}" for line in self.summary(snapshot_id=snap.snapshot_id)), ""]
-        if self.is_big(snapshot_id=snap.snapshot_id):
-            cols = self.planned(snapshot_id=snap.snapshot_id).columns
-            loads = self.partitions(snapshot_id=snap.snapshot_id)
+                "SUMMARY", *(f"  {line}" for line in self.summary(here)), ""]
+        if self.is_big(here):
+            cols = self.planned(here).columns
+            loads = self.partitions(here)
             data = int(np.count_nonzero(cols.is_data))
             pairs = data * (len(cols) - data)
             head += [(f"PER PARTITION ({pairs:,} data x delete pairs are too many to list one by one; "
@@ -177,7 +223,7 @@ class InspectResult(IcebergResult):
                                  [[p.partition, p.data_files, p.equality_deletes, p.position_deletes,
                                    p.deletion_vectors, p.attached, p.most_on_one_file] for p in loads]), ""]
             return "\n".join(head) + "\n"
-        body = super().to_text(snapshot_id=snap.snapshot_id)
+        body = super().to_text(here)
         return "\n".join(head) + "\n" + body.split("\n", 2)[2]  # the body's headline names a scenario
 
 
@@ -293,7 +339,7 @@ class PartitionLoad:
     attached: int  # (data file, attached delete file) pairs
     most_on_one_file: int
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"partition": self.partition, "data_files": self.data_files,
                 "equality_deletes": self.equality_deletes, "position_deletes": self.position_deletes,
                 "deletion_vectors": self.deletion_vectors, "attached": self.attached,
@@ -359,7 +405,7 @@ class DeleteVerdict:
             return f"ignored by {self.delete_file} ({why})"
         return f"not listed by {self.delete_file}"
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"delete_file": self.delete_file, "lists_row": self.lists_row, "applies": self.applies,
                 "removes": self.removes, "comparison": self.comparison, "outcome": self.outcome,
                 "reason": self.reason}
@@ -391,7 +437,7 @@ class RowCopy:
             text += " (also listed by " + ", ".join(f"{v.delete_file}: {v.comparison}" for v in also) + ")"
         return text if not self.visible else text + " → visible"
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"data_file": self.data_file, "path": self.path, "position": self.position,
                 "row": plain_row(self.row), "visible": self.visible,
                 "verdicts": [v.to_plain() for v in self.verdicts], "sentence": self.sentence()}
@@ -439,7 +485,7 @@ class RowExplanation:
                          + ("agrees" if self.agrees else "DISAGREES") + " with the explanation")
         return "\n".join(lines) + "\n"
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"where": plain_row(self.where), "snapshot_id": self.snapshot_id,
                 "sequence_number": self.sequence_number, "headline": self.headline(),
                 "copies": [c.to_plain() for c in self.copies], "files_pruned": self.files_pruned,

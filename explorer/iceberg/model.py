@@ -13,7 +13,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from explorer.engine import StepOutcome  # noqa: F401  (engine-neutral; re-exported)
+from explorer.engine import StepOutcome as StepOutcome  # engine-neutral; re-exported
 from explorer.scenario.model import Column, Scenario
 
 
@@ -117,13 +117,13 @@ class FileRecord:
     def is_delete(self) -> bool:
         return self.content.is_delete
 
-    def partition_key(self) -> tuple:
+    def partition_key(self) -> tuple[Any, ...]:
         return self._partition_key
 
     # Computed once per record (the resolver and planner ask for them for every pair; cached_property writes
     # the instance's __dict__ directly, which a frozen dataclass allows).
     @cached_property
-    def _partition_key(self) -> tuple:
+    def _partition_key(self) -> tuple[Any, ...]:
         return (self.spec_id, tuple(sorted(self.partition.items())))
 
     @cached_property
@@ -355,7 +355,9 @@ class Capture:
     def ancestry(self, snapshot: SnapshotRecord) -> tuple[SnapshotRecord, ...]:
         """``snapshot`` and its ancestors known to this capture, newest first (the parent chain)."""
         by_id = {s.snapshot_id: s for s in self.snapshots}
-        chain, seen, current = [], set(), snapshot
+        chain: list[SnapshotRecord] = []
+        seen: set[int] = set()
+        current: SnapshotRecord | None = snapshot
         while current is not None and current.snapshot_id not in seen:
             chain.append(current)
             seen.add(current.snapshot_id)

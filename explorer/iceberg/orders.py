@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.engine import At
 from explorer.iceberg.model import Capture, JobOutcome, JobStatus, SnapshotRecord, failed_words
 from explorer.iceberg.result import IcebergResult
 from explorer.scenario.histories import History, JobFacts, Verdict, judge
@@ -86,7 +87,7 @@ class HistoryOutcome:
         """What histories in one group share: the fates, the verdict and the final rows."""
         return f"{self.fates} — {self.verdict.text}"
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {
             "index": self.index, "key": self.history.key, "events": list(self.history.events),
             "isolation": self.history.isolation, "serial": self.history.serial,
@@ -153,7 +154,7 @@ class OrdersResult:
                 return h
         raise KeyError(key_or_index)
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {
             "scenario": self.scenario.name, "engine": self.engine, "race_step": self.race.index,
             "jobs": {j.name: j.step.describe() for j in self.race.jobs},
@@ -210,7 +211,8 @@ def _race_part(capture: Capture, race: ConcurrentStep) -> tuple[SnapshotRecord, 
     return tuple(s for s in capture.snapshots if s.step == race.index)
 
 
-def _serial_rows(runs: Sequence[HistoryRun], race: ConcurrentStep, start_rows) -> dict[tuple[str, ...], Any]:
+def _serial_rows(runs: Sequence[HistoryRun], race: ConcurrentStep,
+                 start_rows: Sequence[Mapping[str, Any]] | None) -> dict[tuple[str, ...], Any]:
     """Serial order (of any subset of the jobs) -> the rows the engine read after it: the prefixes of the serial
     histories (each job ran alone on the table the jobs before it left), and the starting table itself."""
     out: dict[tuple[str, ...], Any] = {(): start_rows}
@@ -240,7 +242,7 @@ def judge_orders(captured: OrdersCapture) -> OrdersResult:
         jobs = tuple(j for j in cap.jobs if j.step == race.index)
         result = IcebergResult(cap)
         final = cap.snapshot_at() if cap.snapshots else None
-        view = result.at(snapshot_id=final.snapshot_id) if final is not None else None
+        view = result.at(At(snapshot_id=final.snapshot_id)) if final is not None else None
         rows = tuple(view.engine_rows or ()) if view is not None else ()
         predicted = tuple(view.predicted_rows) if view is not None else ()
         committed = [j.name for j in jobs if j.committed]

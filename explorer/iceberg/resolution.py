@@ -47,7 +47,7 @@ class Decision:
     reason: str
     stats_skippable: bool = False
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {
             "data_file": self.data_file, "delete_file": self.delete_file, "applies": self.applies,
             "rule": self.rule.value, "outcome": self.outcome.value,

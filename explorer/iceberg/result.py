@@ -9,15 +9,29 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
-from explorer.engine import Point
+from explorer.engine import At, FormatFacts, Point, Selector, selector_with_old_keywords
+from explorer.iceberg.changelog import Changelog
 from explorer.iceberg.model import Capture, JobOutcome, Lifespans, SnapshotRecord, StepOutcome, TableState
 from explorer.scenario.rows import RowComparison, compare_rows, in_schema
 from explorer.iceberg.planner import Plan, PlanComparison, compare_plans, plan
 from explorer.iceberg.resolution import Decision, RowFate
 from explorer.iceberg.resolver import DeleteFileIndex, decide_all, id_order_key, predicted_rows, row_fates
+from explorer.scenario.model import Scenario
 from explorer.scenario.values import plain_row
+
+
+class Kept(Protocol):
+    """Where a run's table was kept (``explorer.iceberg.spark.warehouse.KeptTable``, which the engine makes)."""
+
+    @property
+    def warehouse(self) -> str | None: ...
+
+    def to_plain(self) -> dict[str, Any]: ...
+
+    def describe(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -61,8 +75,10 @@ def build_view(state: TableState) -> SnapshotView:
     # A reader returns the snapshot's schema: a dropped column gone, a column added later null for older files.
     predicted = in_schema(predicted_rows(fates), state.snapshot.columns)
     comparison = None if state.engine_rows is None else compare_rows(predicted, state.engine_rows)
-    planned = None if state.engine_plan is None else plan(state)
-    plan_cmp = None if planned is None else compare_plans(planned.attached_sets(), state.engine_plan)
+    planned = plan_cmp = None
+    if state.engine_plan is not None:
+        planned = plan(state)
+        plan_cmp = compare_plans(planned.attached_sets(), state.engine_plan)
     checks = [c.agrees for c in (comparison, plan_cmp) if c is not None]
     view = SnapshotView(state=state, fates=fates, predicted_rows=predicted, engine_rows=state.engine_rows,
                         comparison=comparison, agrees=all(checks) if checks else None, plan_comparison=plan_cmp,
@@ -79,16 +95,16 @@ class IcebergResult:
     modelled = False  # the rows come from a real engine run, not from a model
     # Set by IcebergEngine.run(changelog=True): the raw changelog (explorer.iceberg.changelog.Changelog), or why
     # Spark could not read it; format_facts() shows it in the cross-format comparison.
-    changelog = None
+    changelog: Changelog | None = None
     changelog_note: str | None = None
 
-    def format_facts(self):
+    def format_facts(self) -> FormatFacts:
         """What ``explorer compare-formats`` shows of this run (:class:`explorer.engine.FormatFacts`)."""
         from explorer.iceberg.facts import format_facts
 
         return format_facts(self)
 
-    def __init__(self, capture: Capture, *, kept=None):
+    def __init__(self, capture: Capture, *, kept: Kept | None = None):
         self.capture = capture
         self.kept = kept  # where the run's table was kept (explorer.iceberg.spark.warehouse.KeptTable), if it was
         self._views: dict[int, SnapshotView] = {}
@@ -99,7 +115,7 @@ class IcebergResult:
         return self.kept.warehouse if self.kept is not None else None
 
     @property
-    def scenario(self):
+    def scenario(self) -> Scenario:
         return self.capture.scenario
 
     def _selection_capture(self) -> Capture:
@@ -110,29 +126,29 @@ class IcebergResult:
         """What each scenario step did (the snapshots it made), in order."""
         return tuple(self._selection_capture().steps)
 
-    def select(self, sequence_number: int | None = None, *, snapshot_id: int | None = None,
-               ref: str | None = None) -> SnapshotRecord:
-        """The snapshot a selector names: an exact snapshot id (v1 snapshots all have sequence number 0), the
-        head of a branch or tag, or a sequence number (the latest snapshot at or before it); default: main."""
+    def select(self, at: Selector = None) -> SnapshotRecord:
+        """The snapshot a selector names (:class:`~explorer.engine.At`): an exact snapshot id (v1 snapshots all
+        have sequence number 0), the head of a branch or tag, or a sequence number (the latest snapshot at or
+        before it); default: main's head."""
+        at = At.of(at)
         cap = self._selection_capture()
-        if sum(x is not None for x in (sequence_number, snapshot_id, ref)) > 1:
-            raise ValueError("select by one of: a sequence number, a snapshot id, a ref")
-        if ref is not None:
-            if ref not in cap.refs:
+        if at.ref is not None:
+            if at.ref not in cap.refs:
                 known = ", ".join(sorted(cap.refs)) or "none"
-                raise LookupError(f"the table has no ref {ref!r} (refs: {known})")
-            return cap.snapshot(cap.refs[ref])
-        if snapshot_id is not None:
+                raise LookupError(f"the table has no ref {at.ref!r} (refs: {known})")
+            return cap.snapshot(cap.refs[at.ref])
+        if at.snapshot_id is not None:
             try:
-                return cap.snapshot(snapshot_id)
+                return cap.snapshot(at.snapshot_id)
             except KeyError:
-                raise LookupError(f"the run made no snapshot {snapshot_id}") from None
-        return cap.snapshot_at(sequence_number)
+                raise LookupError(f"the run made no snapshot {at.snapshot_id}") from None
+        return cap.snapshot_at(at.sequence_number)
 
-    def at(self, sequence_number: int | None = None, *, snapshot_id: int | None = None,
-           ref: str | None = None) -> SnapshotView:
-        """The view as of a sequence number (latest snapshot at or before it), an exact snapshot id or a ref."""
-        snap = self.select(sequence_number, snapshot_id=snapshot_id, ref=ref)
+    def at(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None) -> SnapshotView:
+        """The view as of a sequence number (``result.at(5)``: the latest snapshot at or before it), or of the
+        snapshot an :class:`~explorer.engine.At` names (``result.at(At(snapshot_id=...))``,
+        ``result.at(At(ref="audit"))``). ``snapshot_id=`` / ``ref=``: the older spelling, deprecated."""
+        snap = self.select(selector_with_old_keywords(at, "result.at", snapshot_id=snapshot_id, ref=ref))
         view = self._views.get(snap.snapshot_id)
         if view is None:
             view = self._views[snap.snapshot_id] = build_view(self.capture.state(snapshot_id=snap.snapshot_id))
@@ -140,7 +156,7 @@ class IcebergResult:
 
     @property
     def views(self) -> tuple[SnapshotView, ...]:
-        return tuple(self.at(snapshot_id=s.snapshot_id) for s in self.capture.snapshots)
+        return tuple(self.at(At(snapshot_id=s.snapshot_id)) for s in self.capture.snapshots)
 
     @property
     def disagreements(self) -> tuple[SnapshotView, ...]:
@@ -157,30 +173,23 @@ class IcebergResult:
 
     def points(self) -> tuple[Point, ...]:
         """Every snapshot of the run, in commit order, as a point on the engine-neutral time axis."""
-        return tuple(_point(s) for s in self.capture.snapshots)
+        return tuple(snapshot_point(s) for s in self.capture.snapshots)
 
-    def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
-              ref: str | None = None) -> Point | None:
-        """The point a selector names (None: the latest). ``at_snapshot`` wins over ``at_seq``; v1 tables give
-        every snapshot sequence number 0, so only the id tells their history apart."""
-        if at_seq is None and at_snapshot is None and ref is None:
+    def point(self, at: Selector = None) -> Point | None:
+        """The point a selector names (None: the default, main's head). v1 tables give every snapshot sequence
+        number 0, so only the id tells their history apart."""
+        at = At.of(at)
+        if at.default:
             return None
-        snap = self.select(at_seq, snapshot_id=at_snapshot, ref=ref)
-        return _point(snap, ref)
+        return snapshot_point(self.select(at), at.ref)
 
-    @staticmethod
-    def _selector(at: Point | int | None, snapshot_id: int | None, ref: str | None) -> tuple:
-        """(sequence number, snapshot id, ref) for :meth:`select`, from a Point or the older keywords."""
-        if isinstance(at, Point):
-            return None, at.snapshot_id, None
-        return at, snapshot_id, ref
-
-    def to_plain(self, at: Point | int | None = None, *, snapshot_id: int | None = None,
-                 ref: str | None = None, as_of_sequence_number: int | None = None) -> dict:
-        """The JSON contract of one run at a point, a sequence number, a snapshot id or a ref (default: main's
-        head)."""
-        seq, snapshot_id, ref = self._selector(at if at is not None else as_of_sequence_number, snapshot_id, ref)
-        view = self.at(seq, snapshot_id=snapshot_id, ref=ref)
+    def to_plain(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None,
+                 as_of_sequence_number: int | None = None) -> dict[str, Any]:
+        """The JSON contract of one run at a selected snapshot (default: main's head). ``snapshot_id=``,
+        ``ref=``, ``as_of_sequence_number=``: the older spelling of an :class:`~explorer.engine.At`, deprecated."""
+        at = selector_with_old_keywords(at, "result.to_plain", snapshot_id=snapshot_id, ref=ref,
+                                        as_of_sequence_number=as_of_sequence_number)
+        view = self.at(at)
         snap = view.snapshot
         cap = self.capture
         live_ids = {f.id for f in view.state.data_files + view.state.delete_files}
@@ -229,7 +238,7 @@ class IcebergResult:
             "jobs": [_job_plain(j) for j in cap.jobs],
         }
 
-    def _lineage_plain(self, snapshot_id: int, fate) -> dict:
+    def _lineage_plain(self, snapshot_id: int, fate: RowFate) -> dict[str, Any]:
         """Row lineage (format v3) of one row as Spark read it: ``row_id`` and ``last_updated_sequence_number``."""
         found = self.capture.lineage(snapshot_id, fate.file, fate.position)
         if found is None:
@@ -238,7 +247,7 @@ class IcebergResult:
 
     # ---------------------------------------------------------------------------------------- text form
 
-    def to_html(self, path, *, predict: bool = False):
+    def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
         """Write this run as one self-contained HTML page (slider, caption, check and every tab, as the app shows
         them after Run; plotly.js and the data inline, so it works offline from a file). ``predict``: the page
         opens with the answer hidden until Reveal. Returns the path."""
@@ -246,12 +255,14 @@ class IcebergResult:
 
         return write_page(self, path, predict=predict)
 
-    def to_text(self, at: Point | int | None = None, *, snapshot_id: int | None = None, ref: str | None = None,
+    def to_text(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None,
                 as_of_sequence_number: int | None = None) -> str:
-        """A plain-text report: snapshots, files, decisions, final rows, and a loud block on disagreement."""
-        seq, snapshot_id, ref = self._selector(at if at is not None else as_of_sequence_number, snapshot_id, ref)
-        plain = self.to_plain(seq, snapshot_id=snapshot_id, ref=ref)
-        view = self.at(seq, snapshot_id=snapshot_id, ref=ref)
+        """A plain-text report: snapshots, files, decisions, final rows, and a loud block on disagreement.
+        ``snapshot_id=``, ``ref=``, ``as_of_sequence_number=``: deprecated, as for :meth:`to_plain`."""
+        at = selector_with_old_keywords(at, "result.to_text", snapshot_id=snapshot_id, ref=ref,
+                                        as_of_sequence_number=as_of_sequence_number)
+        plain = self.to_plain(at)
+        view = self.at(at)
         refs = f" = {', '.join(plain['as_of_refs'])}" if plain["as_of_refs"] else ""
         out = [f"Scenario {plain['scenario']} (iceberg), as of sequence number {plain['as_of_sequence_number']} "
                f"(snapshot {plain['as_of_snapshot_id']}{refs})", ""]
@@ -316,12 +327,12 @@ class IcebergResult:
         return "\n".join(out) + "\n"
 
 
-def _step_plain(step: StepOutcome) -> dict:
+def _step_plain(step: StepOutcome) -> dict[str, Any]:
     return {"step": step.step, "kind": step.kind, "title": step.title, "snapshot_ids": list(step.snapshot_ids),
             "seconds": step.seconds, "note": step.note}
 
 
-def _job_plain(job: JobOutcome) -> dict:
+def _job_plain(job: JobOutcome) -> dict[str, Any]:
     return {"step": job.step, "job": job.name, "kind": job.kind, "title": job.title,
             "commit_position": job.commit_position, "started_from_snapshot": job.started_from_snapshot,
             "status": job.status, "committed_snapshot_id": job.committed_snapshot_id,
@@ -356,6 +367,7 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
 
-def _point(s: SnapshotRecord, ref: str | None = None) -> Point:
+def snapshot_point(s: SnapshotRecord, ref: str | None = None) -> Point:
+    """A snapshot as a point on the engine-neutral time axis."""
     return Point(snapshot_id=s.snapshot_id, sequence_number=s.sequence_number, ordinal=s.ordinal, label=s.title,
                  ref=ref)

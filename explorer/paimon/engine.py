@@ -15,7 +15,7 @@ return a :class:`~explorer.paimon.result.PaimonResult`, checked against the same
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer import settings
 from explorer.engine import Progress
@@ -23,7 +23,15 @@ from explorer.paimon.options import needs_java
 from explorer.paimon.validate import validate_paimon_scenario
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.limits import check_limits
+from explorer.scenario.history import History
 from explorer.scenario.model import Scenario
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from explorer.paimon.result import PaimonCapture, PaimonResult
+    from explorer.paimon.writers import WritersResult
+    from explorer.paimon.writers_run import WritersProgress
 
 RUNNERS = ("auto", "java", "pypaimon")
 RUNNER_ENV = settings.PAIMON_RUNNER.name
@@ -56,7 +64,8 @@ class PaimonEngine:
         validate_paimon_scenario(scenario)
 
     def run(self, scenario: Scenario, *, progress: Progress | None = None, keep_warehouse: bool = False,
-            warehouse: str | Path | None = None, spark=None, runner: str | None = None, **_: Any):
+            warehouse: str | Path | None = None, spark: SparkSession | None = None, runner: str | None = None,
+            **_: Any) -> PaimonResult:
         keep = keep_warehouse or warehouse is not None
         if choose_runner(scenario, runner) == "java":
             from explorer.paimon.java_runner import run_paimon_java
@@ -74,7 +83,8 @@ class PaimonEngine:
 
         return (PYPAIMON, JAVA)
 
-    def orders(self, scenario: Scenario, *, progress=None, spark=None, **_: Any):
+    def orders(self, scenario: Scenario, *, progress: WritersProgress | None = None,
+               spark: SparkSession | None = None, **_: Any) -> WritersResult:
         """Every commit order of the scenario's named writers, each run on Paimon 0.9's Java library, with the
         same commits modelled under ``sequence.snapshot-ordering``; a
         :class:`~explorer.paimon.writers.WritersResult`."""
@@ -95,13 +105,13 @@ class PaimonEngine:
 
             start_java()
 
-    def scenarios_for_history(self, history) -> tuple[Scenario, ...]:
+    def scenarios_for_history(self, history: History) -> tuple[Scenario, ...]:
         """The history as records with row kinds on a primary-key table (:mod:`explorer.paimon.history`)."""
         from explorer.paimon.history import paimon_scenario
 
         return (paimon_scenario(history),)
 
-    def result_of(self, capture):
+    def result_of(self, capture: PaimonCapture) -> PaimonResult:
         """The result of a run that stopped early (``EngineError.capture``: its snapshots so far)."""
         from explorer.paimon.result import PaimonResult
 

@@ -12,6 +12,7 @@ from typing import Any, Callable, Mapping
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explorer.engine import Selector
 from explorer.paimon.model import KeyDecision, PaimonRecord
 from explorer.paimon.options import sequence_fields, snapshot_ordering
 from explorer.paimon.result import PaimonResult
@@ -22,9 +23,9 @@ WINNER_COLOUR = "#d62728"
 OTHER_COLOUR = "#1f77b4"
 
 
-def _pick_decision(result: PaimonResult, key: Mapping[str, Any] | tuple | Any | None,
-                   as_of_snapshot: int | None) -> KeyDecision:
-    decisions = result.decisions(as_of_snapshot)
+def _pick_decision(result: PaimonResult, key: Mapping[str, Any] | tuple[Any, ...] | Any | None,
+                   at: Selector) -> KeyDecision:
+    decisions = result.decisions(result.snapshot_id_at(at))
     if not decisions:
         raise ValueError("the scenario wrote no records")
     if key is None:
@@ -48,14 +49,14 @@ def _label(record: PaimonRecord, result: PaimonResult) -> str:
     return f"#{record.input_order} {record.row_kind} {values}"
 
 
-def key_timeline_figure(result: PaimonResult, key: Mapping[str, Any] | tuple | Any | None = None, *,
-                        as_of_snapshot: int | None = None) -> go.Figure:
+def key_timeline_figure(result: PaimonResult, key: Mapping[str, Any] | tuple[Any, ...] | Any | None = None, *,
+                        at: Selector = None) -> go.Figure:
     """One key's records: x = commit snapshot, y = the value that orders them, symbol = row kind.
 
     The y value is the first ``sequence.field`` when the table has one, else the system sequence number. The
     record that decides the key (winner or retraction) is drawn large and red; hover shows the reason.
     """
-    decision = _pick_decision(result, key, as_of_snapshot)
+    decision = _pick_decision(result, key, at)
     seq = sequence_fields(result.table.options)
     y_name = seq[0] if seq else "sequence number"
     deciding = {c.record.input_order for c in decision.candidates
@@ -85,8 +86,9 @@ def key_timeline_figure(result: PaimonResult, key: Mapping[str, Any] | tuple | A
                       yaxis_title=y_name, legend_title="row kind", template="plotly_white", height=420)
     fig.update_xaxes(dtick=1)
     ys = {c.record.values.get(seq[0]) if seq else c.record.sequence_number for c in live}
-    if not seq and ys and None not in ys:  # whole sequence numbers: one tick each, some room around a lone one
-        fig.update_yaxes(dtick=1, range=[min(ys) - 0.6, max(ys) + 0.8])
+    numbers = [y for y in ys if y is not None]
+    if not seq and numbers and len(numbers) == len(ys):  # whole sequence numbers: one tick each, room around one
+        fig.update_yaxes(dtick=1, range=[min(numbers) - 0.6, max(numbers) + 0.8])
     return fig
 
 
@@ -118,8 +120,8 @@ def _clocks(result: PaimonResult) -> list[tuple[str, str, Callable[[PaimonRecord
     ]
 
 
-def three_clocks_figure(result: PaimonResult, key: Mapping[str, Any] | tuple | Any | None = None, *,
-                        as_of_snapshot: int | None = None) -> go.Figure:
+def three_clocks_figure(result: PaimonResult, key: Mapping[str, Any] | tuple[Any, ...] | Any | None = None, *,
+                        at: Selector = None) -> go.Figure:
     """The same records of one key ordered by three clocks, side by side; the last under each clock wins.
 
     Left: commit order (what Iceberg's sequence numbers follow). Middle: Paimon's event order (the
@@ -127,7 +129,7 @@ def three_clocks_figure(result: PaimonResult, key: Mapping[str, Any] | tuple | A
     The winner under each clock is red; under snapshot ordering the order inside one snapshot is not
     guaranteed by Paimon, which the hover text says.
     """
-    decision = _pick_decision(result, key, as_of_snapshot)
+    decision = _pick_decision(result, key, at)
     records = [c.record for c in decision.candidates if c.record.snapshot_id is not None]
     clocks = _clocks(result)
     fig = make_subplots(rows=1, cols=3, subplot_titles=[c[0] for c in clocks], shared_yaxes=True)

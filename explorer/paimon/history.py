@@ -10,9 +10,11 @@ Delta or DuckLake, so such a history is refused, naming the step.
 
 from __future__ import annotations
 
+from typing import Any
+
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.history import History, replay
-from explorer.scenario.model import Column, Scenario, TableSpec, WriteStep
+from explorer.scenario.model import Column, Scenario, Step, TableSpec, WriteStep
 from explorer.scenario.values import FrozenDict
 
 ROW_KIND_COLUMN = "row_kind"
@@ -24,8 +26,8 @@ def paimon_scenario(history: History) -> Scenario:
                             "history needs for the row kind", field="table.columns")
     key = history.key
     states = replay(history)
-    steps = []
-    before: list[dict] = []
+    steps: list[Step] = []
+    before: list[dict[str, Any]] = []
     for h, after in zip(history.steps, states):
         def k(row) -> tuple:
             return tuple(row.get(c) for c in key)

@@ -25,7 +25,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from explorer.engine import StepHandlers, StepOutcome
 from explorer.paimon.format import FORMAT
@@ -38,6 +38,10 @@ from explorer.paimon.result import (ChangelogRow, DeletionVectorMark, FileRow, P
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.formats import require_format
 from explorer.scenario.model import CompactStep, Scenario, Step, WriteStep
+from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 ROW_KIND_BYTES = {0: "+I", 1: "-U", 2: "+U", 3: "-D"}
 _SOURCE = Path(__file__).with_name("java") / "PaimonSteps.java"
@@ -50,10 +54,10 @@ def engine_version() -> str:
     return f"Apache Paimon {PAIMON_VERSION} (Java)"
 
 
-def compile_paimon_helper(spark):
+def compile_paimon_helper(spark: SparkSession) -> Any:
     """Compile ``java/PaimonSteps.java`` now (no cache) under a class loader of its own holding Paimon's jar."""
     jar = require_paimon_jar()
-    jvm, gateway = spark._jvm, spark.sparkContext._gateway
+    jvm, gateway = driver_jvm(spark), py4j_gateway(spark)
     urls = gateway.new_array(jvm.java.net.URL, 1)
     urls[0] = jvm.java.io.File(str(jar)).toURI().toURL()
     spark_loader = jvm.org.codehaus.janino.SimpleCompiler._java_lang_class.getClassLoader()
@@ -65,13 +69,13 @@ def compile_paimon_helper(spark):
     return compiler.getClassLoader().loadClass("PaimonSteps")
 
 
-def paimon_helper(spark):
+def paimon_helper(spark: SparkSession) -> Any:
     """The ``PaimonSteps`` helper in ``spark``'s driver JVM, under a class loader of its own holding Paimon."""
     key = spark.sparkContext.applicationId
     with _LOCK:
         helper = _HELPERS.get(key)
         if helper is None:
-            jvm, gateway = spark._jvm, spark.sparkContext._gateway
+            jvm, gateway = driver_jvm(spark), py4j_gateway(spark)
             cls = compile_paimon_helper(spark)
             helper = _HELPERS[key] = cls.getDeclaredConstructor(gateway.new_array(jvm.java.lang.Class, 0)) \
                 .newInstance(gateway.new_array(jvm.java.lang.Object, 0))
@@ -162,7 +166,8 @@ def _write(run: _JavaRun, step: WriteStep) -> str:
 
 
 def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = None, keep_warehouse: bool = False,
-                        progress: Callable[..., None] | None = None, spark=None) -> PaimonCapture:
+                        progress: Callable[..., None] | None = None,
+                        spark: SparkSession | None = None) -> PaimonCapture:
     """Run ``scenario`` (engine: paimon) on Paimon 0.9.0's Java library in a temporary warehouse."""
     import pyarrow.parquet as pq
 
@@ -178,7 +183,7 @@ def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = No
     io_dir = location / ".io"
     io_dir.mkdir(exist_ok=True)
     session = spark or _spark()
-    jvm, gateway = session._jvm, session.sparkContext._gateway
+    jvm, gateway = driver_jvm(session), py4j_gateway(session)
     helper = paimon_helper(session)
     run_id = uuid.uuid4().hex
     snapshots: list[PaimonSnapshot] = []

@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
 from types import MappingProxyType
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping
 
 from explorer.paimon.options import (REMOVE_ON_DELETE, RETRACT_KINDS, aggregate_function, descending, flag, merge_engine, options_of,
                                      sequence_fields, sequence_groups, snapshot_ordering)
-from explorer.scenario.values import to_plain
+from explorer.scenario.model import WriteStep
 from explorer.scenario.rows import nulls_first
+from explorer.scenario.values import to_plain
 
 if TYPE_CHECKING:
     from explorer.scenario.model import Scenario, TableSpec
@@ -47,8 +49,8 @@ class PaimonRecord:
     sequence_number: int | None
     row_kind: str
     values: Mapping[str, Any]
-    key: tuple
-    partition: tuple = ()
+    key: tuple[Any, ...]
+    partition: tuple[Any, ...] = ()
     ignored: str | None = None  # why the record never reached the merge (e.g. ignore-delete)
     engine_sequence_number: int | None = None
     file: str | None = None
@@ -107,7 +109,7 @@ class KeyDecision:
 
 
 def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, int] | None = None, *,
-                          restarts: Mapping[int, Mapping[tuple, int]] | None = None) -> tuple[PaimonRecord, ...]:
+                          restarts: Mapping[int, Mapping[tuple[Any, ...], int]] | None = None) -> tuple[PaimonRecord, ...]:
     """Every record of every write step, with the sequence number its writer would stamp on it.
 
     A step without ``writer`` is a batch job: it starts its counter at the table's max sequence number + 1
@@ -123,15 +125,15 @@ def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, i
     opts = table.options
     rowkind = opts.get("rowkind.field")
     ignore = flag(opts, "ignore-delete")
-    committed_max: dict[tuple, int] = {}
-    counters: dict[tuple[str, tuple], int] = {}
+    committed_max: dict[tuple[Any, ...], int] = {}
+    counters: dict[tuple[str, tuple[Any, ...]], int] = {}
     out: list[PaimonRecord] = []
     order = 0
     predicted_snapshot = 0
     for step in scenario.steps:
-        if step.kind != "write":
+        if not isinstance(step, WriteStep):
             continue
-        writer = getattr(step, "writer", None)
+        writer = step.writer
         name = writer or DEFAULT_WRITER
         if writer is None:
             for k in [k for k in counters if k[0] == DEFAULT_WRITER]:
@@ -139,7 +141,7 @@ def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, i
         batch: list[PaimonRecord] = []
         for row in step.rows:
             order += 1
-            kind = row.get(rowkind) if rowkind else "+I"
+            kind = str(row[rowkind]) if rowkind else "+I"  # validated: one of ROW_KINDS
             partition = tuple(row[p] for p in table.partitioned_by)
             key = tuple(row[k] for k in table.primary_key)
             if ignore and kind in RETRACT_KINDS:
@@ -174,7 +176,7 @@ def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, i
     return tuple(out)
 
 
-def _with(record: PaimonRecord, **changes) -> PaimonRecord:
+def _with(record: PaimonRecord, **changes: Any) -> PaimonRecord:
     from dataclasses import replace
 
     return replace(record, **changes)
@@ -184,18 +186,20 @@ def writer_survivor(records: list[PaimonRecord], table: "TableSpec") -> PaimonRe
     """The record of one key that one commit's writer buffer writes to its file (its sequence number is the
     stored one): first-row keeps the first in merge order, every other engine the last (partial-update and
     aggregation store their fold at the last record's sequence number)."""
-    ordered = sorted(records, key=functools.cmp_to_key(lambda a, b: compare(a, b, table)))
+    ordered = sorted(records, key=functools.cmp_to_key(_by_merge_order(table)))
     return ordered[0] if merge_function(table).keeps_first else ordered[-1]
 
 
-def _survivor_sequences(batch: list[PaimonRecord], table: "TableSpec") -> dict[tuple, int]:
+def _survivor_sequences(batch: list[PaimonRecord], table: "TableSpec") -> dict[tuple[Any, ...], int]:
     """Max sequence number per partition written to files by one commit (after the buffer's merge)."""
-    out: dict[tuple, int] = {}
-    by_key: dict[tuple, list[PaimonRecord]] = {}
+    out: dict[tuple[Any, ...], int] = {}
+    by_key: dict[tuple[Any, ...], list[PaimonRecord]] = {}
     for r in batch:
         by_key.setdefault((r.partition, r.key), []).append(r)
     for (partition, _), recs in by_key.items():
-        out[partition] = max(out.get(partition, -1), writer_survivor(recs, table).sequence_number)
+        stored = writer_survivor(recs, table).sequence_number
+        assert stored is not None  # a live record's writer gave it a sequence number
+        out[partition] = max(out.get(partition, -1), stored)
     return out
 
 
@@ -209,7 +213,12 @@ def _cmp_values(a: Any, b: Any) -> int:
         return -1  # nulls first, whatever the sort order (Paimon's nullIsLast=false)
     if b is None:
         return 1
-    return (a > b) - (a < b)
+    return int(a > b) - int(a < b)
+
+
+def _by_merge_order(table: TableSpec) -> Callable[[PaimonRecord, PaimonRecord], int]:
+    """:func:`compare` for ``table``, as a comparison function for ``functools.cmp_to_key``."""
+    return lambda a, b: compare(a, b, table)
 
 
 def compare(a: PaimonRecord, b: PaimonRecord, table: "TableSpec") -> int:
@@ -311,7 +320,7 @@ def merge(records: Iterable[PaimonRecord], table: "TableSpec", *, as_of_snapshot
           ) -> tuple[KeyDecision, ...]:
     """One decision per primary key, in key order. ``as_of_snapshot`` keeps only records committed by then."""
     records = tuple(records)
-    groups: dict[tuple, list[PaimonRecord]] = {}
+    groups: dict[tuple[Any, ...], list[PaimonRecord]] = {}
     for r in records:
         if as_of_snapshot is not None and r.ignored is None and (r.snapshot_id or 0) > as_of_snapshot:
             continue
@@ -346,8 +355,7 @@ def _last_step(records: Iterable[PaimonRecord], snapshot: int) -> int:
 
 
 def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
-    live = sorted((r for r in recs if r.ignored is None), key=functools.cmp_to_key(
-        lambda a, b: compare(a, b, table)))
+    live = sorted((r for r in recs if r.ignored is None), key=functools.cmp_to_key(_by_merge_order(table)))
     ignored = [Candidate(r, Fate.IGNORED, r.ignored or "") for r in recs if r.ignored is not None]
     key = MappingProxyType(dict(zip(table.primary_key, recs[0].key)))
     engine = merge_function(table)
@@ -417,6 +425,12 @@ def lone_fields(record: PaimonRecord, table: "TableSpec") -> str:
 
 # ------------------------------------------------------------------------------------------ writer pre-merge
 
+# The stored records of one key, each with the input records a writer folded into it (itself alone when none).
+Groups = list[tuple[PaimonRecord, tuple[PaimonRecord, ...]]]
+# A merge function's explained fold: each record's fate, the row or None, a summary, whether the key is retracted.
+FoldResult = tuple[list[Candidate], Mapping[str, Any] | None, str, bool]
+
+
 def writer_merge(live: list[PaimonRecord], table: "TableSpec", dropped_out: list[PaimonRecord] | None = None
                  ) -> list[tuple[PaimonRecord, tuple[PaimonRecord, ...]]]:
     """The records of one key as stored in data files: one per commit, with the input records behind it.
@@ -431,11 +445,11 @@ def writer_merge(live: list[PaimonRecord], table: "TableSpec", dropped_out: list
     to ``dropped_out``.
     """
     engine = merge_function(table)
-    by_commit: dict[tuple, list[PaimonRecord]] = {}
+    by_commit: dict[tuple[Any, ...], list[PaimonRecord]] = {}
     dropped: list[PaimonRecord] = [] if dropped_out is None else dropped_out
     for r in live:
         by_commit.setdefault((r.step, r.snapshot_id, r.writer), []).append(r)
-    out = []
+    out: Groups = []
     for members in by_commit.values():
         if len(members) == 1 or not engine.premerges:
             stored = writer_survivor(members, table)
@@ -451,7 +465,13 @@ def writer_merge(live: list[PaimonRecord], table: "TableSpec", dropped_out: list
                            merged_from=tuple(m.input_order for m in members))
         out.append((stored, tuple(members)))
     out.sort(key=lambda g: g[0].input_order)
-    out.sort(key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0], table)))
+    by_record = _by_merge_order(table)
+
+    def by_stored(a: tuple[PaimonRecord, tuple[PaimonRecord, ...]],
+                  b: tuple[PaimonRecord, tuple[PaimonRecord, ...]]) -> int:
+        return by_record(a[0], b[0])
+
+    out.sort(key=functools.cmp_to_key(by_stored))
     return out
 
 
@@ -465,7 +485,7 @@ def _premerge_text(stored: PaimonRecord, members: tuple[PaimonRecord, ...], tabl
             f"sequence number {stored.sequence_number}, which the read orders by those values; ")
 
 
-def _regroup(order: list[PaimonRecord], groups) -> list[tuple[PaimonRecord, tuple[PaimonRecord, ...]]]:
+def _regroup(order: list[PaimonRecord], groups: Groups) -> Groups:
     members = {id(s): m for s, m in groups}
     return [(s, members[id(s)]) for s in order]
 
@@ -530,7 +550,8 @@ def _row(record: PaimonRecord, table: "TableSpec") -> Mapping[str, Any]:
     return MappingProxyType({c: record.values.get(c) for c in table.column_names})
 
 
-def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecord], dict[int, list]]:
+def _fold_partial(records: Sequence[PaimonRecord], table: TableSpec
+                  ) -> tuple[dict[str, Any] | None, dict[str, PaimonRecord], dict[int, list[tuple[str, str]]]]:
     """Partial-update's fold: the latest non-null value per column, and the record each value came from.
 
     With sequence groups (``fields.<seq>.sequence-group = a,b``) a record updates a group's fields only when its
@@ -542,7 +563,7 @@ def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecor
     groups = sequence_groups(table.options)
     group_of = {f: seq for seq, members in groups.items() for f in members}
     source: dict[str, PaimonRecord] = {}
-    skipped: dict[int, list[str]] = {}
+    skipped: dict[int, list[tuple[str, str]]] = {}
     acc: dict[str, Any] = {c: None for c in table.column_names}
     removed = False
     for r in records:
@@ -550,7 +571,7 @@ def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecor
             removed = _retract_partial(r, acc, source, skipped, table, groups) or removed
             continue
         before = {seq: acc[seq] for seq in groups}
-        accepts = {}
+        accepts: dict[str, bool] = {}
         for seq in groups:
             cur, prev = r.values.get(seq), before[seq]
             accepts[seq] = cur is not None and (prev is None or _cmp_values(cur, prev) >= 0)
@@ -577,11 +598,13 @@ def _fold_partial(records, table) -> tuple[dict[str, Any], dict[str, PaimonRecor
     return acc, source, skipped
 
 
-def _last_delete(records) -> int:
+def _last_delete(records: Sequence[PaimonRecord]) -> int:
     return max((i for i, r in enumerate(records) if r.row_kind == "-D"), default=-1)
 
 
-def _retract_partial(r, acc, source, skipped, table, groups) -> bool:
+def _retract_partial(r: PaimonRecord, acc: dict[str, Any], source: dict[str, PaimonRecord],
+                     skipped: dict[int, list[tuple[str, str]]], table: TableSpec,
+                     groups: Mapping[str, tuple[str, ...]]) -> bool:
     """A ``-U``/``-D`` reaching partial-update (Paimon 0.9's ``PartialUpdateMergeFunction.add``; ignore-delete
     dropped it before the merge). With ``partial-update.remove-record-on-delete`` a ``-D`` clears the row (the
     key is gone unless a later record writes it again) and a ``-U`` does nothing; with sequence groups the
@@ -614,18 +637,18 @@ def _retract_partial(r, acc, source, skipped, table, groups) -> bool:
     return False
 
 
-def _single_groups(live):
+def _single_groups(live: Sequence[PaimonRecord]) -> Groups:
     return [(r, (r,)) for r in live]
 
 
-def _premerge_summary(groups) -> str:
+def _premerge_summary(groups: Groups) -> str:
     merged = [s for s, members in groups if len(members) > 1]
     if not merged:
         return ""
     return "; the writer first merged " + ", ".join(f"{s.label()} (snapshot {s.snapshot_id})" for s in merged)
 
 
-_AGGREGATORS = {
+_AGGREGATORS: dict[str, Callable[[Any, Any], Any] | None] = {
     "sum": lambda acc, v: v if acc is None else acc + v,
     "max": lambda acc, v: v if acc is None else max(acc, v),
     "min": lambda acc, v: v if acc is None else min(acc, v),
@@ -644,13 +667,15 @@ def _aggregate(fn: str, values: list[Any]) -> Any:
         return non_null[-1] if non_null else None
     if fn == "first_non_null_value":
         return non_null[0] if non_null else None
+    step = _AGGREGATORS[fn]
+    assert step is not None  # the functions without a step returned above
     acc = None
     for v in non_null:
-        acc = _AGGREGATORS[fn](acc, v)
+        acc = step(acc, v)
     return acc
 
 
-def _fold_aggregate(records, table) -> dict[str, Any]:
+def _fold_aggregate(records: Sequence[PaimonRecord], table: TableSpec) -> dict[str, Any]:
     funcs = {c: aggregate_function(table.options, c, table) for c in table.column_names}
     return {c: _aggregate(funcs[c], [r.values.get(c) for r in records]) for c in table.column_names}
 
@@ -684,8 +709,7 @@ class MergeFunction:
     def get_result(self) -> Mapping[str, Any] | None:
         return self.fold(self.records)[1]
 
-    def fold(self, records: list[PaimonRecord], groups=None
-             ) -> tuple[list[Candidate], Mapping[str, Any] | None, str, bool]:
+    def fold(self, records: list[PaimonRecord], groups: Groups | None = None) -> FoldResult:
         """(each record's fate, the row or None, a summary, whether a retraction removed the key).
         ``groups``: the stored records with the input records a writer folded into each (premerging engines)."""
         raise NotImplementedError
@@ -694,7 +718,7 @@ class MergeFunction:
 class Deduplicate(MergeFunction):
     name = "deduplicate"
 
-    def fold(self, live, groups=None):
+    def fold(self, live: list[PaimonRecord], groups: Groups | None = None) -> FoldResult:
         table = self.table
         last = live[-1]
         retracted = last.row_kind in RETRACT_KINDS
@@ -716,7 +740,7 @@ class FirstRow(MergeFunction):
     name = "first-row"
     keeps_first = True
 
-    def fold(self, live, groups=None):
+    def fold(self, live: list[PaimonRecord], groups: Groups | None = None) -> FoldResult:
         table = self.table
         first = live[0]
         out = [Candidate(first, Fate.FIRST_KEPT, "first-row keeps the first record written for a key")]
@@ -735,7 +759,7 @@ class PartialUpdate(MergeFunction):
         values = _fold_partial(self.records, self.table)[0]
         return None if values is None else MappingProxyType(values)
 
-    def fold(self, stored, groups=None):
+    def fold(self, stored: list[PaimonRecord], groups: Groups | None = None) -> FoldResult:
         table = self.table
         groups = groups or _single_groups(stored)
         acc, source, skipped = _fold_partial(stored, table)
@@ -789,7 +813,7 @@ class Aggregation(MergeFunction):
     def get_result(self) -> Mapping[str, Any] | None:
         return MappingProxyType(_fold_aggregate(self.records, self.table))
 
-    def fold(self, stored, groups=None):
+    def fold(self, stored: list[PaimonRecord], groups: Groups | None = None) -> FoldResult:
         table = self.table
         groups = groups or _single_groups(stored)
         funcs = {c: aggregate_function(table.options, c, table) for c in table.column_names}
@@ -821,7 +845,7 @@ def visible_rows(decisions: Iterable[KeyDecision]) -> tuple[Mapping[str, Any], .
 # ------------------------------------------------------------------------------------------ changelog
 
 
-def changelog_between(before: Iterable[KeyDecision], after: Iterable[KeyDecision], touched: Iterable[tuple],
+def changelog_between(before: Iterable[KeyDecision], after: Iterable[KeyDecision], touched: Iterable[tuple[Any, ...]],
                       table: "TableSpec") -> tuple[tuple[str, Mapping[str, Any]], ...]:
     """The changelog Paimon's changelog producers write for the keys ``touched`` between two states.
 

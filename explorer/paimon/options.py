@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Mapping
 
 
 if TYPE_CHECKING:
-    from explorer.scenario.model import TableSpec
+    from explorer.scenario.model import Step, TableSpec
 
 ROW_KINDS = ("+I", "-U", "+U", "-D")
 RETRACT_KINDS = ("-U", "-D")
@@ -185,7 +185,7 @@ def java_options(table: "TableSpec") -> dict[str, str]:
     return opts
 
 
-def compact_full(step) -> bool:
+def compact_full(step: Step) -> bool:
     """A Paimon ``compact`` step is a full compaction unless its options say ``full: false``."""
     return str(dict(getattr(step, "options", {}) or {}).get("full", "true")).strip().lower() != "false"
 

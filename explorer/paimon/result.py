@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, Mapping
 
-from explorer.engine import Point, StepOutcome, point_on_clock
+from explorer.engine import At, FormatFacts, Point, Selector, StepOutcome, point_on_clock
 from explorer.paimon.model import (KeyDecision, PaimonRecord, changelog_between, writer_survivor, merge, ordering_text,
                                    sequence_values, visible_rows)
 from explorer.paimon.options import (NEWER_THAN_JAVA, executable_options, flag, java_modelled_options,
@@ -59,7 +61,7 @@ class PaimonFile:
     min_sequence_number: int
     max_sequence_number: int
     row_count: int
-    partition: tuple = ()
+    partition: tuple[Any, ...] = ()
     rows: tuple[FileRow, ...] = ()
     changelog: bool = False  # a changelog file (Paimon's changelog producers), not a data file
 
@@ -70,7 +72,7 @@ class StructureFile:
 
     name: str
     level: int
-    partition: tuple
+    partition: tuple[Any, ...]
     min_sequence_number: int
     max_sequence_number: int
     row_count: int
@@ -110,14 +112,14 @@ class SnapshotStructure:
     deletion_vectors: tuple[DeletionVectorMark, ...] = ()
     changelog: tuple[ChangelogRow, ...] = ()
 
-    def sorted_runs(self) -> dict[tuple, list[tuple[int, tuple[str, ...]]]]:
+    def sorted_runs(self) -> dict[tuple[Any, ...], list[tuple[int, tuple[str, ...]]]]:
         """Per partition, the sorted runs of bucket 0: each level-0 file is a run of its own, every higher
         level is one run (Paimon's ``Levels.levelSortedRuns``), listed level 0 first."""
-        out: dict[tuple, list[tuple[int, tuple[str, ...]]]] = {}
+        out: dict[tuple[Any, ...], list[tuple[int, tuple[str, ...]]]] = {}
         for part in sorted({f.partition for f in self.live}, key=repr):
             files = [f for f in self.live if f.partition == part]
-            runs = [(0, (f.name,)) for f in sorted((f for f in files if f.level == 0),
-                                                   key=lambda f: -f.max_sequence_number)]
+            runs: list[tuple[int, tuple[str, ...]]] = [
+                (0, (f.name,)) for f in sorted((f for f in files if f.level == 0), key=lambda f: -f.max_sequence_number)]
             for level in sorted({f.level for f in files if f.level > 0}):
                 runs.append((level, tuple(f.name for f in files if f.level == level)))
             out[part] = runs
@@ -150,7 +152,7 @@ def attach_engine_sequences(records: tuple[PaimonRecord, ...], files: list[Paimo
     """Give each record that survived its writer's buffer the sequence number the engine stored for it (the
     files: each commit's own level-0 files)."""
     table = table or scenario.table
-    by_snapshot_key: dict[tuple, list[PaimonRecord]] = {}
+    by_snapshot_key: dict[tuple[Any, ...], list[PaimonRecord]] = {}
     for r in records:
         if r.ignored is None and r.snapshot_id is not None:
             by_snapshot_key.setdefault((r.snapshot_id, r.key), []).append(r)
@@ -172,7 +174,7 @@ def attach_engine_sequences(records: tuple[PaimonRecord, ...], files: list[Paimo
 MAX_LEVEL = 5  # Paimon's default num-levels is 6: levels 0..5, 5 the highest
 
 
-def _changelog_sort(item: tuple) -> tuple:
+def _changelog_sort(item: tuple[Any, ...]) -> tuple[Any, ...]:
     kind, row = item
     return (repr(row), {"-U": 0, "+U": 1, "-D": 2, "+I": 3}.get(kind, 4))
 
@@ -183,15 +185,15 @@ class ChangelogCheck:
 
     step: int
     snapshot_ids: tuple[int, ...]
-    model: tuple[tuple, ...]
-    engine: tuple[tuple, ...]
+    model: tuple[tuple[Any, ...], ...]
+    engine: tuple[tuple[Any, ...], ...]
 
     @property
     def agrees(self) -> bool:
         return self.model == self.engine
 
 
-def _plain_row(row: Mapping[str, Any], columns: tuple[str, ...]) -> dict:
+def _plain_row(row: Mapping[str, Any], columns: tuple[str, ...]) -> dict[str, Any]:
     return {c: to_plain(v) for c, v in zip(columns, normalize_values(row, columns))}
 
 
@@ -202,12 +204,12 @@ class SnapshotCheck:
     modelled, but not verifiable by one read."""
 
     snapshot_id: int
-    model_rows: tuple[tuple, ...]
-    engine_rows: tuple[tuple, ...]
-    undefined: tuple[tuple[tuple, tuple[tuple | None, ...]], ...] = ()
+    model_rows: tuple[tuple[Any, ...], ...]
+    engine_rows: tuple[tuple[Any, ...], ...]
+    undefined: tuple[tuple[tuple[Any, ...], tuple[tuple[Any, ...] | None, ...]], ...] = ()
     key_positions: tuple[int, ...] = ()
 
-    def _key(self, row: tuple) -> tuple:
+    def _key(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(row[i] for i in self.key_positions)
 
     @property
@@ -231,13 +233,13 @@ class PaimonResult:
 
     engine = "paimon"
 
-    def format_facts(self):
+    def format_facts(self) -> FormatFacts:
         """What ``explorer compare-formats`` shows of this run (:class:`explorer.engine.FormatFacts`)."""
         from explorer.paimon.facts import format_facts
 
         return format_facts(self)
 
-    def __init__(self, capture: PaimonCapture):
+    def __init__(self, capture: PaimonCapture) -> None:
         self.capture = capture
         self.warehouse = capture.warehouse  # the kept warehouse directory, when the run kept it
         self.scenario = capture.scenario
@@ -291,7 +293,7 @@ class PaimonResult:
             return None
         return {f.name for f in structure.live if f.level == 0}
 
-    def merged_rows(self, as_of_snapshot: int | None = None, *, executed: bool = False) -> tuple[tuple, ...]:
+    def merged_rows(self, as_of_snapshot: int | None = None, *, executed: bool = False) -> tuple[tuple[Any, ...], ...]:
         """What the model merges from every record: the rows a full compaction would write."""
         rows = visible_rows(self.decisions(as_of_snapshot, executed=executed))
         return tuple(sorted((normalize_values(r, self.columns) for r in rows), key=self._row_key))
@@ -310,14 +312,14 @@ class PaimonResult:
         table = self.executed_table if executed else self.table
         return merge(records, table, as_of_snapshot=as_of_snapshot)
 
-    def predicted_rows(self, as_of_snapshot: int | None = None, *, executed: bool = False) -> tuple[tuple, ...]:
+    def predicted_rows(self, as_of_snapshot: int | None = None, *, executed: bool = False) -> tuple[tuple[Any, ...], ...]:
         """What the model says a batch read returns; keys whose order is undefined are left out (see
         :meth:`undefined_keys`)."""
         rows = visible_rows(self.read_decisions(as_of_snapshot, executed=executed))
         return tuple(sorted((normalize_values(r, self.columns) for r in rows), key=self._row_key))
 
     def undefined_keys(self, as_of_snapshot: int | None = None, *, executed: bool = False
-                       ) -> tuple[tuple[tuple, tuple[tuple | None, ...]], ...]:
+                       ) -> tuple[tuple[tuple[Any, ...], tuple[tuple[Any, ...] | None, ...]], ...]:
         """Keys a read cannot be predicted for (two writers tied on the order): key values and possible rows."""
         out = []
         for d in self.read_decisions(as_of_snapshot, executed=executed):
@@ -326,14 +328,14 @@ class PaimonResult:
                             tuple(None if a is None else normalize_values(a, self.columns) for a in d.alternatives)))
         return tuple(out)
 
-    def engine_rows(self, as_of_snapshot: int | None = None) -> tuple[tuple, ...] | None:
+    def engine_rows(self, as_of_snapshot: int | None = None) -> tuple[tuple[Any, ...], ...] | None:
         snap = as_of_snapshot if as_of_snapshot is not None else self.capture.last_snapshot_id
         rows = self.capture.rows_after.get(snap) if snap is not None else ()
         if rows is None:
             return None
         return tuple(sorted((normalize_values(r, self.columns) for r in rows), key=self._row_key))
 
-    def _row_key(self, row: tuple) -> tuple:
+    def _row_key(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
         idx = [self.columns.index(k) for k in self.table.primary_key]
         return nulls_first(tuple(row[i] for i in idx))
 
@@ -352,7 +354,7 @@ class PaimonResult:
     def changelog_producer(self) -> str:
         return str(self.table.options.get("changelog-producer", "none"))
 
-    def engine_changelog(self, snapshot_ids) -> tuple[tuple, ...]:
+    def engine_changelog(self, snapshot_ids: Iterable[int]) -> tuple[tuple[Any, ...], ...]:
         """The changelog rows a streaming reader read from these snapshots, as sorted (kind, values) tuples."""
         out = []
         for sid in snapshot_ids:
@@ -401,7 +403,8 @@ class PaimonResult:
             last_snapshot = last
         return tuple(out)
 
-    def _changelog_check(self, step, predicted, snapshot_ids=None, *, before: int = 0) -> "ChangelogCheck":
+    def _changelog_check(self, step: StepOutcome, predicted: Iterable[tuple[str, Mapping[str, Any]]],
+                         snapshot_ids: tuple[int, ...] | None = None, *, before: int = 0) -> ChangelogCheck:
         ids = tuple(snapshot_ids or step.snapshot_ids)
         # keys whose row the model can only bound (undefined order), before or after, are left out on both sides
         undefined = {normalize_values(d.key, self.table.primary_key)
@@ -409,7 +412,7 @@ class PaimonResult:
                      for d in self.decisions(sid, executed=True) if d.order_undefined}
         positions = [self.columns.index(k) for k in self.table.primary_key]
 
-        def defined(item) -> bool:
+        def defined(item: tuple[str, tuple[Any, ...]]) -> bool:
             return tuple(item[1][i] for i in positions) not in undefined
         model = tuple(sorted((item for item in ((kind, normalize_values(row, self.columns))
                                                 for kind, row in predicted) if defined(item)),
@@ -445,16 +448,19 @@ class PaimonResult:
         return tuple(Point(snapshot_id=s.snapshot_id, sequence_number=None, ordinal=i, label=s.label or "")
                      for i, s in enumerate(self.capture.snapshots, start=1))
 
-    def point(self, *, at_seq: int | None = None, at_snapshot: int | None = None,
-              ref: str | None = None) -> Point | None:
+    def point(self, at: Selector = None) -> Point | None:
         """The point a selector names (None: the latest). A Paimon snapshot id is its place in commit order, so
-        ``at_seq`` (the CLI's --at-seq) selects the latest snapshot whose id is at most N, as before."""
-        return point_on_clock(self.points(), at_seq=at_seq, at_snapshot=at_snapshot, ref=ref,
+        ``At(sequence_number=N)`` (the CLI's --at-seq) selects the latest snapshot whose id is at most N."""
+        return point_on_clock(self.points(), at,
                               no_refs="a Paimon table in this explorer has no branches or tags; select a snapshot id", unit="snapshot")
 
-    def to_plain(self, at: Point | int | None = None, *, as_of_snapshot: int | None = None) -> dict:
-        if at is not None:
-            as_of_snapshot = at.snapshot_id if isinstance(at, Point) else at
+    def snapshot_id_at(self, at: Selector) -> int | None:
+        """The snapshot id a selector names (None: the latest)."""
+        point = self.point(at)
+        return None if point is None else point.snapshot_id
+
+    def to_plain(self, at: Selector = None) -> dict[str, Any]:
+        as_of_snapshot = self.snapshot_id_at(at)
         cap = self.capture
         snaps = [s for s in cap.snapshots if as_of_snapshot is None or s.snapshot_id <= as_of_snapshot]
         decisions = self.decisions(as_of_snapshot)
@@ -517,13 +523,13 @@ class PaimonResult:
                                     for r in self.predicted_rows(as_of_snapshot, executed=True)]
         return out
 
-    def _changelog_plain(self, c: "ChangelogCheck") -> dict:
-        def rows(items):
+    def _changelog_plain(self, c: "ChangelogCheck") -> dict[str, Any]:
+        def rows(items: Iterable[tuple[Any, ...]]) -> list[dict[str, Any]]:
             return [{"row_kind": k, **dict(zip(self.columns, map(to_plain, r)))} for k, r in items]
         return {"step": c.step, "snapshot_ids": list(c.snapshot_ids), "agrees": c.agrees,
                 "model": rows(c.model), "engine": rows(c.engine)}
 
-    def _structure_plain(self, as_of_snapshot: int | None) -> dict | None:
+    def _structure_plain(self, as_of_snapshot: int | None) -> dict[str, Any] | None:
         """Paimon's structure at the snapshot (Java runner): sorted runs per bucket, what it added and removed,
         deletion vectors, changelog files and rows."""
         sid = as_of_snapshot if as_of_snapshot is not None else self.capture.last_snapshot_id
@@ -531,7 +537,7 @@ class PaimonResult:
         if s is None:
             return None
 
-        def f(x: StructureFile) -> dict:
+        def f(x: StructureFile) -> dict[str, Any]:
             return {"name": x.name, "level": x.level, "partition": list(map(to_plain, x.partition)),
                     "min_sequence_number": x.min_sequence_number, "max_sequence_number": x.max_sequence_number,
                     "row_count": x.row_count, "source": x.source}
@@ -550,7 +556,7 @@ class PaimonResult:
             "changelog": [{"row_kind": r.row_kind, **_plain_row(r.values, self.columns)} for r in s.changelog],
         }
 
-    def to_html(self, path, *, predict: bool = False):
+    def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
         """Write this run as one self-contained HTML page (slider, caption, check and every tab, as the app shows
         them after Run; plotly.js and the data inline, so it works offline from a file). ``predict``: the page
         opens with the answer hidden until Reveal. Returns the path."""
@@ -558,10 +564,9 @@ class PaimonResult:
 
         return write_page(self, path, predict=predict)
 
-    def to_text(self, at: Point | int | None = None, *, as_of_snapshot: int | None = None) -> str:
-        if at is not None:
-            as_of_snapshot = at.snapshot_id if isinstance(at, Point) else at
-        plain = self.to_plain(as_of_snapshot=as_of_snapshot)
+    def to_text(self, at: Selector = None) -> str:
+        as_of_snapshot = self.snapshot_id_at(at)
+        plain = self.to_plain(At(snapshot_id=as_of_snapshot) if as_of_snapshot is not None else None)
         engine = self.engine_label
         lines = [f"{self.scenario.display_title}  [Paimon primary-key table, "
                  f"{'' if self.java else 'pypaimon '}{plain['engine_version']}]",
@@ -669,13 +674,13 @@ def _short(name: str) -> str:
     return "-".join(parts[:2]) if len(parts) > 2 else stem
 
 
-def _rows_text(rows: list[dict]) -> str:
+def _rows_text(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "(no rows)"
     return "; ".join("{" + ", ".join(f"{k}={v}" for k, v in r.items()) + "}" for r in rows)
 
 
-def _decision_plain(d: KeyDecision, table: TableSpec) -> dict:
+def _decision_plain(d: KeyDecision, table: TableSpec) -> dict[str, Any]:
     return {
         "key": plain_row(d.key),
         "key_text": d.key_text,
@@ -701,6 +706,6 @@ def _decision_plain(d: KeyDecision, table: TableSpec) -> dict:
 
 
 
-def _seq_text(seq: dict) -> str:
+def _seq_text(seq: dict[str, Any]) -> str:
     extra = {k: v for k, v in seq.items() if k not in ("sequence_number", "snapshot_id")}
     return " (" + ", ".join(f"{k}={v}" for k, v in extra.items()) + ")" if extra else ""

@@ -139,8 +139,8 @@ def _compact(run: _Run, step: CompactStep, started: float) -> tuple[StepOutcome,
 def _write(run: _Run, step: WriteStep, started: float) -> tuple[StepOutcome, str]:
     pa, pq, table, table_spec = run.pa, run.pq, run.table, run.scenario.table
     rows = [dict(r) for r in step.rows]
-    if run.drop_retractions:
-        rows = [r for r in rows if r.get(run.rowkind) not in RETRACT_KINDS]
+    if run.drop_retractions and run.rowkind is not None:
+        rows = [r for r in rows if str(r.get(run.rowkind)) not in RETRACT_KINDS]
     writer = step.writer
     before = max((s.snapshot_id for s in run.snapshots), default=0)
     try:

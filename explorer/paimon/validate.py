@@ -7,6 +7,9 @@ here, so a learner sees the step, row and value at fault instead of an engine tr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from explorer.paimon.options import (
     AGGREGATE_FUNCTIONS,
     BOOLEAN_OPTIONS,
@@ -217,7 +220,7 @@ def _check_aggregates(table: TableSpec, engine: str, seq: tuple[str, ...]) -> No
                 raise _option_error(f"{fn} needs an ordered column", f"fields.{c}{FIELD_SUFFIX}")
 
 
-def _partial_update_retracts(engine: str, opts) -> bool:
+def _partial_update_retracts(engine: str, opts: Mapping[str, str]) -> bool:
     """Whether partial-update takes -U/-D records: with remove-record-on-delete, or with sequence groups
     (Paimon's ``PartialUpdateMergeFunction.add``; ignore-delete drops them before that)."""
     return engine == "partial-update" and (flag(opts, REMOVE_ON_DELETE) or bool(sequence_groups(opts)))
@@ -271,7 +274,7 @@ def _check_rows_after_removal(scenario: Scenario, rowkind: str) -> None:
     ``PartialUpdateMergeFunction.updateNonNullFields``, seen here on the Java runner; later Paimon versions keep
     an empty row instead). Refused before anything runs. A full compaction in between drops the removed key."""
     key_cols = scenario.table.primary_key
-    removed: dict[tuple, int] = {}
+    removed: dict[tuple[Any, ...], int] = {}
     for step in scenario.steps:
         if step.kind == "compact":
             removed.clear()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from explorer.paimon.java_runner import capture_paimon_java
 from explorer.paimon.result import PaimonResult
@@ -27,13 +28,17 @@ from explorer.paimon.writers import (
 from explorer.scenario.errors import EngineError
 from explorer.scenario.model import Scenario
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 # (history number, how many, the run or None at the start, a message): the shape ``explorer orders`` reports
 WritersProgress = Callable[[int, int, "WriterHistoryRun | None", str], None]
 # What Paimon says when it gives up a commit (FileStoreCommitImpl.noConflictsOrFail)
 CONFLICTS = ("conflicts detected", "Give up committing")
 
 
-def run_writers(scenario: Scenario, *, spark=None, progress: WritersProgress | None = None) -> WritersResult:
+def run_writers(scenario: Scenario, *, spark: SparkSession | None = None,
+                progress: WritersProgress | None = None) -> WritersResult:
     histories = enumerate_writer_histories(scenario)
     runs = []
     total = len(histories)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 
 class ExplorerError(Exception):
@@ -12,9 +13,10 @@ class ExplorerError(Exception):
     anything ran); the app and the CLI show it, so a refusal halfway loses nothing.
     """
 
-    capture = None
+    # Each engine's own capture type: this layer sits below the engines, so it cannot name them.
+    capture: Any = None
 
-    def with_capture(self, capture) -> "ExplorerError":
+    def with_capture(self, capture: Any) -> "ExplorerError":
         """The same error (same class, message, step, field) carrying ``capture``."""
         raise NotImplementedError
 
@@ -26,14 +28,14 @@ class ScenarioError(ExplorerError):
     ``insert[2].user_id`` or ``table.columns``.
     """
 
-    def __init__(self, message: str, *, step: int | None = None, field: str | None = None, capture=None):
+    def __init__(self, message: str, *, step: int | None = None, field: str | None = None, capture: Any = None):
         self.message = message
         self.step = step
         self.field = field
         self.capture = capture
         super().__init__(self.where_prefix() + message)
 
-    def with_capture(self, capture) -> "ScenarioError":
+    def with_capture(self, capture: Any) -> "ScenarioError":
         return type(self)(self.message, step=self.step, field=self.field, capture=capture)
 
     def where_prefix(self) -> str:
@@ -44,7 +46,7 @@ class ScenarioError(ExplorerError):
             parts.append(f"field '{self.field}'")
         return (", ".join(parts) + ": ") if parts else ""
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"error": "invalid scenario", "step": self.step, "field": self.field, "message": self.message}
 
 
@@ -56,7 +58,7 @@ class EngineError(ExplorerError):
     """
 
     def __init__(self, message: str, *, step: int | None = None, field: str | None = None,
-                 detail: str | None = None, capture=None):
+                 detail: str | None = None, capture: Any = None):
         self.message = message
         self.step = step
         self.field = field
@@ -68,10 +70,10 @@ class EngineError(ExplorerError):
         text = where + message + (f" (engine said: {detail})" if detail else "")
         super().__init__(text)
 
-    def with_capture(self, capture) -> "EngineError":
+    def with_capture(self, capture: Any) -> "EngineError":
         return type(self)(self.message, step=self.step, field=self.field, detail=self.detail, capture=capture)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"error": "engine refused a step", "step": self.step, "field": self.field,
                 "message": self.message, "detail": self.detail}
 

@@ -89,7 +89,7 @@ class History:
         level = {"serializable": "-ser", "snapshot": "-snap"}.get(self.isolation or "", "")
         return f"{''.join(self.commit_order)}-{seen}{level}"
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"key": self.key, "events": list(self.events), "isolation": self.isolation,
                 "commit_order": list(self.commit_order), "serial": self.serial,
                 "started_after": {job: list(before) for job, before in self.seen}}
@@ -151,7 +151,7 @@ def enumerate_histories(step: ConcurrentStep, *, limit: int = MAX_HISTORIES) -> 
 Row = Mapping[str, Any]
 
 
-def row_key(row: Row, columns: Sequence[str]) -> tuple:
+def row_key(row: Row, columns: Sequence[str]) -> tuple[Any, ...]:
     return tuple(normalize_value(row.get(c)) for c in columns)
 
 
@@ -217,12 +217,11 @@ def judge(rows: Sequence[Row], committed_order: Sequence[str], jobs: Sequence[Jo
     candidates = [order for order in serial_rows if frozenset(order) == committed and len(order) == len(committed)]
     # The commit order itself first: if several serial orders give this table, name the one the history followed.
     candidates.sort(key=lambda order: (tuple(order) != tuple(committed_order), order))
-    equal = next((order for order in candidates
-                  if serial_rows[order] is not None and same_table(rows, serial_rows[order], columns)), None)
+    readable = {order: serial for order in candidates if (serial := serial_rows[order]) is not None}
+    equal = next((order for order, serial in readable.items() if same_table(rows, serial, columns)), None)
     anomalies: list[str] = []
     if equal is None and candidates:
-        anomalies = _anomalies(rows, [serial_rows[o] for o in candidates if serial_rows[o] is not None], jobs,
-                               columns)
+        anomalies = _anomalies(rows, list(readable.values()), jobs, columns)
     violations: list[str] = []
     if expect is not None:
         if expect.serializable and equal is None:

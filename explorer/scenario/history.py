@@ -73,7 +73,7 @@ class History:
         return tuple(c.name for c in self.columns)
 
 
-def _key_of_predicate(step: Step, equals: Mapping[str, Any] | None, field: str) -> dict:
+def _key_of_predicate(step: Step, equals: Mapping[str, Any] | None, field: str) -> dict[str, Any]:
     if equals is None:
         raise ScenarioError("only a {column: value} condition can be told to every format (a SQL predicate is "
                             "one engine's dialect)", step=step.index, field=field)
@@ -109,11 +109,11 @@ def history_of(scenario: Scenario) -> History:
             raise ScenarioError(f"a {step.kind} step has no counterpart in every format; a history compared "
                                 f"across formats uses {', '.join(HISTORY_KINDS)}", step=step.index, field=step.kind)
     key = keys[0] if keys else scenario.table.column_names[:1]
-    for step, k in zip((s for s in steps if s.kind != "insert"), keys):
+    for told, k in zip((s for s in steps if s.kind != "insert"), keys):
         if k != key:
             raise ScenarioError(f"this step names the rows by {', '.join(k)} while an earlier one used "
                                 f"{', '.join(key)}; a history compared across formats uses one key",
-                                step=step.index, field=step.kind)
+                                step=told.index, field=told.kind)
     if scenario.table.partitioned_by:
         raise ScenarioError("a history compared across formats runs on an unpartitioned table",
                             field="table.partitioned_by")
@@ -125,11 +125,11 @@ def _matches(row: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
     return all(row.get(c) == v for c, v in where.items())
 
 
-def replay(history: History, upto: int | None = None) -> list[list[dict]]:
+def replay(history: History, upto: int | None = None) -> list[list[dict[str, Any]]]:
     """The table after each step (as Iceberg, Delta or DuckLake keep it: an insert appends, so a key may occur
     twice); ``upto`` stops after that many steps."""
-    rows: list[dict] = []
-    after: list[list[dict]] = []
+    rows: list[dict[str, Any]] = []
+    after: list[list[dict[str, Any]]] = []
     for step in history.steps[:upto]:
         if step.kind == "insert":
             rows += [dict(r) for r in step.rows]
@@ -138,9 +138,9 @@ def replay(history: History, upto: int | None = None) -> list[list[dict]]:
         elif step.kind == "update":
             rows = [({**r, **step.set} if _matches(r, step.rows[0]) else r) for r in rows]
         else:  # merge
-            new: list[dict] = []
+            new: list[dict[str, Any]] = []
             sources = {tuple(s[c] for c in history.key): s for s in step.rows}
-            hit: set = set()
+            hit: set[Any] = set()
             for r in rows:
                 k = tuple(r.get(c) for c in history.key)
                 if k in sources:
@@ -157,7 +157,7 @@ def replay(history: History, upto: int | None = None) -> list[list[dict]]:
     return after
 
 
-def expected_rows(history: History) -> list[dict]:
+def expected_rows(history: History) -> list[dict[str, Any]]:
     """The rows every format must end with."""
     states = replay(history)
     return states[-1] if states else []

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -21,10 +21,10 @@ class RowComparison:
     """``missing``: rows the engine returned that the resolver did not predict; ``unexpected``: the reverse."""
 
     agrees: bool
-    missing: tuple[dict, ...]
-    unexpected: tuple[dict, ...]
+    missing: tuple[dict[str, Any], ...]
+    unexpected: tuple[dict[str, Any], ...]
 
-    def to_plain(self) -> dict:
+    def to_plain(self) -> dict[str, Any]:
         return {"agrees": self.agrees, "missing": list(self.missing), "unexpected": list(self.unexpected)}
 
 
@@ -57,21 +57,21 @@ def normalize_value(value: Any) -> Any:
     return value
 
 
-def normalize_row(row: Mapping[str, Any]) -> dict:
+def normalize_row(row: Mapping[str, Any]) -> dict[str, Any]:
     return {str(k): normalize_value(v) for k, v in row.items()}
 
 
-def normalize_values(row: Mapping[str, Any], columns: Iterable[str]) -> tuple:
+def normalize_values(row: Mapping[str, Any], columns: Iterable[str]) -> tuple[Any, ...]:
     """``row``'s values in ``columns`` order, each normalized (a missing column is None)."""
     return tuple(normalize_value(row.get(c)) for c in columns)
 
 
-def nulls_first(values: Iterable[Any]) -> tuple:
+def nulls_first(values: Iterable[Any]) -> tuple[Any, ...]:
     """A sort key for a tuple of values that may hold None: None sorts before any value, per position."""
     return tuple((v is not None, v) for v in values)
 
 
-def _key(row: dict) -> tuple:
+def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted(((k, repr(v)) for k, v in row.items())))
 
 
@@ -98,7 +98,8 @@ def compare_rows(predicted: Iterable[Mapping[str, Any]], actual: Iterable[Mappin
     return RowComparison(agrees=not missing and not unexpected, missing=missing, unexpected=unexpected)
 
 
-def take_surplus(items: Iterable, extra: Counter, key=None) -> tuple:
+def take_surplus(items: Iterable[Any], extra: Counter[Any],
+                 key: Callable[[Any], Any] | None = None) -> tuple[Any, ...]:
     """The first ``extra[k]`` items of each key ``k`` (in the order given): the surplus one multiset holds over
     another, as items. ``extra`` is not changed."""
     left = Counter(extra)

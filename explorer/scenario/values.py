@@ -18,7 +18,7 @@ LONG_RANGE = (-(2**63), 2**63 - 1)
 MAX_STRING_CHARS = 100_000
 
 
-class FrozenDict(dict):
+class FrozenDict(dict[str, Any]):
     """A read-only, hashable dict: a scenario's rows, SET clauses, properties and options.
 
     Still a ``dict`` (JSON, pyarrow and pandas take it as one), but every mutating method raises, and equal
@@ -27,21 +27,21 @@ class FrozenDict(dict):
 
     __slots__ = ()
 
-    def _read_only(self, *args, **kwargs):
+    def _read_only(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("a scenario's rows and settings are read-only; build a new scenario instead")
 
     __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _read_only
 
-    def __hash__(self) -> int:  # type: ignore[override]
+    def __hash__(self) -> int:  # type: ignore[override]  # dict says unhashable (None); a frozen one hashes
         return hash(frozenset((k, _hashable(v)) for k, v in self.items()))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[FrozenDict], tuple[dict[str, Any]]]:
         return type(self), (dict(self),)
 
-    def __copy__(self):
+    def __copy__(self) -> FrozenDict:
         return self
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
         return self
 
 
@@ -138,7 +138,7 @@ def to_plain(value: Any) -> Any:
     return value
 
 
-def plain_row(row: Mapping[str, Any]) -> dict:
+def plain_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """A row (column -> value) as JSON-safe plain data: :func:`to_plain` on every value."""
     return {k: to_plain(v) for k, v in row.items()}
 

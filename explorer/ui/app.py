@@ -35,7 +35,7 @@ from explorer.scenario.model import Scenario
 from explorer.ui.common import STORY_HIDDEN_NOTE, error_html, escape, story_html
 from explorer.ui.editor import EditorModel
 from explorer.ui.editor_view import EditorView
-from explorer.ui.engine_views import Check
+from explorer.ui.engine_views import CheckLine
 from explorer.ui.open_table import OpenTableView
 from explorer.ui.orders_view import OrdersView
 from explorer.ui.predict import PREDICT_NOTE, PredictableRow, PredictGame, Score
@@ -215,7 +215,7 @@ class App(traitlets.HasTraits):
         return self.presenter.banner_text
 
     @property
-    def check(self) -> Check | None:
+    def check(self) -> CheckLine | None:
         return self.presenter.check
 
     @property

@@ -14,7 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    from explorer.engine import At
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID, EXIT_DISAGREE, EXIT_ENGINE, EXIT_EXPECT = 0, 1, 2, 3, 4, 5
 
@@ -31,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "scenarios on real local Spark + Iceberg (or Paimon) tables and explain every decision.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    spark_opts = argparse.ArgumentParser(add_help=False)
+    spark_opts = _Parser(add_help=False)
     spark_opts.add_argument("--master", default=None, metavar="URL",
                             help="Spark master (default: EXPLORER_SPARK_MASTER, else local[2]), e.g. spark://host:7077")
     spark_opts.add_argument("--conf", action="append", default=[], metavar="K=V",
@@ -53,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--warehouse", metavar="DIR", default=None,
                        help="write the run's table into DIR (created if missing) and keep it there")
 
-    at_opts = argparse.ArgumentParser(add_help=False)
+    at_opts = _Parser(add_help=False)
     at = at_opts.add_mutually_exclusive_group()
     at.add_argument("--at-snapshot", type=int, default=None, metavar="ID", help="view the table at this snapshot")
     at.add_argument("--at-seq", type=int, default=None, metavar="N",
@@ -140,6 +143,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report_error(exc, as_json=getattr(args, "json", False))
 
 
+def _at(args: argparse.Namespace) -> At:
+    """The snapshot --at-seq / --at-snapshot / --ref select (argparse lets at most one through)."""
+    from explorer.engine import At
+
+    return At(sequence_number=args.at_seq, snapshot_id=args.at_snapshot, ref=args.ref)
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     if getattr(args, "master", None) or getattr(args, "conf", None):
         from explorer.iceberg.spark.session import configure
@@ -148,10 +158,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "inspect":
         from explorer.api import inspect
 
-        result = inspect(args.table, at_snapshot=args.at_snapshot, at_seq=args.at_seq, ref=args.ref,
-                         contents=False if args.metadata_only else None)
+        result = inspect(args.table, at=_at(args), contents=False if args.metadata_only else None)
         _emit(result, args.json)
-        return EXIT_OK if result.agrees() is not False else EXIT_DISAGREE
+        return EXIT_OK if result.agrees else EXIT_DISAGREE
     if args.command == "why":
         from explorer.api import explain_row
         from explorer.scenario.errors import ScenarioError
@@ -162,8 +171,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             if not sep or not column.strip():
                 raise ScenarioError(f"write --where COLUMN=VALUE, not {item!r}", field="where")
             where[column.strip()] = value.strip()
-        explanation = explain_row(args.table, where, at_snapshot=args.at_snapshot, at_seq=args.at_seq,
-                                  ref=args.ref)
+        explanation = explain_row(args.table, where, at=_at(args))
         _emit(explanation, args.json)
         return EXIT_OK if explanation.agrees is not False else EXIT_DISAGREE
     if args.command == "export":
@@ -183,23 +191,23 @@ def _dispatch(args: argparse.Namespace) -> int:
         from explorer.changelog_api import changelog
 
         idents = _column_list(args.identifier_columns, args.view)
-        result = changelog(_scenario_from_args(args, "reading"), view=args.view, identifier_columns=idents)
-        return _emit(result, args.json)
+        changes = changelog(_scenario_from_args(args, "reading"), view=args.view, identifier_columns=idents)
+        return _emit(changes, args.json)
     if args.command == "compare-formats":
         from explorer.compare_formats import compare_formats
 
-        result = compare_formats(_resolve(args.scenario, verb="comparing"), engines=args.engine,
-                                 progress=lambda message: print(f"[compare-formats] {message}", file=sys.stderr))
+        formats = compare_formats(_resolve(args.scenario, verb="comparing"), engines=args.engine,
+                                  progress=lambda message: print(f"[compare-formats] {message}", file=sys.stderr))
         if args.markdown:
-            print(result.to_markdown())
+            print(formats.to_markdown())
         else:
-            _emit(result, args.json)
-        return EXIT_OK if result.agrees else EXIT_DISAGREE
+            _emit(formats, args.json)
+        return EXIT_OK if formats.agrees else EXIT_DISAGREE
     if args.command == "compare":
         from explorer.changelog_api import compare
 
-        result = compare(_resolve(args.a), _resolve(args.b))
-        return _emit(result, args.json)
+        compared = compare(_resolve(args.a), _resolve(args.b))
+        return _emit(compared, args.json)
     raise AssertionError(args.command)
 
 
@@ -294,7 +302,7 @@ def _cmd_run(args) -> int:
     if len(chosen) > 1:
         raise ScenarioError(f"choose one of {' / '.join(chosen)}", field=chosen[1].lstrip("-"))
     try:
-        at = result.point(at_seq=args.at_seq, at_snapshot=args.at_snapshot, ref=args.ref)
+        at = result.point(_at(args))
     except LookupError as exc:
         raise ScenarioError(str(exc).strip("'\""), field=chosen[0].lstrip("-") if chosen else "at-seq") from None
     plain = result.to_plain(at)
@@ -353,8 +361,7 @@ def _cmd_export(args) -> int:
     result, source = _export_source(args.source)
     write_page(result, output, predict=args.predict, source=source)
     print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
-    agrees = result.agrees() if callable(result.agrees) else result.agrees
-    return EXIT_OK if agrees is not False else EXIT_DISAGREE
+    return EXIT_OK if result.agrees else EXIT_DISAGREE
 
 
 def _export_source(text: str):

@@ -7,14 +7,19 @@ twin (``select``, ``set_files_per_insert``, ``set_view``, ``run``) so tests driv
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import ipywidgets as W
 import plotly.graph_objects as go
 
 from explorer import api
-from explorer.iceberg.changelog import Projection, parse_projection
+from explorer.iceberg.changelog import CompareResult, Projection, parse_projection
 from explorer.scenario.errors import ExplorerError
 from explorer.scenario.model import InsertStep, Scenario
 from explorer.ui.common import error_html, escape
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 VIEWS = [p.value for p in Projection]
 
@@ -22,9 +27,10 @@ VIEWS = [p.value for p in Projection]
 class CompareApp:
     """Compare two histories' changelogs. Display it in a notebook cell (or use ``.widget``)."""
 
-    def __init__(self, a: str = "changelog-sequence-a", b: str = "changelog-sequence-b", *, spark=None):
+    def __init__(self, a: str = "changelog-sequence-a", b: str = "changelog-sequence-b", *,
+                 spark: SparkSession | None = None):
         self.spark = spark
-        self.result = None
+        self.result: CompareResult | None = None
         self.figure: go.Figure | None = None
         self.error_text = ""
         self.summary_text = ""
@@ -127,6 +133,8 @@ class CompareApp:
     # ------------------------------------------------------------------------------------------ views
 
     def _render(self) -> None:
+        if self.result is None:
+            return
         self.figure = _compare_figure(self.result, self.view)
         self.figure.update_layout(autosize=True, width=None)
         self.w_figure.outputs = (figure_output(self.figure),)
@@ -180,7 +188,8 @@ def _compare_figure(result, view):
     return compare_figure(result, view)
 
 
-def compare_explorer(a: str = "changelog-sequence-a", b: str = "changelog-sequence-b", *, spark=None
+def compare_explorer(a: str = "changelog-sequence-a", b: str = "changelog-sequence-b", *,
+                     spark: SparkSession | None = None
                      ) -> CompareApp:
     """Open the compare view on two presets (default: the copy-on-write sequences A and B)."""
     return CompareApp(a, b, spark=spark)

@@ -16,13 +16,14 @@ from typing import Any, Protocol
 
 import plotly.graph_objects as go
 
+from explorer.engine import At
 from explorer.iceberg import figures as F
 from explorer.scenario.values import to_plain
 from explorer.ui.predict import PredictableRow  # the row an engine's views offer (explorer.ui.predict)
 
 
 @dataclass(frozen=True)
-class Check:
+class CheckLine:
     """Resolver (or model) against the engine at one snapshot. ``agrees`` is None when not captured."""
 
     agrees: bool | None
@@ -37,7 +38,7 @@ class EngineViews(Protocol):
     def figures(self, result: Any, key: int, only: Collection[str] | None = None) -> dict[str, go.Figure]:
         """The views of one snapshot by name; ``only``: just these (the app sends the open tab first)."""
 
-    def check(self, result: Any, key: int) -> Check: ...
+    def check(self, result: Any, key: int) -> CheckLine: ...
 
     def caption(self, result: Any, key: int) -> str: ...
 
@@ -52,7 +53,7 @@ def time_axis(result) -> list[tuple[str, int]]:
 
 def key_for(result, sequence_number: int | None) -> int:
     """The snapshot id at a sequence number (latest at or before it; None: the latest), via ``result.point``."""
-    point = result.point(at_seq=sequence_number) if sequence_number is not None else None
+    point = result.point(sequence_number)
     return point.snapshot_id if point is not None else result.points()[-1].snapshot_id
 
 
@@ -107,7 +108,7 @@ class IcebergViews:
 
     def _history(self, result) -> list:
         if self._memo is None or self._memo[0] is not result:
-            self._memo = (result, [(s, result.at(snapshot_id=s.snapshot_id).fates)
+            self._memo = (result, [(s, result.at(At(snapshot_id=s.snapshot_id)).fates)
                                    for s in result.capture.snapshots])
         return self._memo[1]
 
@@ -118,9 +119,9 @@ class IcebergViews:
         return key_for(result, sequence_number)
 
     def figures(self, result, key: int, only: Collection[str] | None = None) -> dict[str, go.Figure]:
-        ex = F.explain(result, snapshot_id=key)
+        ex = F.explain(result, At(snapshot_id=key))
         columns = [c.name for c in result.capture.columns]
-        engine_rows = result.at(snapshot_id=key).engine_rows
+        engine_rows = result.at(At(snapshot_id=key)).engine_rows
         build: dict[str, Callable[[], go.Figure | None]] = {
             "timeline": lambda: F.timeline_figure(ex),
             "decisions": lambda: F.decision_matrix_figure(ex),
@@ -135,27 +136,27 @@ class IcebergViews:
         }
         return _built(build, only)
 
-    def check(self, result, key: int) -> Check:
-        view = result.at(snapshot_id=key)
+    def check(self, result, key: int) -> CheckLine:
+        view = result.at(At(snapshot_id=key))
         seq = view.snapshot.sequence_number
         others = [v.snapshot.sequence_number for v in result.disagreements if v.snapshot != view.snapshot]
         also = f" (they also disagree at sequence numbers {others})" if others else ""
         if view.agrees is None:
-            return Check(None if not others else False,
+            return CheckLine(None if not others else False,
                          f"Spark's rows were not captured at sequence {seq}{also}")
         if view.agrees:
             if others:
-                return Check(False, f"Resolver and Spark agree at sequence {seq}, but disagree at sequence "
+                return CheckLine(False, f"Resolver and Spark agree at sequence {seq}, but disagree at sequence "
                                     f"numbers {others}")
-            return Check(True, f"Resolver and Spark agree at sequence {seq} ({len(view.predicted_rows)} rows)")
+            return CheckLine(True, f"Resolver and Spark agree at sequence {seq} ({len(view.predicted_rows)} rows)")
         cmp = view.comparison
         parts = [f"Spark returned, resolver did not predict: {_row_text(r)}" for r in cmp.missing]
         parts += [f"resolver predicted, Spark did not return: {_row_text(r)}" for r in cmp.unexpected]
-        return Check(False, f"RESOLVER AND SPARK DISAGREE at sequence {seq}{also}: " + "; ".join(parts))
+        return CheckLine(False, f"RESOLVER AND SPARK DISAGREE at sequence {seq}{also}: " + "; ".join(parts))
 
     def caption(self, result, key: int) -> str:
         """One line for the snapshot: what its commit did to the rows, with the comparison that decided it."""
-        view = result.at(snapshot_id=key)
+        view = result.at(At(snapshot_id=key))
         snap = view.snapshot
         seq = snap.sequence_number
         head = f"Sequence {seq} · {snap.title}"
@@ -187,7 +188,7 @@ class IcebergViews:
                                                        else f" (+{more} more pairs)" if more else "")
 
     def predictable_rows(self, result, key: int) -> list[PredictableRow]:
-        view = result.at(snapshot_id=key)
+        view = result.at(At(snapshot_id=key))
         return [PredictableRow(key=(f.file, f.position), label=f"{f.file} row {f.position}: {_row_text(f.row)}",
                                row=f.row, visible=f.visible, decided_by=f.deleted_by,
                                rule=f.rule.value if f.rule else None, reason=f.reason or "")
@@ -212,7 +213,7 @@ class PaimonViews:
         def timeline() -> go.Figure | None:
             from explorer.paimon.figures import key_timeline_figure
 
-            return key_timeline_figure(result, as_of_snapshot=key) if decisions else None
+            return key_timeline_figure(result, at=At(snapshot_id=key)) if decisions else None
 
         def engine() -> go.Figure | None:
             rows = result.engine_rows(key)
@@ -235,13 +236,13 @@ class PaimonViews:
         }
         return _built(build, only)
 
-    def check(self, result, key: int) -> Check:
+    def check(self, result, key: int) -> CheckLine:
         bad = [c.snapshot_id for c in result.disagreements]
         engine = getattr(result, "engine_label", "pypaimon")
         if result.agrees:
-            return Check(True, f"Model and {engine} agree after every commit"
+            return CheckLine(True, f"Model and {engine} agree after every commit"
                          + (" and on every changelog" if getattr(result, "changelog_checks", ()) else ""))
-        return Check(False, f"MODEL AND {engine.upper()} DISAGREE at snapshots {bad}"
+        return CheckLine(False, f"MODEL AND {engine.upper()} DISAGREE at snapshots {bad}"
                      + (" and on sequence numbers" if result.sequence_mismatches else "")
                      + (" and on the changelog" if getattr(result, "changelog_disagreements", ()) else ""))
 
@@ -303,12 +304,12 @@ class DeltaViews:
         }
         return _built(build, only)
 
-    def check(self, result, key: int) -> Check:
+    def check(self, result, key: int) -> CheckLine:
         if result.agrees:
-            return Check(True, f"Delta's log model and delta-rs agree at every version ({len(result.checks)} "
+            return CheckLine(True, f"Delta's log model and delta-rs agree at every version ({len(result.checks)} "
                                "reads" + (", the change data feed" if result.cdf_agrees else "") + ")")
         bad = [c.version for c in result.disagreements]
-        return Check(False, f"DELTA'S LOG MODEL AND DELTA-RS DISAGREE at versions {bad}"
+        return CheckLine(False, f"DELTA'S LOG MODEL AND DELTA-RS DISAGREE at versions {bad}"
                      + ("; the change data feed differs" if result.cdf_agrees is False else ""))
 
     def caption(self, result, key: int) -> str:
@@ -347,17 +348,17 @@ class DuckLakeViews:
         }
         return _built(build, only)
 
-    def check(self, result, key: int) -> Check:
+    def check(self, result, key: int) -> CheckLine:
         bad = {c.snapshot_id: c for c in result.disagreements}
         if key in bad:
             c = bad[key]
-            return Check(False, f"MODEL AND DUCKDB DISAGREE at snapshot {key}: DuckDB only {list(c.missing)}, "
+            return CheckLine(False, f"MODEL AND DUCKDB DISAGREE at snapshot {key}: DuckDB only {list(c.missing)}, "
                                 f"model only {list(c.unexpected)}")
         if not result.change_check.agrees:
-            return Check(False, "The model's changes and DuckDB's change feed DISAGREE")
+            return CheckLine(False, "The model's changes and DuckDB's change feed DISAGREE")
         if bad:
-            return Check(False, f"Model and DuckDB agree at snapshot {key}, but disagree at snapshots {sorted(bad)}")
-        return Check(True, f"Model and DuckDB agree at snapshot {key} ({len(result.predicted(key))} rows, row ids "
+            return CheckLine(False, f"Model and DuckDB agree at snapshot {key}, but disagree at snapshots {sorted(bad)}")
+        return CheckLine(True, f"Model and DuckDB agree at snapshot {key} ({len(result.predicted(key))} rows, row ids "
                            "included) and on the change feed")
 
     def caption(self, result, key: int) -> str:
@@ -408,23 +409,23 @@ class ResultViews:
         self.views = ENGINE_VIEWS[result.engine]
         self.options: list[tuple[str, int]] = self.views.snapshot_options(result)
         self.last_key = self.options[-1][1]
-        self.checks: dict[int, Check] = {}
+        self.checks: dict[int, CheckLine] = {}
 
-    def check(self, key: int) -> Check:
+    def check(self, key: int) -> CheckLine:
         if key not in self.checks:
             self.checks[key] = self.views.check(self.result, key)
         return self.checks[key]
 
     def snapshot(self, label: str, key: int, only: Collection[str] | None = None):
-        """One snapshot's :class:`~explorer.ui.timetravel.SnapshotView` (``only``: just these views)."""
-        from explorer.ui.timetravel import SnapshotView
+        """One snapshot's :class:`~explorer.ui.timetravel.SnapshotFrame` (``only``: just these views)."""
+        from explorer.ui.timetravel import SnapshotFrame
 
         check = self.check(key)
         # A step that made no snapshot is said beside the snapshot that follows it (or the last one).
         notes = " ".join(filter(None, (quiet_steps(self.result, key),
                                        trailing_quiet_steps(self.result) if key == self.last_key else "")))
         caption = " ".join(filter(None, (self.views.caption(self.result, key), notes)))
-        return SnapshotView(key=key, label=label, caption=caption, check_text=check.text, agrees=check.agrees,
+        return SnapshotFrame(key=key, label=label, caption=caption, check_text=check.text, agrees=check.agrees,
                             figures=self.views.figures(self.result, key, only), step=step_of(self.result, key))
 
     def all(self) -> list:

@@ -125,13 +125,14 @@ def _is_run(obj: Any) -> bool:
 @page_builder(_is_run)
 def run_page(result: Any, *, predict: bool = False, source: str = "") -> Page:
     """A scenario run (Iceberg or Paimon) or an inspected table: story, slider, caption, check, every tab."""
-    scenario = getattr(result, "scenario", None)
-    if scenario is not None and not hasattr(result, "focus_snapshot_id"):  # (an inspected table has no story)
+    from explorer.iceberg.inspection import InspectResult
+
+    if not isinstance(result, InspectResult):
+        scenario = result.scenario
         title, description = scenario.display_title, scenario.description or ""
-        details = (("Scenario as YAML", scenario.to_yaml()),)
-    else:  # an existing table read through explorer.inspect: no scenario, its name says what it is
-        name = getattr(getattr(result, "capture", None), "table_name", "") or "an Iceberg table"
-        title, details = f"Inspected table {name}", ()
+        details: tuple[tuple[str, str], ...] = (("Scenario as YAML", scenario.to_yaml()),)
+    else:  # an existing table read through explorer.inspect: no story, its name says what it is
+        title, details = f"Inspected table {result.table_name or 'an Iceberg table'}", ()
         description = ("An existing Iceberg table read through its own metadata (`explorer inspect`); Spark's "
                        "read is checked at the table's current snapshot.")
     return Page(title=title, description=description, sections=(run_section(result, predict=predict),),

@@ -35,7 +35,7 @@ def glossary_html(markdown: str) -> str:
     """The glossary page: Markdown rendered (raw HTML kept as text), each term's paragraph with an anchor."""
     import mistune
 
-    body = mistune.create_markdown(escape=True)(markdown)
+    body = str(mistune.create_markdown(escape=True)(markdown))
     body = re.sub(r"<p><strong>([^<]+?)\.</strong>",
                   lambda m: f'<p id="{anchor(m.group(1))}"><strong>{m.group(1)}.</strong>', body)
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Glossary</title>\n"

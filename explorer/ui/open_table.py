@@ -7,21 +7,27 @@ without this module knowing the app's layout. Everything it shows comes from an 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from explorer.engine import At
 from explorer.scenario.errors import ExplorerError
 from explorer.ui.engine_views import IcebergViews
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from explorer.iceberg.inspection import InspectResult, RowExplanation
 
 
 class OpenTableView:
     """Open an Iceberg table the explorer's session can reach and show its views at one snapshot."""
 
-    def __init__(self, *, spark=None, table: str = ""):
+    def __init__(self, *, spark: SparkSession | None = None, table: str = ""):
         self.spark = spark
-        self.result = None
-        self.explanation = None
+        self.result: InspectResult | None = None
+        self.explanation: RowExplanation | None = None
         self.figures: dict[str, Any] = {}
         self.message = ""
         self.table = w.Text(value=table, description="Table", placeholder="catalog.namespace.table")
@@ -62,25 +68,25 @@ class OpenTableView:
         import explorer
 
         try:
-            self.result = explorer.inspect(table, spark=self.spark, at_snapshot=at_snapshot, ref=ref)
-            self.explanation = (explorer.explain_row(table, where, spark=self.spark, at_snapshot=at_snapshot,
-                                                     ref=ref) if where else None)
+            at = At(snapshot_id=at_snapshot, ref=ref)
+            result = self.result = explorer.inspect(table, at=at, spark=self.spark)
+            self.explanation = explorer.explain_row(table, where, at=at, spark=self.spark) if where else None
         except ExplorerError as exc:
             self._fail(str(exc))
             return False
-        snap = self.result.select()
-        if self.result.is_big():  # per partition and delete kind, not one lane per file
+        snap = result.select()
+        if result.is_big():  # per partition and delete kind, not one lane per file
             from explorer.iceberg.figures import inspection_figures
 
-            self.figures = inspection_figures(self.result, snap.snapshot_id)
+            self.figures = inspection_figures(result, At(snapshot_id=snap.snapshot_id))
             check_text = "Big table: figures aggregate per partition and delete kind."
         else:
-            self.figures = IcebergViews().figures(self.result, snap.snapshot_id)
-            check_text = IcebergViews().check(self.result, snap.snapshot_id).text
+            self.figures = IcebergViews().figures(result, snap.snapshot_id)
+            check_text = IcebergViews().check(result, snap.snapshot_id).text
         self.message = (f"{table}: snapshot {snap.snapshot_id} (sequence number {snap.sequence_number}). "
                         f"{check_text}")
         self.status.value = self.message
-        lines = self.result.summary()
+        lines = result.summary()
         if self.explanation is not None:
             lines.append(self.explanation.headline())
         self.summary.value = "<ul>" + "".join(f"<li>{_escape(line)}</li>" for line in lines) + "</ul>"

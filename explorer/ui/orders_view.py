@@ -16,7 +16,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 import ipywidgets as w
@@ -26,6 +26,9 @@ from explorer.iceberg.model import failed_words, filter_words
 from explorer.scenario.errors import EngineError, ExplorerError
 from explorer.scenario.values import to_plain
 from explorer.ui.common import error_html, escape
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 def _cell(value: Any) -> str:
@@ -83,7 +86,7 @@ class OrdersGrid(anywidget.AnyWidget):
 class OrdersView:
     """Run the scenario's race in every order (button, progress bar) and show the grid."""
 
-    def __init__(self, scenario: Callable[[], Any], *, spark=None, safe: bool = False,
+    def __init__(self, scenario: Callable[[], Any], *, spark: SparkSession | None = None, safe: bool = False,
                  orders: Callable[..., Any] | None = None):
         self._scenario = scenario
         self._spark = spark

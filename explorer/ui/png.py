@@ -6,6 +6,8 @@ with plotly.js inlined and Debian's ``chromium`` takes a screenshot of it. Used 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import shutil
 import subprocess
 import tempfile
@@ -14,6 +16,9 @@ from pathlib import Path
 import plotly.graph_objects as go
 
 from explorer.scenario.errors import EngineError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 CHROMIUM_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
@@ -48,7 +53,7 @@ def save_png(fig: go.Figure, path: str | Path, *, width: int = 1100, height: int
     return out
 
 
-def readme_images(out_dir: str | Path = "docs/img", *, spark=None) -> list[Path]:
+def readme_images(out_dir: str | Path = "docs/img", *, spark: SparkSession | None = None) -> list[Path]:
     """Run the seed story on the real engine and save its timeline and decision matrix as PNGs."""
     from explorer import api
     from explorer.iceberg.figures import decision_matrix_figure, timeline_figure

@@ -21,9 +21,9 @@ import traitlets
 from explorer.engine import Result
 from explorer.scenario.errors import ScenarioError
 from explorer.ui.common import escape
-from explorer.ui.engine_views import ENGINE_VIEWS, Check, ResultViews
+from explorer.ui.engine_views import ENGINE_VIEWS, CheckLine, ResultViews
 from explorer.ui.predict import PredictableRow
-from explorer.ui.timetravel import PANELS, SnapshotView, TimeTravel
+from explorer.ui.timetravel import PANELS, SnapshotFrame, TimeTravel
 
 # What explorer.engine.Result declares (looked up on the value, not called).
 _RESULT_MEMBERS = ("engine", "scenario", "agrees", "points", "point", "step_outcomes", "to_plain", "to_text")
@@ -57,7 +57,7 @@ class ResultPresenter(traitlets.HasTraits):
     index = traitlets.Int(0)  # the snapshot on screen, in the order of snapshot_options
     snapshot_options: traitlets.List[tuple[str, int]] = traitlets.List()  # (slider label, snapshot key)
     snapshot_key = traitlets.Int(None, allow_none=True)
-    check = traitlets.Instance(Check, allow_none=True)
+    check = traitlets.Instance(CheckLine, allow_none=True)
     banner_text = traitlets.Unicode("")  # the check on screen, when it says the two disagree
     disagreement = traitlets.Unicode("")  # the first disagreement of the result (the red banner above the views)
     current_figures = traitlets.Dict()  # the views of the snapshot on screen, by name ({} while hidden)
@@ -67,7 +67,7 @@ class ResultPresenter(traitlets.HasTraits):
 
     def __init__(self) -> None:
         super().__init__()
-        self.snapshots: list[SnapshotView] = []
+        self.snapshots: list[SnapshotFrame] = []
         self._views: ResultViews | None = None
         self.w_time = TimeTravel(layout=W.Layout(width="100%"))
         self.w_banner = W.HTML("")
@@ -83,7 +83,7 @@ class ResultPresenter(traitlets.HasTraits):
         return max(0, min(len(self.snapshots) - 1, index)) if self.snapshots else index
 
     @property
-    def checks(self) -> dict[int, Check]:
+    def checks(self) -> dict[int, CheckLine]:
         return self._views.checks if self._views is not None else {}
 
     @property

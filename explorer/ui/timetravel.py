@@ -80,7 +80,7 @@ def figure_spec(fig: go.Figure) -> dict:
 
 
 @dataclass(frozen=True)
-class SnapshotView:
+class SnapshotFrame:
     """Everything the page shows for one snapshot."""
 
     key: int
@@ -103,7 +103,7 @@ class SnapshotView:
                 "agrees": self.agrees, "figures": figures, "tables": tables}
 
 
-def payload_json(snapshots: Sequence[SnapshotView], complete: bool = True, run: int = 0) -> str:
+def payload_json(snapshots: Sequence[SnapshotFrame], complete: bool = True, run: int = 0) -> str:
     """The widget's payload: one JSON text (parsed once by the page, not walked by the widget serializer).
     ``complete`` is False while only the last snapshot has been sent (the rest follows, with the same ``run``:
     the page keeps the views it has drawn for a run and drops them when another run arrives)."""
@@ -152,7 +152,7 @@ class TimeTravel(anywidget.AnyWidget):
         if isinstance(content, Mapping) and content.get("type") == "need-plotly":
             self.send({"type": "plotly-js", "source": plotly_js_source()})
 
-    def show(self, snapshots: Sequence[SnapshotView], index: int | None = None, *, complete: bool = True) -> None:
+    def show(self, snapshots: Sequence[SnapshotFrame], index: int | None = None, *, complete: bool = True) -> None:
         """Hand a result's snapshot views to the page (the only time figures travel to the browser).
 
         ``complete=False``: only some snapshots so far; the next ``show`` completes the same result."""

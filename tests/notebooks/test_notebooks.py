@@ -110,6 +110,19 @@ def test_notebooks_are_thin():
                 assert not forbidden.search(cell.source), f"{name}: engine code in a cell: {cell.source[:80]}"
 
 
+def test_notebooks_import_only_the_public_api():
+    """Cells import from ``explorer`` (its typed entry points), ``explorer.figures`` and
+    ``explorer.compare_formats``, never from the package's inner modules."""
+    public = {"explorer", "explorer.figures", "explorer.compare_formats"}
+    imports = re.compile(r"^\s*(?:from\s+(explorer[\w.]*)\s+import|import\s+(explorer[\w.]*))", re.MULTILINE)
+    for name in NOTEBOOKS:
+        for cell in _read(name).cells:
+            if cell.cell_type == "code":
+                for found in imports.finditer(cell.source):
+                    module = found.group(1) or found.group(2)
+                    assert module in public, f"{name}: imports {module}; use `from explorer import ...`"
+
+
 # ------------------------------------------------------------------------------------------ execution
 
 

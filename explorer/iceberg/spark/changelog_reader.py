@@ -8,6 +8,8 @@ added delete files (merge-on-read); that refusal becomes an :class:`EngineError`
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import itertools
 import os
 from collections.abc import Iterable, Sequence
@@ -24,6 +26,9 @@ from explorer.iceberg.changelog import (
 )
 from explorer.scenario.errors import EngineError
 from explorer.scenario.errors import engine_reason
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 _view_counter = itertools.count(1)
 _DELETE_FILES_REFUSAL = "not supported in changelog scans"
@@ -94,7 +99,7 @@ def _quote_list(names: Iterable[str]) -> str:
     return ", ".join("'" + n.replace("'", "''") + "'" for n in names)
 
 
-def read_raw(spark, capture: Capture, table: str | None = None) -> Changelog:
+def read_raw(spark: SparkSession, capture: Capture, table: str | None = None) -> Changelog:
     """Spark's changelog table ``<table>.changes`` (Iceberg's SparkChangelogTable): every row each snapshot
     removed or added."""
     table = table or capture.table_name
@@ -104,7 +109,7 @@ def read_raw(spark, capture: Capture, table: str | None = None) -> Changelog:
     return build_changelog(Projection.RAW, records, capture)
 
 
-def read_view(spark, capture: Capture, projection: Projection, *, raw: Changelog | None = None,
+def read_view(spark: SparkSession, capture: Capture, projection: Projection, *, raw: Changelog | None = None,
               table: str | None = None, identifier_columns: Sequence[str] | None = None) -> Changelog:
     """One create_changelog_view projection; ``raw`` (already read) marks the carry-overs it still shows."""
     table = table or capture.table_name
@@ -151,7 +156,7 @@ def read_view(spark, capture: Capture, projection: Projection, *, raw: Changelog
     return build_changelog(projection, records, capture, raw=raw, identifier_columns=idents)
 
 
-def table_identifier_fields(spark, table: str) -> tuple[str, ...]:
+def table_identifier_fields(spark: SparkSession, table: str) -> tuple[str, ...]:
     """The table's own identifier fields (its current schema's), in schema order; () when it has none."""
     from explorer.iceberg.spark.metadata import load_iceberg_table
 
@@ -160,14 +165,15 @@ def table_identifier_fields(spark, table: str) -> tuple[str, ...]:
     return tuple(str(f.name()) for f in schema.columns() if f.fieldId() in ids)
 
 
-def read_table_rows(spark, capture: Capture, table: str | None = None) -> tuple[dict, ...]:
+def read_table_rows(spark: SparkSession, capture: Capture, table: str | None = None) -> tuple[dict, ...]:
     table = table or capture.table_name
     columns = [c.name for c in capture.columns]
     rows = _collect(capture, lambda: spark.table(table).collect(), what="table")
     return tuple({c: r[c] for c in columns} for r in rows)
 
 
-def capture_changelogs(spark, capture: Capture, projections: Iterable[Projection | str] = tuple(Projection), *,
+def capture_changelogs(spark: SparkSession, capture: Capture,
+                       projections: Iterable[Projection | str] = tuple(Projection), *,
                        table: str | None = None, identifier_columns: Sequence[str] | None = None) -> ChangelogRun:
     """Read the table's changelog in each projection (raw is always read: it is what carry-overs are found in)."""
     wanted = [Projection(p) for p in projections]

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from explorer import settings
 from explorer.iceberg.spark import session
+from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
 
 # Where the archive is and which options map it belong to the session (it builds the JVM); here they are beside
 # the preparation under short names.
@@ -97,8 +98,8 @@ def _child() -> int:
     spark = get_spark()
     for name in WORKLOAD:
         run_iceberg(load_scenario(presets / f"{name}.yaml"), spark=spark)
-    print(_CLASS_PATH + str(spark._jvm.System.getProperty("java.class.path")), flush=True)
-    gateway = spark.sparkContext._gateway
+    print(_CLASS_PATH + str(driver_jvm(spark).System.getProperty("java.class.path")), flush=True)
+    gateway = py4j_gateway(spark)
     proc = getattr(gateway, "proc", None)
     spark.stop()
     if proc is not None:

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.iceberg.columns import FileHistory, with_expired_snapshots
 from explorer.iceberg.inspection import InspectResult, RowExplanation, explain_row
@@ -39,6 +39,10 @@ from explorer.iceberg.spark.planning import java_plan
 from explorer.iceberg.spark.readback import engine_rows_at
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.model import Column, Scenario, TableSpec, read_yaml
+from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 # Iceberg primitive types the explorer's rows and figures model, by the name they take in a scenario.
 _TYPES = {"int": "int", "long": "long", "double": "double", "float": "double", "string": "string",
@@ -47,7 +51,7 @@ _TYPES = {"int": "int", "long": "long", "double": "double", "float": "double", "
 CONTENTS_LIMIT = 2000
 
 
-def fileio_reader(spark, jtable):
+def fileio_reader(spark: SparkSession, jtable):
     """location -> bytes, read through the table's own FileIO.
 
     The JVM copies the file's stream into a local temporary file that Python then reads: returning the bytes
@@ -55,9 +59,9 @@ def fileio_reader(spark, jtable):
     a big table's manifests are megabytes). The py4j JVM is always this machine's driver, so the folder is
     shared."""
     fileio = jtable.io()
-    jvm = spark._jvm
+    jvm = driver_jvm(spark)
     files, file_class = jvm.java.nio.file.Files, jvm.java.io.File  # looked up once: each lookup is a round trip
-    no_options = spark.sparkContext._gateway.new_array(jvm.java.nio.file.CopyOption, 0)
+    no_options = py4j_gateway(spark).new_array(jvm.java.nio.file.CopyOption, 0)
 
     def read(location: str) -> bytes:
         fd, target = tempfile.mkstemp(prefix="explorer-fileio-")
@@ -76,7 +80,7 @@ def fileio_reader(spark, jtable):
     return read
 
 
-def load_table(spark, name: str):
+def load_table(spark: SparkSession, name: str):
     """The Java Table behind ``name``, or an EngineError saying in one line why not."""
     if not re.fullmatch(r"[A-Za-z0-9_`.\-]+", name or ""):
         raise ScenarioError(f"{name!r} is not a table name; write CATALOG.NAMESPACE.TABLE", field="table")
@@ -110,7 +114,7 @@ def load_table(spark, name: str):
     return jtable
 
 
-def _catalog_registered(spark, catalog: str) -> bool:
+def _catalog_registered(spark: SparkSession, catalog: str) -> bool:
     if catalog == "spark_catalog":
         return True
     try:
@@ -138,7 +142,7 @@ def _scenario(metadata: Mapping[str, Any], name: str) -> Scenario:
     """The table described as a scenario with no steps: what the views need to know of its shape."""
     columns = _columns(metadata, name)
     spec_id = metadata.get("default-spec-id", 0)
-    spec = next((s for s in metadata.get("partition-specs", ()) if s.get("spec-id", 0) == spec_id), {})
+    spec: Mapping[str, Any] = next((s for s in metadata.get("partition-specs", ()) if s.get("spec-id", 0) == spec_id), {})
     partitioned = tuple(str(f["name"]) for f in spec.get("fields", ()))
     slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "table"
     return Scenario(name=slug, title=f"Inspect {name}", table=TableSpec(
@@ -152,7 +156,7 @@ def _with_expired_snapshots(capture: Capture) -> Capture:
     return capture if len(snapshots) == len(capture.snapshots) else replace(capture, snapshots=snapshots)
 
 
-def table_recorder(spark, name: str, jtable) -> IcebergRecorder:
+def table_recorder(spark: SparkSession, name: str, jtable) -> IcebergRecorder:
     """A recorder attached to an existing table: its metadata read through the table's FileIO, nothing
     recorded yet."""
     recorder = IcebergRecorder(spark, name, Scenario(name="inspect", table=TableSpec(columns=()), steps=()),
@@ -165,7 +169,8 @@ def table_recorder(spark, name: str, jtable) -> IcebergRecorder:
     return recorder
 
 
-def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: int | None = None,
+def inspect_table(spark: SparkSession, name: str, *, at_snapshot: int | None = None,
+                  at_seq: int | None = None,
                   ref: str | None = None, contents: bool | None = None, check: bool | None = None,
                   columnar: bool | None = None) -> InspectResult:
     """Capture the Iceberg table ``name`` (CATALOG.NAMESPACE.TABLE, as the session knows it) read-only.
@@ -208,7 +213,7 @@ def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: i
     focus = _focus(capture, at_snapshot, at_seq, ref)
     if check:
         try:
-            recorder.engine_plans[focus] = java_plan(spark._jvm, jtable, focus)
+            recorder.engine_plans[focus] = java_plan(driver_jvm(spark), jtable, focus)
             if contents:
                 recorder.engine_rows[focus] = engine_rows_at(spark, name, focus)
         except Exception as exc:
@@ -220,12 +225,13 @@ def inspect_table(spark, name: str, *, at_snapshot: int | None = None, at_seq: i
 
 
 def _live_data_files(metadata: Mapping[str, Any]) -> int:
-    current = next((s for s in metadata.get("snapshots", ())
+    current: Mapping[str, Any] = next((s for s in metadata.get("snapshots", ())
                     if s["snapshot-id"] == metadata.get("current-snapshot-id")), {})
     return int((current.get("summary") or {}).get("total-data-files", 0) or 0)
 
 
-def _columnar_result(spark, name: str, recorder: IcebergRecorder, at_snapshot: int | None, at_seq: int | None,
+def _columnar_result(spark: SparkSession, name: str, recorder: IcebergRecorder, at_snapshot: int | None,
+                     at_seq: int | None,
                      ref: str | None) -> InspectResult:
     """A big table's result: its snapshots and refs from the metadata, the chosen snapshot's files as columns
     from one Spark read of every manifest, and the full capture made later, from the same metadata, if a view
@@ -294,7 +300,8 @@ def _focus(capture: Capture, at_snapshot: int | None, at_seq: int | None, ref: s
     return capture.snapshot_at().snapshot_id
 
 
-def explain_table_row(spark, name: str, where: Mapping[str, Any], *, at_snapshot: int | None = None,
+def explain_table_row(spark: SparkSession, name: str, where: Mapping[str, Any], *,
+                      at_snapshot: int | None = None,
                       at_seq: int | None = None, ref: str | None = None) -> RowExplanation:
     """Every stored copy of the rows matching ``where`` and what became of it, checked against Spark's read."""
     result = inspect_table(spark, name, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref, contents=True,
@@ -325,7 +332,8 @@ def _typed(value: Any, kind: str, column: str) -> Any:
         raise ScenarioError(f"{value!r} is not a {kind} value: {exc}", field=f"where.{column}") from None
 
 
-def _spark_rows(spark, name: str, snapshot_id: int, where: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
+def _spark_rows(spark: SparkSession, name: str, snapshot_id: int,
+                where: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
     from pyspark.sql import functions as F
 
     frame = spark.read.format("iceberg").option("snapshot-id", snapshot_id).load(name)

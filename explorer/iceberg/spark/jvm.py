@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 _SOURCES = Path(__file__).with_name("java")
 _HELPERS: dict[tuple[str, str], Any] = {}  # (Spark application id, class name) -> the compiled instance
@@ -21,22 +26,22 @@ def helper_sources() -> list[Path]:
     return sorted(_SOURCES.glob("*.java"))
 
 
-def compile_helper(spark, class_name: str):
+def compile_helper(spark: SparkSession, class_name: str) -> Any:
     """Compile ``java/<class_name>.java`` now (no cache) under the class loader that loaded Iceberg; its class."""
-    jvm = spark._jvm
+    jvm = driver_jvm(spark)
     compiler = jvm.org.codehaus.janino.SimpleCompiler()
     compiler.setParentClassLoader(jvm.org.apache.iceberg.Table._java_lang_class.getClassLoader())
     compiler.cook((_SOURCES / f"{class_name}.java").read_text(encoding="utf-8"))
     return compiler.getClassLoader().loadClass(class_name)
 
 
-def java_helper(spark, class_name: str):
+def java_helper(spark: SparkSession, class_name: str) -> Any:
     """An instance of the helper ``java/<class_name>.java`` in the driver JVM of ``spark``."""
     key = (spark.sparkContext.applicationId, class_name)
     with _LOCK:  # the runner's read-back thread and the main thread may ask at once
         helper = _HELPERS.get(key)
         if helper is None:
-            jvm, gateway = spark._jvm, spark.sparkContext._gateway
+            jvm, gateway = driver_jvm(spark), py4j_gateway(spark)
             cls = compile_helper(spark, class_name)
             helper = _HELPERS[key] = cls.getDeclaredConstructor(gateway.new_array(jvm.java.lang.Class, 0)) \
                 .newInstance(gateway.new_array(jvm.java.lang.Object, 0))
@@ -46,7 +51,7 @@ def java_helper(spark, class_name: str):
 _POOLS_STARTED: set[str] = set()  # Spark application ids whose Iceberg pools have all their threads
 
 
-def start_iceberg_pools(spark) -> None:
+def start_iceberg_pools(spark: SparkSession) -> None:
     """Start every thread of Iceberg's two shared worker pools now, from the calling thread.
 
     A Linux thread inherits its creator's scheduling priority, and the pools start their (never retired) threads
@@ -58,15 +63,15 @@ def start_iceberg_pools(spark) -> None:
     with _LOCK:
         if key in _POOLS_STARTED:
             return
-        pools = spark._jvm.org.apache.iceberg.util.ThreadPools
+        pools = driver_jvm(spark).org.apache.iceberg.util.ThreadPools
         for pool, size in ((pools.getWorkerPool(), pools.WORKER_THREAD_POOL_SIZE),
                            (pools.getDeleteWorkerPool(), pools.DELETE_WORKER_THREAD_POOL_SIZE)):
             for _ in range(int(size)):
-                pool.execute(spark._jvm.java.lang.Thread())
+                pool.execute(driver_jvm(spark).java.lang.Thread())
         _POOLS_STARTED.add(key)
 
 
-def lower_thread_priority(spark, niceness: int) -> bool:
+def lower_thread_priority(spark: SparkSession, niceness: int) -> bool:
     """Give the calling Python thread, and the driver JVM thread py4j pairs with it, a lower scheduling priority
     (Linux ``nice``), so work they do yields the cores to everything else the session runs.
 
@@ -81,10 +86,10 @@ def lower_thread_priority(spark, niceness: int) -> bool:
     if not hasattr(os, "setpriority"):
         return False
     try:
-        task = str(spark._jvm.java.io.File("/proc/thread-self").getCanonicalPath())  # /proc/<pid>/task/<tid>
+        task = str(driver_jvm(spark).java.io.File("/proc/thread-self").getCanonicalPath())  # /proc/<pid>/task/<tid>
         parts = task.split("/")
         pid, tid = int(parts[2]), int(parts[4])
-        if pid != int(spark._jvm.ProcessHandle.current().pid()) or not os.path.isdir(task):
+        if pid != int(driver_jvm(spark).ProcessHandle.current().pid()) or not os.path.isdir(task):
             return False
         os.setpriority(os.PRIO_PROCESS, tid, niceness)
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from types import MappingProxyType
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import unquote, urlparse
 
 from explorer.iceberg.model import (
@@ -35,6 +35,9 @@ from explorer.iceberg.model import (
 from explorer.scenario.model import Column, Scenario, Step
 
 from explorer.iceberg.spark.puffin import decode_deletion_vector, read_deletion_vector
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 _EPOCH_DAY = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1)
@@ -85,7 +88,7 @@ def _read_local(location: str) -> bytes:
         return handle.read()
 
 
-def load_iceberg_table(spark, full_name: str):
+def load_iceberg_table(spark: SparkSession, full_name: str):
     """The Java ``org.apache.iceberg.Table`` behind a Spark table name."""
     return spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, full_name)
 

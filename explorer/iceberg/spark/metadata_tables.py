@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.scenario.errors import ScenarioError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 METADATA_TABLES = ("snapshots", "history", "refs", "manifests", "entries", "all_entries", "files", "data_files",
                    "delete_files", "all_files", "position_deletes", "partitions")
@@ -51,7 +54,8 @@ def _match(path: str | None, by_path: Mapping[str, list], sequence_number: int |
     return None
 
 
-def metadata_table(spark, table: str, name: str, columns: Iterable[str] | None = None, *, capture=None,
+def metadata_table(spark: SparkSession, table: str, name: str, columns: Iterable[str] | None = None, *,
+                   capture=None,
                    where: str | None = None) -> list[dict]:
     """Rows of ``<table>.<name>`` as Spark reads them (``columns``: plain or dotted names, default all).
 

@@ -27,6 +27,7 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explorer.iceberg.orders import HistoryRun, OrdersCapture
 from explorer.iceberg.spark.concurrent import shared_reads
@@ -45,6 +46,9 @@ from explorer.iceberg.validate import validate_iceberg
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.histories import History, enumerate_histories
 from explorer.scenario.model import ConcurrentStep, Scenario
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 # (history number, how many, the history or None at the start, a message)
 OrdersProgress = Callable[[int, int, "HistoryRun | None", str], None]
@@ -65,7 +69,8 @@ def race_of(scenario: Scenario) -> tuple[ConcurrentStep, tuple]:
     return race, tuple(s for s in scenario.steps if s.index < race.index)
 
 
-def run_orders(scenario: Scenario, *, spark=None, catalog: str | None = None, progress: OrdersProgress | None = None,
+def run_orders(scenario: Scenario, *, spark: SparkSession | None = None, catalog: str | None = None,
+               progress: OrdersProgress | None = None,
                safe: bool = False, workspace: Workspace | None = None,
                histories: tuple[History, ...] | None = None) -> OrdersCapture:
     """Run the scenario's set-up once and its race in every history (or in ``histories``); see the module doc.

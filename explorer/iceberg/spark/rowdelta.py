@@ -12,9 +12,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.scenario.model import TableSpec
+from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 _INT32 = (-(2**31), 2**31 - 1)
 
@@ -22,10 +26,10 @@ _INT32 = (-(2**31), 2**31 - 1)
 class _Records:
     """Builds ``GenericRecord``s from Python rows, with each value in the Java type Iceberg's writers expect."""
 
-    def __init__(self, spark):
-        self.jvm = spark._jvm
-        self.gateway = spark.sparkContext._gateway
-        self._setter = None
+    def __init__(self, spark: SparkSession):
+        self.jvm = driver_jvm(spark)
+        self.gateway = py4j_gateway(spark)
+        self._setter: Any = None  # java.lang.reflect.Method, found on the first record
         self._columns: dict[str, list[str]] = {}  # py4j object id of a schema -> its column names
 
     def _set_long(self, record, pos: int, value: int) -> None:
@@ -79,8 +83,8 @@ class _Records:
 class _RowDeltaWriter:
     """Writes rows, equality deletes and position deletes for one ``RowDelta`` with Iceberg's generic writers."""
 
-    def __init__(self, spark, jtable, table: TableSpec, equality: Iterable[str]):
-        jvm = spark._jvm
+    def __init__(self, spark: SparkSession, jtable, table: TableSpec, equality: Iterable[str]):
+        jvm = driver_jvm(spark)
         self.iceberg = iceberg = jvm.org.apache.iceberg
         self.jtable = jtable
         self.schema, self.spec = jtable.schema(), jtable.spec()
@@ -89,7 +93,7 @@ class _RowDeltaWriter:
         for name in self.equality:
             names.add(name)
         self.delete_schema = self.schema.select(names)
-        ids = spark.sparkContext._gateway.new_array(jvm.int, len(self.equality))
+        ids = py4j_gateway(spark).new_array(jvm.int, len(self.equality))
         for i, name in enumerate(self.equality):
             ids[i] = self.schema.findField(name).fieldId()
         self.factory = iceberg.data.GenericAppenderFactory(self.schema, self.spec, ids, self.delete_schema, None)
@@ -175,7 +179,8 @@ def spec_columns_missing(jtable, rows: Iterable[Mapping[str, Any]]) -> list[tupl
             if c not in row]
 
 
-def commit_row_delta(spark, jtable, table: TableSpec, *, delete_rows: Iterable[Mapping[str, Any]],
+def commit_row_delta(spark: SparkSession, jtable, table: TableSpec, *,
+                     delete_rows: Iterable[Mapping[str, Any]],
                      equality: Iterable[str], data_rows: Iterable[Mapping[str, Any]] = (), into=None) -> None:
     """Write equality deletes on ``equality`` (and ``data_rows``) per partition; commit them as one RowDelta.
 
@@ -193,7 +198,8 @@ def commit_row_delta(spark, jtable, table: TableSpec, *, delete_rows: Iterable[M
         delta.commit()
 
 
-def commit_upsert(spark, jtable, table: TableSpec, *, rows: Iterable[Mapping[str, Any]], key: Iterable[str],
+def commit_upsert(spark: SparkSession, jtable, table: TableSpec, *, rows: Iterable[Mapping[str, Any]],
+                  key: Iterable[str],
                   into=None) -> None:
     """An upsert batch written the way Flink's upsert writer writes one checkpoint, committed as one RowDelta.
 

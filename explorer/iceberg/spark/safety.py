@@ -18,11 +18,16 @@ Anything else is refused with a ScenarioError naming the step, the field and why
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 import re
 
-from explorer.iceberg.spark.session import RunTable, warehouse_dir
+from explorer.iceberg.spark.session import RunTable, driver_jvm, warehouse_dir
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.model import SNAPSHOT_PLACEHOLDER, ConcurrentStep, Scenario, SqlStep, Step
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 ALLOWED_PROCEDURES = frozenset({
     "rewrite_data_files", "rewrite_position_delete_files", "rollback_to_snapshot", "set_current_snapshot",
@@ -70,12 +75,12 @@ def _short(class_name: str) -> str:
 class StatementChecker:
     """Checks SQL texts against one run's table, with the session's parser (no job, no analysis)."""
 
-    def __init__(self, spark, table: RunTable):
+    def __init__(self, spark: SparkSession, table: RunTable):
         self.spark = spark
         self.table = table
         self.parts = [table.catalog.lower(), table.namespace.lower(), table.name.lower()]
         self.parser = spark._jsparkSession.sessionState().sqlParser()
-        jvm = spark._jvm
+        jvm = driver_jvm(spark)
         self._subquery = jvm.java.lang.Class.forName(
             "org.apache.spark.sql.catalyst.expressions.SubqueryExpression")
 
@@ -190,7 +195,7 @@ class StatementChecker:
                 table = arg.expr()
             self._expression(arg.expr())
         literal = table is not None and _short(table.getClass().getName()) == "Literal"
-        value = str(table.value()) if literal and table.value() is not None else None
+        value = str(table.value()) if table is not None and literal and table.value() is not None else None
         allowed = {".".join(self.parts), ".".join(self.parts[1:])}
         if value is None or value.lower() not in allowed:
             raise _Refused("the procedure's table argument must be '{table}', the scenario's table")
@@ -230,7 +235,7 @@ def _sql_texts(step: Step):
             yield (f"{prefix}.where" if prefix else "where"), where, False
 
 
-def check_scenario_sql(spark, scenario: Scenario, table: RunTable) -> None:
+def check_scenario_sql(spark: SparkSession, scenario: Scenario, table: RunTable) -> None:
     """Refuse (ScenarioError naming step and field) the first SQL text safe mode does not allow.
 
     Placeholders are filled as the runner fills them (``{snapshot:n}`` with a number), so the parsed text is the
@@ -250,6 +255,14 @@ def check_scenario_sql(spark, scenario: Scenario, table: RunTable) -> None:
 _PATH = re.compile(r"(?:file:)?(?:/[^\s'\"`,;:()\[\]]+)+/?")
 
 
+@overload
+def redact_paths(text: str) -> str: ...
+
+
+@overload
+def redact_paths(text: None) -> None: ...
+
+
 def redact_paths(text: str | None) -> str | None:
     """``text`` with every server path replaced: paths inside the warehouse become relative to it
     (``warehouse/...``), any other absolute path becomes ``<path>``."""
@@ -258,7 +271,7 @@ def redact_paths(text: str | None) -> str | None:
     warehouse = warehouse_dir()
     root = str(warehouse).rstrip("/") if warehouse else None
 
-    def one(match: re.Match) -> str:
+    def one(match: re.Match[str]) -> str:
         path = match.group(0)
         bare = path[5:] if path.startswith("file:") else path
         bare = "/" + bare.lstrip("/")

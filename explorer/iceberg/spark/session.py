@@ -27,10 +27,14 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from explorer import settings as env_settings  # (a session's Spark settings are `settings` below)
 from explorer.scenario.errors import EngineError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 CATALOG = "explorer"
 DEFAULT_DRIVER_MEMORY = env_settings.DRIVER_MEMORY.default
@@ -201,7 +205,7 @@ def _pid_alive(pid: int) -> bool:
 def remove_stale_warehouses(root: str | os.PathLike | None = None) -> list[Path]:
     """Remove temporary warehouses whose owning process is gone (a kernel killed with SIGKILL never ran its
     exit hook); a live owner's warehouse, and directories of any other name, are left alone."""
-    removed = []
+    removed: list[Path] = []
     base = Path(root or tempfile.gettempdir())
     try:
         candidates = list(base.glob(_WAREHOUSE_PREFIX + "*"))
@@ -464,7 +468,7 @@ class Workspace:
         if self._owned_warehouse and self._warehouse is not None:
             shutil.rmtree(self._warehouse, ignore_errors=True)
 
-    def new_run_table(self, spark, scenario_name: str, catalog: str = CATALOG) -> RunTable:
+    def new_run_table(self, spark: SparkSession, scenario_name: str, catalog: str = CATALOG) -> RunTable:
         """A fresh, empty namespace for one run; the table name is the scenario's slug in SQL form."""
         slug = re.sub(r"[^a-z0-9_]", "_", scenario_name.lower()) or "t"
         namespace = f"run_{os.getpid()}_{self._tag}{next(self._runs)}"
@@ -610,7 +614,7 @@ class RunTable:
         return f"{self.namespace}.{self.name}"
 
 
-def drop_run_table(spark, table: RunTable, location: str | None) -> None:
+def drop_run_table(spark: SparkSession, table: RunTable, location: str | None) -> None:
     """Drop the run's table and namespace and delete their local files. Never raises: cleanup is best effort."""
     for statement in (f"DROP TABLE IF EXISTS {table.full_name} PURGE",
                       f"DROP NAMESPACE IF EXISTS {table.catalog}.{table.namespace}"):
@@ -628,8 +632,25 @@ def drop_run_table(spark, table: RunTable, location: str | None) -> None:
                 shutil.rmtree(parent, ignore_errors=True)
 
 
+def driver_jvm(spark: SparkSession) -> Any:
+    """The py4j view of ``spark``'s driver JVM (``jvm.org.apache.iceberg...``; py4j is untyped, so every Java
+    call is ``Any`` to a type checker). A stopped session has none: an EngineError says so."""
+    jvm = spark.sparkContext._jvm
+    if jvm is None:
+        raise EngineError("the Spark session has stopped: its JVM is gone", field="spark")
+    return jvm
+
+
+def py4j_gateway(spark: SparkSession) -> Any:
+    """The py4j gateway of ``spark``'s driver (``new_array`` and friends)."""
+    gateway = spark.sparkContext._gateway
+    if gateway is None:
+        raise EngineError("the Spark session has stopped: its JVM is gone", field="spark")
+    return gateway
+
+
 @contextmanager
-def one_shuffle_partition(spark):
+def one_shuffle_partition(spark: SparkSession):
     """Run with one shuffle partition, so a MERGE or copy-on-write rewrite writes one file per partition.
 
     With two shuffle partitions, a MERGE splits its output over two files by a hash of the key, and which rows

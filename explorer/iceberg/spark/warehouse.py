@@ -8,6 +8,8 @@ says where it is, so Spark, pyiceberg or ``explorer inspect`` can read it again.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import hashlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -16,8 +18,11 @@ from explorer.iceberg.model import Capture
 from explorer.iceberg.spark.metadata import load_iceberg_table, local_path
 from explorer.iceberg.spark.session import CATALOG, get_spark, keep_warehouse, warehouse_dir
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
-def use_warehouse(directory, spark=None):
+
+def use_warehouse(directory, spark: SparkSession | None = None):
     """``(spark, catalog)`` whose Iceberg catalog writes under ``directory`` (created if missing)."""
     path = Path(directory).expanduser().resolve()
     if spark is None and warehouse_dir() in (None, path):
@@ -50,7 +55,7 @@ class KeptTable:
                 f"  or pyiceberg: StaticTable.from_metadata(\"{self.metadata_location}\")")
 
 
-def keep_table(spark, capture: Capture) -> KeptTable:
+def keep_table(spark: SparkSession, capture: Capture) -> KeptTable:
     """Keep the run's table after the process exits and say where it is."""
     catalog = capture.table_name.split(".", 1)[0]
     if catalog == CATALOG:

@@ -10,6 +10,7 @@ from explorer.api import list_presets
 from explorer.paimon.result import PaimonResult
 from explorer.api import parse_scenario
 from explorer.paimon.runner import capture_paimon, run_paimon
+from explorer.engine import At
 
 pytestmark = pytest.mark.paimon
 
@@ -133,7 +134,7 @@ def test_to_plain_has_the_documented_keys_and_time_travels():
             "predicted_rows"} <= set(plain)
     cand = plain["decisions"][0]["candidates"][0]
     assert {"snapshot_id", "input_order", "sequence", "row_kind", "outcome", "reason"} <= set(cand)
-    early = result.to_plain(as_of_snapshot=1)
+    early = result.to_plain(At(snapshot_id=1))
     assert len(early["snapshots"]) == 1 and len(early["rows"]) == 3
     assert early["rows"] == early["predicted_rows"]
 

@@ -10,6 +10,7 @@ import pytest
 from explorer.iceberg.model import Capture, DeletedPosition, FileContent, FileRecord, SnapshotRecord
 from explorer.iceberg.resolution import Decision, Outcome, RowFate, Rule
 from explorer.iceberg import figures as F
+from explorer.engine import At
 
 
 def _xy_of(fig, role, **match):
@@ -253,7 +254,7 @@ def test_row_history_strip_follows_user_500_through_the_seed_story(seed_capture)
     from explorer.iceberg.result import IcebergResult
 
     result = IcebergResult(seed_capture)
-    history = [(s, result.at(snapshot_id=s.snapshot_id).fates) for s in seed_capture.snapshots]
+    history = [(s, result.at(At(snapshot_id=s.snapshot_id)).fates) for s in seed_capture.snapshots]
     fig = F.row_history_figure(history, at_snapshot_id=seed_capture.snapshot_at(5).snapshot_id)
     hm = fig.data[0]
     strip = {label: list(row) for label, row in zip(hm.y, hm.z)}

@@ -7,6 +7,7 @@ from datetime import date
 
 import pytest
 
+from explorer.engine import At
 from explorer.iceberg.result import IcebergResult
 
 SEED_SNAPSHOTS = [(1, "append", "Load batch 1"), (2, "append", "Load batch 2"), (3, "append", "Load batch 3"),
@@ -49,7 +50,7 @@ def test_plain_contract_at_latest(seed):
 def test_time_travel_to_sequence_number_5(seed):
     result = IcebergResult(seed)
     view = result.at(5)
-    assert view is result.at(snapshot_id=5)  # cached per snapshot
+    assert view is result.at(At(snapshot_id=5))  # cached per snapshot
     assert view.agrees is True
     plain = result.to_plain(5)
     assert [f["id"] for f in plain["files"]] == ["D1", "D2", "D3", "E1", "D4"]
@@ -143,12 +144,26 @@ def test_select_by_snapshot_id_where_sequence_numbers_repeat(build):
     capture = build.capture(files, [(0, "append", "first"), (0, "append", "second")])
     result = IcebergResult(capture)
     assert [r["user_id"] for r in result.at(0).predicted_rows] == [1, 2]  # by sequence number: the last one
-    assert [r["user_id"] for r in result.at(snapshot_id=1).predicted_rows] == [1]
-    assert result.to_plain(snapshot_id=1)["as_of_snapshot_id"] == 1
+    assert [r["user_id"] for r in result.at(At(snapshot_id=1)).predicted_rows] == [1]
+    assert result.to_plain(At(snapshot_id=1))["as_of_snapshot_id"] == 1
     with pytest.raises(LookupError, match="no snapshot 9"):
-        result.at(snapshot_id=9)
+        result.at(At(snapshot_id=9))
     with pytest.raises(LookupError, match="no ref 'audit'"):
-        result.at(ref="audit")
+        result.at(At(ref="audit"))
+
+
+def test_the_older_keyword_spellings_still_select_with_a_deprecation_warning(build):
+    """``result.at(snapshot_id=...)`` and ``to_plain(ref=...)`` were documented: they still work, and say
+    which ``At`` to write instead; two selectors at once are refused."""
+    files = [build.data("D1", 0, [{"user_id": 1, "name": "a"}], added=1),
+             build.data("D2", 0, [{"user_id": 2, "name": "b"}], added=2)]
+    result = IcebergResult(build.capture(files, [(0, "append", "first"), (0, "append", "second")]))
+    with pytest.warns(DeprecationWarning, match=r"write result.at\(At\(snapshot_id=1\)\)"):
+        assert result.at(snapshot_id=1) is result.at(At(snapshot_id=1))
+    with pytest.warns(DeprecationWarning, match="result.to_plain"):
+        assert result.to_plain(as_of_sequence_number=0)["as_of_snapshot_id"] == 2
+    with pytest.raises(ValueError, match="one of"):
+        result.at(0, snapshot_id=1)
 
 
 def test_json_referenced_data_file_and_no_comparison_when_scope_decided(build):

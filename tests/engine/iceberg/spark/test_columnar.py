@@ -12,6 +12,7 @@ from explorer.api import list_presets
 from explorer.iceberg.columns import FileColumns
 from explorer.iceberg.spark.columnar import manifest_walk, read_entries, read_entries_in_jvm, snapshot_columns
 from explorer.iceberg.spark.inspect import inspect_table, load_table, table_recorder
+from explorer.engine import At
 
 pytestmark = pytest.mark.spark
 
@@ -85,9 +86,10 @@ def test_a_columnar_inspect_answers_and_draws_without_the_capture(spark, preset_
     for snap in full.capture.snapshots:
         if snap.operation == "expired":
             continue
-        assert columnar.attachments(snapshot_id=snap.snapshot_id) == full.attachments(snapshot_id=snap.snapshot_id)
-        mine = figures.inspection_figures(columnar, snap.snapshot_id)
-        theirs = figures.inspection_figures(full, snap.snapshot_id)
+        here = At(snapshot_id=snap.snapshot_id)
+        assert columnar.attachments(here) == full.attachments(here)
+        mine = figures.inspection_figures(columnar, At(snapshot_id=snap.snapshot_id))
+        theirs = figures.inspection_figures(full, At(snapshot_id=snap.snapshot_id))
         for name in ("timeline", "decisions"):
             assert mine[name].to_json() == theirs[name].to_json(), f"{preset}: {name} at {snap.sequence_number}"
     assert not columnar.capture_built  # none of that needed a FileRecord

@@ -14,6 +14,7 @@ from explorer.iceberg.spark.session import CATALOG
 from explorer.iceberg.result import IcebergResult
 from explorer.scenario.errors import EngineError
 from explorer.ui.cli import EXIT_ENGINE, EXIT_INVALID, EXIT_OK, main
+from explorer.engine import At
 
 pytestmark = pytest.mark.spark
 
@@ -40,8 +41,8 @@ def test_inspect_gives_the_runs_decisions_at_every_snapshot(spark, preset_captur
     assert {s.snapshot_id for s in inspected.capture.snapshots} == {s.snapshot_id for s in capture.snapshots}
     assert dict(inspected.capture.refs) == dict(capture.refs)
     for snap in capture.snapshots:
-        assert _by_path(inspected.capture, inspected.at(snapshot_id=snap.snapshot_id)) == \
-            _by_path(capture, run.at(snapshot_id=snap.snapshot_id)), f"{preset} at snapshot {snap.sequence_number}"
+        assert _by_path(inspected.capture, inspected.at(At(snapshot_id=snap.snapshot_id))) == \
+            _by_path(capture, run.at(At(snapshot_id=snap.snapshot_id))), f"{preset} at snapshot {snap.sequence_number}"
     focus = inspected.at()
     assert focus.snapshot.snapshot_id == capture.refs.get("main", capture.snapshots[-1].snapshot_id)
     assert focus.agrees is True  # Spark's read and Java's planFiles() at the current snapshot

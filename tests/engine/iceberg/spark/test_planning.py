@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from explorer.engine import At
 from explorer.iceberg.planner import Attachment, Pruning
 from explorer.iceberg.result import IcebergResult
 
@@ -20,7 +21,7 @@ def run(preset_capture, name):
         assert view.plan_comparison.agrees, (name, view.snapshot.ordinal, view.plan_comparison.lines())
         assert view.agrees is True
     for ref in capture.refs:  # every ref's head is one of those snapshots
-        assert result.at(ref=ref).agrees is True
+        assert result.at(At(ref=ref)).agrees is True
     return capture, result
 
 
@@ -82,13 +83,13 @@ def test_null_equality_delete_removes_is_null_rows(spark, preset_capture):
 
 def test_a_branch_commit_takes_a_sequence_number_main_skips(spark, preset_capture):
     capture, result = run(preset_capture, "branch-commit-skips-main-sequence")
-    main = result.at(ref="main")
-    audit = result.at(ref="audit")
+    main = result.at(At(ref="main"))
+    audit = result.at(At(ref="audit"))
     main_chain = [s.sequence_number for s in reversed(capture.ancestry(main.snapshot))]
     assert main_chain == [1, 3, 4]  # 2 went to the branch
     assert audit.snapshot.sequence_number == 2 and audit.snapshot.parent_id == capture.snapshots[0].snapshot_id
     assert names_at(main) == ["C"] and names_at(audit) == ["A", "B"]
-    plain = result.to_plain(ref="audit")
+    plain = result.to_plain(At(ref="audit"))
     assert plain["as_of_refs"] == ["audit"] and set(plain["refs"]) == {"main", "audit"}
 
 
@@ -99,12 +100,12 @@ def test_write_audit_publish_fast_forwards_main(spark, preset_capture):
     assert publish.snapshot_ids == () and "current snapshot moved" in publish.note
     assert names_at(result.at()) == ["A", "C"]
     # before publishing, main's head was the first load: the bad row was visible there
-    assert "bad" in names_at(result.at(snapshot_id=capture.snapshots[0].snapshot_id))
+    assert "bad" in names_at(result.at(At(snapshot_id=capture.snapshots[0].snapshot_id)))
 
 
 def test_a_cherry_picked_file_takes_the_new_sequence_number(spark, preset_capture):
     capture, result = run(preset_capture, "cherry-pick")
-    main, dev = result.at(ref="main"), result.at(ref="dev")
+    main, dev = result.at(At(ref="main")), result.at(At(ref="dev"))
     assert names_at(main) == ["A", "C", "D"] and names_at(dev) == ["A", "B", "D"]
     d_main = next(f for f in main.state.data_files if f.rows[0]["name"] == "D")
     d_dev = next(f for f in dev.state.data_files if f.rows[0]["name"] == "D")
@@ -135,7 +136,7 @@ def test_v3_row_lineage_through_update_upsert_and_compaction(spark, preset_captu
     capture, result = run(preset_capture, "v3-row-lineage-through-compaction")
     lineage = {}
     for view in result.views:
-        plain = result.to_plain(snapshot_id=view.snapshot.snapshot_id)
+        plain = result.to_plain(At(snapshot_id=view.snapshot.snapshot_id))
         lineage[view.snapshot.sequence_number] = {
             (r["row"]["name"], r["visible"]): (r["row_id"], r["last_updated_sequence_number"]) for r in plain["rows"]}
     assert lineage[1] == {("ada", True): (0, 1), ("grace", True): (1, 1), ("linus", True): (2, 1)}

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 import explorer
+from explorer.engine import At
 
 pytestmark = pytest.mark.spark
 
@@ -50,8 +51,8 @@ def test_branch_and_tag_names(spark, tmp_path):
     assert len(steps[4].snapshot_ids) == 1
     assert {"main", "first_load", "audit"} <= set(result.capture.refs)
     assert result.capture.refs["main"] == result.capture.refs["first_load"]
-    assert _rows(result.at(ref="main")) == [(1, "main")]
-    assert _rows(result.at(ref="audit")) == [(1, "main"), (2, "audit only")]
+    assert _rows(result.at(At(ref="main"))) == [(1, "main")]
+    assert _rows(result.at(At(ref="audit"))) == [(1, "main"), (2, "audit only")]
     name = result.capture.table_name
     assert sorted(r.id for r in spark.sql(f"SELECT id FROM {name}.tag_first_load").collect()) == [1]
     assert sorted(r.id for r in spark.sql(f"SELECT id FROM {name}.branch_audit").collect()) == [1, 2]

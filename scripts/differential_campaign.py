@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from explorer.api import parse_scenario
-from explorer_testing.differential import Check, check_iceberg, check_paimon, shrink_plain
+from explorer_testing.differential import DifferentialCheck, check_iceberg, check_paimon, shrink_plain
 from explorer_testing.strategies import RandomChooser, iceberg_plain, paimon_plain
 
 
@@ -43,7 +43,7 @@ def campaign(engine: str, count: int, seed: int, *, shrink: bool, save: Path | N
 
         spark = get_spark()
 
-    def check(plain: dict) -> Check:
+    def check(plain: dict) -> DifferentialCheck:
         scenario = parse_scenario(plain)
         return check_iceberg(scenario, spark=spark) if engine == "iceberg" else check_paimon(scenario)
 

@@ -22,10 +22,13 @@ import pickle
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.iceberg.spark.jvm import java_helper
 from explorer.iceberg.spark.metadata import LINEAGE_COLUMNS, file_key
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 _LINEAGE_READ = ("_file", "_pos", *LINEAGE_COLUMNS)
 
@@ -39,7 +42,7 @@ class ReadBack:
     lineage: Mapping[tuple[str, int], tuple[Any, Any]] | None  # (file, position) -> (_row_id, last updated seq)
 
 
-def read_back(spark, full_name: str, snapshot_id: int, *, lineage: bool = False) -> ReadBack:
+def read_back(spark: SparkSession, full_name: str, snapshot_id: int, *, lineage: bool = False) -> ReadBack:
     """Spark's Iceberg source reads ``full_name`` at ``snapshot_id`` (see the module docstring); with ``lineage``
     (format v3) every row's ``_row_id`` and ``_last_updated_sequence_number`` by ``(_file, _pos)`` as well."""
     extra = _LINEAGE_READ if lineage else ()
@@ -58,7 +61,7 @@ def read_back(spark, full_name: str, snapshot_id: int, *, lineage: bool = False)
     return ReadBack(rows, MappingProxyType({k: frozenset(v) for k, v in plan.items()}), found)
 
 
-def engine_rows_at(spark, full_name: str, snapshot_id: int) -> tuple[Mapping[str, Any], ...]:
+def engine_rows_at(spark: SparkSession, full_name: str, snapshot_id: int) -> tuple[Mapping[str, Any], ...]:
     """What a Spark job reads at one snapshot, in a stable order (Spark's own order depends on tasks)."""
     rows = spark.read.format("iceberg").option("snapshot-id", snapshot_id).load(full_name).collect()
     return tuple(sorted((MappingProxyType(row.asDict()) for row in rows), key=row_sort_key))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.iceberg.model import Capture, StepOutcome
 from explorer.iceberg.spark.sql import (
@@ -60,11 +60,15 @@ from explorer.iceberg.spark.session import (
     EngineStopped,
     RunTable,
     Workspace,
+    driver_jvm,
     driver_memory,
     drop_run_table,
     engine_stopped,
     one_shuffle_partition,
 )
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 Progress = Callable[[int, int, "StepOutcome | None", str], None]
 
@@ -85,7 +89,7 @@ STEP_HANDLERS: StepHandlers[Callable[..., str | None]] = StepHandlers(FORMAT, "s
 class ReadRequest:
     """One new snapshot of a run to read back: what a :data:`SnapshotReader` is given."""
 
-    spark: Any
+    spark: SparkSession
     table_name: str  # the run's table, catalog.namespace.name
     snapshot_id: int
     lineage: bool  # the table is format v3: read every row's _row_id and _last_updated_sequence_number too
@@ -101,8 +105,9 @@ def spark_read_back(request: ReadRequest) -> ReadBack:
     return read_back(request.spark, request.table_name, request.snapshot_id, lineage=request.lineage)
 
 
-def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, keep_warehouse: bool = False,
-                progress: Progress | None = None, safe: bool = False, workspace: Workspace | None = None,
+def run_iceberg(scenario: Scenario, *, spark: SparkSession | None = None, catalog: str | None = None,
+                keep_warehouse: bool = False, progress: Progress | None = None, safe: bool = False,
+                workspace: Workspace | None = None,
                 timings: dict[str, float] | None = None,
                 snapshot_reader: SnapshotReader | None = spark_read_back) -> Capture:
     """Run ``scenario`` and return what every snapshot held and what Spark read at each one.
@@ -154,12 +159,13 @@ def run_iceberg(scenario: Scenario, *, spark=None, catalog: str | None = None, k
             drop_run_table(spark, table, runner.recorder.location if runner else None)
 
 
-def settings_kept(spark, scenario: Scenario):
+def settings_kept(spark: SparkSession, scenario: Scenario):
     """The context a run keeps the session's settings in (only a scenario with sql steps can change them)."""
     return _session_conf_kept(spark) if _runs_sql(scenario) else nullcontext()
 
 
-def run_setup(spark, table: RunTable, scenario: Scenario, steps) -> tuple[Capture, IcebergRecorder]:
+def run_setup(spark: SparkSession, table: RunTable, scenario: Scenario,
+              steps) -> tuple[Capture, IcebergRecorder]:
     """Create the scenario's table and run ``steps`` on it (for runs in parts: ``explorer orders``); the capture
     and the recorder, which :meth:`IcebergRecorder.fork` copies for another table with the same metadata."""
     runner = _Runner(spark, table, scenario, None)
@@ -172,7 +178,7 @@ def run_setup(spark, table: RunTable, scenario: Scenario, steps) -> tuple[Captur
     return runner.run_steps(steps), runner.recorder
 
 
-def run_more(spark, table: RunTable, scenario: Scenario, recorder: IcebergRecorder, steps, *,
+def run_more(spark: SparkSession, table: RunTable, scenario: Scenario, recorder: IcebergRecorder, steps, *,
              history=None) -> Capture:
     """Run ``steps`` on ``table``, recording into ``recorder`` (already attached to that table); a concurrent
     step among them runs in ``history`` (:class:`explorer.scenario.histories.History`; None: its own)."""
@@ -189,13 +195,13 @@ def _runs_sql(scenario: Scenario) -> bool:
 
 
 @contextmanager
-def _session_conf_kept(spark):
+def _session_conf_kept(spark: SparkSession):
     """A ``SET key=value`` in a sql step lasts for its run only: the session's settings come back afterwards.
 
     The settings are what SQL ``SET`` lists (``RuntimeConfig.getAll``), read as one JSON text from the JVM: a
     ``SET`` query costs a Spark SQL execution and a socket transfer twice per run, and shows secrets redacted,
     which restoring would have written back as the redacted text."""
-    jvm = spark._jvm
+    jvm = driver_jvm(spark)
 
     def settings() -> dict[str, str]:
         every = jvm.scala.collection.JavaConverters.mapAsJavaMap(spark._jsparkSession.conf().getAll())
@@ -222,7 +228,7 @@ def _session_conf_kept(spark):
 class _Runner:
     """Executes the steps of one scenario against one fresh table."""
 
-    def __init__(self, spark, table: RunTable, scenario: Scenario, progress: Progress | None,
+    def __init__(self, spark: SparkSession, table: RunTable, scenario: Scenario, progress: Progress | None,
                  timings: dict[str, float] | None = None,
                  snapshot_reader: SnapshotReader | None = spark_read_back):
         self.spark = spark

@@ -150,21 +150,24 @@ def compare_figure(result: CompareResult, view: Projection | str = Projection.NE
 def changelog_figure(result: ChangelogResult) -> go.Figure:
     """One history: its file rewrites and its changelog in the result's view."""
     run, projection = result.run, result.view
-    fig = make_subplots(rows=2, cols=1, specs=[[{"type": "xy"}], [{"type": "table"}]], row_heights=[0.4, 0.6],
+    # As tall as its lanes and its table's rows: a short changelog leaves no empty half of the figure below it.
+    lanes = len({f for e in run.lineage for f in (*e.added, *e.removed)}) or 1
+    timeline_px, table_px = 70 + 44 * lanes, 70 + 28 * min(len(result.changelog.rows), 60)
+    fig = make_subplots(rows=2, cols=1, specs=[[{"type": "xy"}], [{"type": "table"}]],
+                        row_heights=[timeline_px / (timeline_px + table_px), table_px / (timeline_px + table_px)],
                         subplot_titles=["file rewrites", f"changelog view '{projection.value}'"],
-                        vertical_spacing=0.12)
+                        vertical_spacing=70 / (timeline_px + table_px + 70))
     for trace in timeline_traces(run, "first"):
         fig.add_trace(trace, row=1, col=1)
     log = result.changelog
     fig.add_trace(changelog_table(log.rows, log.columns, "first", projection), row=2, col=1)
     steps = [_step_x(e) for e in run.lineage]
-    fig.update_xaxes(title_text="step", tickmode="array", tickvals=steps, ticktext=[f"step {s}" for s in steps],
-                     row=1, col=1)
+    fig.update_xaxes(tickmode="array", tickvals=steps, ticktext=[f"step {s}" for s in steps], row=1, col=1)
     fig.update_yaxes(autorange="reversed", type="category", row=1, col=1)
     title = f"{run.scenario.display_title}: {len(log.carry_overs)} carry-over row(s) in view '{projection.value}'"
     if not log.available:
         title = f"{run.scenario.display_title}: view '{projection.value}' not available"
-    fig.update_layout(title=title, height=700, meta={
+    fig.update_layout(title=title, height=min(1800, 140 + timeline_px + table_px), meta={
         "kind": "changelog", "view": projection.value, "available": log.available, "note": log.note,
         "carry_overs": [r.to_plain() for r in log.carry_overs]})
     return fig

@@ -395,12 +395,15 @@ def timeline_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figur
         title += f" — {hidden:,} of {len(in_scope):,} connectors not drawn (see Decisions)"
     fig.update_layout(
         title={"text": title, "x": 0.01}, hovermode="closest",
-        height=max(320, min(1600, 140 + 34 * len(born))) if labels else 900,
+        # lanes of 34 px under the title and legend (their margin), above the wrapped step titles (~110 px)
+        height=max(320, min(1600, 64 + 24 * legend_rows + 110 + 34 * len(born))) if labels else 900,
         # A wide right margin and visible overflow: the last snapshot's rotated label must not be cut off.
         # The legend sits between the title and the plot: below it, wrapped tick labels and the axis title
         # would have to guess its distance (and overlapped it).
-        margin={"l": 10, "r": 70, "t": 64 + 22 * legend_rows, "b": 40},
-        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
+        margin={"l": 10, "r": 70, "t": 64 + 24 * legend_rows, "b": 40},
+        # constant symbols: the same-commit ring (18 px) would make its legend row taller than counted here
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom",
+                "itemsizing": "constant"},
         meta={"kind": "timeline", "snapshot_id": snap.snapshot_id, "sequence_number": snap.sequence_number,
               "lanes": [f.id for f in born], "connectors_hidden": hidden})
     fig.update_xaxes(title_text="sequence number", tickvals=tickvals, ticktext=ticktext,

@@ -14,6 +14,7 @@ from explorer.iceberg.resolution import Outcome, Rule
 from explorer.iceberg.resolver import (
     DeleteFileIndex,
     brute_force_for_data_file,
+    brute_force_for_data_files,
     decide_all,
     predicted_rows,
     row_fates,
@@ -354,9 +355,15 @@ def test_index_equals_brute_force(case):
     data, deletes = case
     random.Random(len(deletes)).shuffle(deletes)
     index = DeleteFileIndex(deletes)
-    for d in data:
-        fast = sorted(f.id for f in index.for_data_file(d))
-        slow = sorted(f.id for f in brute_force_for_data_file(d, deletes))
+    decisions = index.decide(data)  # every data file against every delete, in order of birth
+    width = len(deletes)
+    for i, (d, found, reference) in enumerate(zip(data, index.for_data_files(data),
+                                                  brute_force_for_data_files(data, deletes))):
+        fast = sorted(f.id for f in found)
+        slow = sorted(f.id for f in reference)
         assert fast == slow
-        explained = sorted(x.delete_file for x in index.decisions_for(d) if x.applies)
+        explained = sorted(x.delete_file for x in decisions[i * width:(i + 1) * width] if x.applies)
         assert explained == slow == sorted(f.id for f in spec_table(d, deletes))
+    if data:
+        assert index.for_data_file(data[0]) == index.for_data_files(data)[0]
+        assert brute_force_for_data_file(data[0], deletes) == brute_force_for_data_files(data, deletes)[0]

@@ -333,6 +333,8 @@ def test_04_paimon_executes(kernel_env, tmp_path):
     assert "engine: Apache Paimon 0.9.0 (Java)" in text and "read with groups: [('a-v2', 'b-v2')]" in text
     assert "snapshot 3: [(1, 2, 2, 2, 3, 3, 3)]" in text  # PartialUpdateMergeFunctionTest.testSequenceGroup
     assert "step 3 snapshots [5, 6]: changelog [('+I', (8, 8, '8'))]" in text  # FirstRowITCase
+    # two writers in every commit order (explorer orders on Paimon): executed, and snapshot ordering MODELLED
+    assert "6 commit orders of writers A, B" in text and text.count("DIFFERS from Paimon 0.9") == 2
     assert count_mime(nb, WIDGET_MIME) == 1
     assert_figures_offline(nb, at_least=4)
 

@@ -155,6 +155,12 @@ ENGINE_GROUP: Setting[str | None] = Setting(
     "EXPLORER_ENGINE_GROUP", None, _text, "text",
     "The group whose JVMs EXPLORER_ONE_ENGINE stops one another in. Unset: this user (uid-N).")
 
+REHEARSE: Setting[bool | None] = Setting(
+    "EXPLORER_REHEARSE", None, _switch, "1 or 0",
+    "When a chapter or the app starts Spark in the background, also run a small scenario on it and drop it, so "
+    "the first run finds Spark's code loaded (a run started meanwhile stops it at its next step). Unset: on, "
+    "except in safe mode (a shared dashboard, where many learners start at once and CPU limits the room).")
+
 # ------------------------------------------------------------------------------------------ Paimon
 
 PAIMON_RUNNER: Setting[str] = Setting(
@@ -166,7 +172,7 @@ PAIMON_JAR: Setting[Path | None] = Setting(
     "Paimon's Java bridge jar. Unset: paimon/ under the cache directory, where the install scripts put it.")
 
 ALL: tuple[Setting[Any], ...] = (SAFE, DEBUG, TOKEN, SPARK_MASTER, SPARK_CONF, DRIVER_MEMORY, JVM_OPTIONS,
-                            CLASS_ARCHIVE, CACHE_DIR, ONE_ENGINE, ENGINE_GROUP, PAIMON_RUNNER, PAIMON_JAR)
+                            CLASS_ARCHIVE, CACHE_DIR, ONE_ENGINE, ENGINE_GROUP, REHEARSE, PAIMON_RUNNER, PAIMON_JAR)
 
 # Not a setting: class_archive.prepare hands its child the file to dump the archive into.
 CLASS_ARCHIVE_DUMP = "_EXPLORER_CLASS_ARCHIVE_DUMP"

@@ -110,9 +110,10 @@ class IcebergEngine:
         """Start the Spark session now (a learner's first Run then finds it running), with the catalog's
         ``warehouse`` when given, and (``rehearse``) run a small real scenario on it and drop it, so the first run
         also finds Spark's and Iceberg's code paths loaded (:mod:`explorer.iceberg.spark.rehearsal`; a run started
-        meanwhile stops it at its next step). ``rehearse`` defaults to "when called from a background thread":
-        there nobody waits for it, while a Run button that warms the engine up itself must not wait for a
-        rehearsal. A session you hand over (``spark``) is left alone."""
+        meanwhile stops it at its next step). ``rehearse`` defaults to "when called from a background thread"
+        (there nobody waits for it, while a Run button that warms the engine up itself must not wait for a
+        rehearsal) and EXPLORER_REHEARSE allows it (unset: not in safe mode, where a room of learners is
+        CPU-bound). A session you hand over (``spark``) is left alone."""
         import threading
 
         if spark is not None:
@@ -122,7 +123,12 @@ class IcebergEngine:
         if warehouse is not None:
             get_spark(warehouse=warehouse)
         if rehearse is None:
-            rehearse = threading.current_thread() is not threading.main_thread()
+            from explorer import settings
+            from explorer.engine import resolve_safe
+
+            wanted = settings.REHEARSE.get_or(None)
+            rehearse = (threading.current_thread() is not threading.main_thread()
+                        and (wanted if wanted is not None else not resolve_safe(None)))
         if rehearse:
             from explorer.iceberg.spark.rehearsal import rehearse as run_rehearsal
 

@@ -640,7 +640,9 @@ def row_fate_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figur
     """Every row of every live data file: visible, or removed by which delete file and why."""
     ex = explain(source, at)
     fates: list[RowFate] = list(ex.fates)
-    columns = ([c.name for c in ex.capture.columns] if ex.capture is not None
+    # The snapshot's own schema when known (a sql step may have added or dropped columns), else the table's.
+    columns = (list(ex.snapshot.columns) if ex.snapshot.columns is not None
+               else [c.name for c in ex.capture.columns] if ex.capture is not None
                else list(dict.fromkeys(k for f in fates for k in f.row)))
     shown = fates[:MAX_TABLE_ROWS]
     header = ["file", "pos", *columns, "fate", "rule", "reason"]

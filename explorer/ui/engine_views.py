@@ -120,7 +120,8 @@ class IcebergViews:
 
     def figures(self, result, key: int, only: Collection[str] | None = None) -> dict[str, go.Figure]:
         ex = F.explain(result, At(snapshot_id=key))
-        columns = [c.name for c in result.capture.columns]
+        # what Spark read has the snapshot's own schema (a sql step may have added or dropped columns)
+        columns = list(ex.snapshot.columns or [c.name for c in result.capture.columns])
         engine_rows = result.at(At(snapshot_id=key)).engine_rows
         build: dict[str, Callable[[], go.Figure | None]] = {
             "timeline": lambda: F.timeline_figure(ex),

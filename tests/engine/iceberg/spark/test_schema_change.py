@@ -41,6 +41,11 @@ def test_a_null_equality_delete_on_an_added_column_removes_the_older_rows(preset
     assert engine_rows(capture, last) == [{"id": 3, "note": "checked"}, {"id": 4, "note": None}]
     result = IcebergResult(capture)
     assert result.agrees, [v.comparison for v in result.disagreements]  # predicted in each snapshot's schema
+    # the Rows tab shows each snapshot's own columns
+    from explorer.iceberg.figures import row_fate_figure
+
+    assert row_fate_figure(result).data[0].meta["columns"][2:4] == ["id", "note"]
+    assert row_fate_figure(result, 2).data[0].meta["columns"][2:5] == ["id", "data", "note"]
 
 
 def test_dropping_a_column_a_live_equality_delete_uses_fails_loudly_with_icebergs_words(spark):

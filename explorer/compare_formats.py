@@ -153,6 +153,12 @@ class Comparison:
             "not_executed": [{"format": n, "why": w} for n, w in self.not_executed],
         }
 
+    def to_html(self, path):
+        """Write the comparison as one self-contained HTML page that works offline from a file."""
+        from explorer.engine import write_page
+
+        return write_page(self, path)
+
     def to_text(self) -> str:
         h = self.history
         lines = [f"One history, every format: {h.title}", f"Key: {', '.join(h.key)}; "

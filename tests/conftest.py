@@ -110,3 +110,46 @@ def compare_ab(spark):
     from explorer.changelog_api import compare
 
     return compare("changelog-sequence-a", "changelog-sequence-b", spark=spark)
+
+
+@pytest.fixture(scope="session")
+def preset_result(request, paimon_preset_result):
+    """``preset_result(name)``: any preset's result, run once per test session on its own engine (Iceberg through
+    ``preset_capture``'s shared Spark run, Paimon through ``paimon_preset_result``, Delta and DuckLake here), for
+    the tests that look at every preset (the exported pages, with and without a browser)."""
+    from explorer.api import load_preset
+
+    runs = {}
+
+    def result(name: str):
+        if name not in runs:
+            engine = load_preset(name).engine
+            if engine == "iceberg":
+                from explorer.iceberg.result import IcebergResult
+
+                runs[name] = IcebergResult(request.getfixturevalue("preset_capture")(name))
+            elif engine == "paimon":
+                runs[name] = paimon_preset_result(name)
+            else:
+                import explorer
+
+                runs[name] = explorer.run(name)
+        return runs[name]
+
+    return result
+
+
+@pytest.fixture(scope="session")
+def preset_page(preset_result):
+    """``preset_page(name)``: the exported page (HTML text) of a preset's shared run, made once per session for the
+    tests that check every preset's page without a browser and in one."""
+    pages = {}
+
+    def page(name: str) -> str:
+        if name not in pages:
+            from explorer.ui.export import page_html, run_page
+
+            pages[name] = page_html(run_page(preset_result(name), source=f"preset {name}"))
+        return pages[name]
+
+    return page

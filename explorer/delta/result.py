@@ -265,6 +265,13 @@ class DeltaResult:
             "warehouse": cap.warehouse,
         }
 
+    def to_html(self, path, *, predict: bool = False):
+        """Write this run as one self-contained HTML page that works offline from a file (slider, caption, check
+        and every tab, as the app shows them after Run). ``predict``: the answer hidden until Reveal."""
+        from explorer.engine import write_page
+
+        return write_page(self, path, predict=predict)
+
     def to_text(self, at: Selector = None) -> str:
         plain = self.to_plain(at)
         v = plain["version"]

@@ -317,6 +317,13 @@ class DuckLakeResult:
             "notes": list(cap.notes),
         }
 
+    def to_html(self, path, *, predict: bool = False):
+        """Write this run as one self-contained HTML page that works offline from a file (slider, caption, check
+        and every tab, as the app shows them after Run). ``predict``: the answer hidden until Reveal."""
+        from explorer.engine import write_page
+
+        return write_page(self, path, predict=predict)
+
     def to_text(self, at: Selector = None) -> str:
         p = self.to_plain(at)
         snap = p["as_of_snapshot"]

@@ -165,6 +165,13 @@ class OrdersResult:
             "setup_seconds": round(self.setup_seconds, 3), "seconds": round(self.seconds, 3),
         }
 
+    def to_html(self, path):
+        """Write the grid as one self-contained HTML page that works offline from a file (a click on a history
+        shows its race, fates, rows and snapshots, as in the app)."""
+        from explorer.engine import write_page
+
+        return write_page(self, path)
+
     def to_text(self) -> str:
         lines = [f"{self.scenario.name}: {len(self.histories)} histories of the race in step {self.race.index} "
                  f"({', '.join(f'{j.name}: {j.step.describe()}' for j in self.race.jobs)})"]

@@ -110,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
                           help="the page opens in predict mode: the answer stays hidden until Reveal")
     p_export.add_argument("--compare", metavar="B", default=None,
                           help="export the changelog comparison of SOURCE (history A) and B instead of one run")
+    p_export.add_argument("--orders", action="store_true",
+                          help="export SOURCE's race run in every commit order (the grid of explorer orders)")
+    p_export.add_argument("--formats", action="store_true",
+                          help="export SOURCE's history run on every format (the view of explorer compare-formats)")
 
     p_presets = sub.add_parser("presets", help="list the built-in scenarios")
     p_presets.add_argument("--json", action="store_true")
@@ -349,15 +353,40 @@ def _cmd_export(args) -> int:
                             field="output")
     if not output.parent.is_dir():
         raise ScenarioError(f"the folder {output.parent} does not exist", field="output")
+    views = [(flag, what) for flag, what, on in (
+        ("--compare", "a comparison", args.compare is not None),
+        ("--orders", "the grid of every commit order", getattr(args, "orders", False)),
+        ("--formats", "the comparison of every format", getattr(args, "formats", False))) if on]
+    if len(views) > 1:
+        raise ScenarioError(f"{' and '.join(f for f, _ in views)} cannot be combined: a page shows one view",
+                            field=views[1][0].lstrip("-"))
+    if views and args.predict:
+        raise ScenarioError(f"predict mode is for one run, not for {views[0][1]}", field="predict")
     if args.compare is not None:
         from explorer.changelog_api import compare
 
-        if args.predict:
-            raise ScenarioError("predict mode is for one run, not for a comparison", field="predict")
         result = compare(_resolve(args.source), _resolve(args.compare))
         write_page(result, output, source=f"{args.source} vs {args.compare}")
         print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
         return EXIT_OK
+    if views:  # --orders or --formats: the page is written even when it shows a disagreement (exit 3)
+        if views[0][0] == "--orders":
+            from explorer.api import orders
+
+            def report(number: int, total: int, run: Any, message: str) -> None:
+                if run is not None:
+                    print(f"[{number}/{total}] {run.history.label} ({run.seconds:.1f} s)", file=sys.stderr,
+                          flush=True)
+
+            view = orders(_resolve(args.source), progress=report)
+        else:
+            from explorer.compare_formats import compare_formats
+
+            view = compare_formats(_resolve(args.source, verb="comparing"), progress=lambda message: print(
+                f"[compare-formats] {message}", file=sys.stderr, flush=True))
+        write_page(view, output, source=f"{views[0][0][2:]} of {args.source}")
+        print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
+        return EXIT_OK if view.agrees else EXIT_DISAGREE
     result, source = _export_source(args.source)
     write_page(result, output, predict=args.predict, source=source)
     print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)

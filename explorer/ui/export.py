@@ -16,16 +16,23 @@ Adding a view is one function: build a :class:`Page` from the object with :func:
 ``run_section``) and register it with :func:`page_builder` for the object's type; ``write_page`` and
 ``explorer export`` then find it (docs/internals.md, "Exported pages").
 
-plotly.js is the plotly Python package's own ``plotly.min.js``, inlined once per page; the data is inline JSON.
-Nothing is fetched: no CDN, no font, no image (``tests/browser/test_export.py`` refuses every request).
+plotly.js is inlined once per page as text and evaluated after the page's first frame, so the story, the slider,
+the caption and the tables are on screen before the browser parses it. Which plotly.js: plotly.js's official
+*cartesian* bundle (2D traces: scatter, bar, heatmap, pie, histograms, box...; vendored in ``explorer/ui/vendor``
+with its licence, under a third of the full bundle) when every figure of the page uses only those trace types and its version is the plotly
+package's; otherwise the plotly package's own full ``plotly.min.js``; none for a page without a figure
+(:func:`bundle_for`). The data is inline JSON. Nothing is fetched: no CDN, no font, no image
+(``tests/browser/test_export.py`` refuses every request).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +46,14 @@ from explorer.ui.timetravel import WIDGET_ESM, figure_spec, payload_json, plotly
 
 @dataclass(frozen=True)
 class Section:
-    """One part of a page: ``kind`` names its renderer (``run`` or ``tabs``), ``data`` is plain JSON-ready data;
-    ``text``, when given, is embedded as its own script element and handed to the renderer unparsed (the run
-    payload is JSON text the time-travel code parses itself)."""
+    """One part of a page: ``kind`` names its renderer (``run``, ``tabs``, ``html`` or ``widget``), ``data`` is
+    plain JSON-ready data; ``text``, when given, is embedded as its own script element and handed to the renderer
+    unparsed (the run payload is JSON text the time-travel code parses itself)."""
 
     kind: str
     data: Mapping[str, Any]
     text: str | None = None
+    module: str | None = None  # ``widget`` sections: the anywidget ESM (``export default {render}``) that draws it
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,20 @@ def lines_block(lines: Sequence[str]) -> dict:
 def tabs_section(tabs: Sequence[tuple[str, Sequence[Mapping[str, Any]]]], *, active: int = 0) -> Section:
     """Tabs of blocks (:func:`figure_block`, :func:`lines_block`); hidden tabs draw their figures when opened."""
     return Section("tabs", {"tabs": [{"title": t, "blocks": list(b)} for t, b in tabs], "active": active})
+
+
+def html_section(html: str) -> Section:
+    """Markup made by a view's own HTML function (already escaped where it holds text), shown as it is."""
+    return Section("html", {"html": html})
+
+
+def widget_section(module: str, values: Mapping[str, Any]) -> Section:
+    """A view that is an anywidget in the app: its own ESM drawn on a model kept in the page (``values``: its
+    synced traits), so a click does in the page what it does in the app, without a kernel."""
+    other = re.search(r"^\s*(import|export)\s(?!default \{)", module, re.MULTILINE)
+    if module.count("export default {") != 1 or other:
+        raise ValueError("a widget's module must be one `export default {...}` with no other import or export")
+    return Section("widget", {"values": dict(values)}, module=module)
 
 
 def run_section(result: Any, *, predict: bool = False) -> Section:
@@ -164,6 +186,134 @@ def compare_page(result: Any, *, source: str = "", **_: Any) -> Page:
                 details=((f"{result.label_a} as YAML", a.to_yaml()), (f"{result.label_b} as YAML", b.to_yaml())))
 
 
+def _is_orders(obj: Any) -> bool:
+    from explorer.iceberg.orders import OrdersResult
+
+    return isinstance(obj, OrdersResult)
+
+
+@page_builder(_is_orders)
+def orders_page(result: Any, *, source: str = "", **_: Any) -> Page:
+    """The all-orders grid (``explorer orders``): the app's grid widget, every history's race, fates, rows and
+    verdict; a click on a history swaps its detail in the page, as in the app."""
+    from explorer.ui.orders_view import OrdersGrid, orders_payload
+
+    scenario = result.scenario
+    payload = json.dumps(orders_payload(result), separators=(",", ":"), default=str)
+    counts = (f"{len(result.histories)} histories of the race in step {result.race.index}, grouped into "
+              f"{len(result.groups)} outcomes; click a history to see its race, its jobs' fates, the rows the "
+              f"engine read and the snapshots.")
+    banner = ("" if result.agrees else "\n\n**DISAGREEMENT: in some history the resolver's rows differ from what "
+              "the engine read; the engine's read is the answer.**")
+    grid = widget_section(OrdersGrid._esm, {"payload": payload, "selected": 1 if result.histories else 0,
+                                            "empty_note": "No history to show."})
+    return Page(title=f"Every commit order: {scenario.display_title}",
+                description=f"{scenario.description or ''}\n\n{counts}{banner}", sections=(grid,), source=source,
+                details=(("Scenario as YAML", scenario.to_yaml()), ("Every history as text", result.to_text())))
+
+
+def _is_format_comparison(obj: Any) -> bool:
+    from explorer.compare_formats import Comparison
+
+    return isinstance(obj, Comparison)
+
+
+@page_builder(_is_format_comparison)
+def formats_page(comparison: Any, *, source: str = "", **_: Any) -> Page:
+    """One history, every format (``explorer compare-formats``): the app's side-by-side view."""
+    from explorer.ui.formats import comparison_html
+
+    history = comparison.history
+    description = (f"The history *{history.title}* run on every format the explorer executes, side by side: the "
+                   "clock each one counts with, how each delete found its rows, the rows the engine read at the "
+                   "end (equal everywhere, checked) and the changelog each one produced.")
+    return Page(title=f"One history, every format: {history.title}", description=description,
+                sections=(html_section(comparison_html(comparison)),), source=source,
+                details=(("The comparison as text", comparison.to_text()),))
+
+
+# ------------------------------------------------------------------------------------------------ plotly.js
+
+VENDOR = Path(__file__).resolve().parent / "vendor"
+# what plotly.js's cartesian bundle draws (its package's README and plotly.js's lib/index-cartesian.js)
+CARTESIAN_TRACES: frozenset[str] = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d",
+                                              "histogram2dcontour", "image", "pie", "scatter", "scatterternary",
+                                              "violin"})
+_VERSION = re.compile(r"plotly\.js (?:\([^)]*\) )?v(\d+\.\d+\.\d+)")
+
+
+@dataclass(frozen=True)
+class PlotlyBundle:
+    """One plotly.js file: ``name`` (``cartesian`` or ``full``), its version and its text."""
+
+    name: str
+    version: str
+    source: str
+
+
+def _version_of(source: str) -> str:
+    found = _VERSION.search(source[:400])
+    return found.group(1) if found else "unknown"
+
+
+@lru_cache(maxsize=1)
+def full_bundle() -> PlotlyBundle:
+    """The plotly package's own full plotly.js (what the app loads)."""
+    source = plotly_js_source()
+    return PlotlyBundle("full", _version_of(source), source)
+
+
+@lru_cache(maxsize=1)
+def cartesian_bundle() -> PlotlyBundle | None:
+    """plotly.js's cartesian bundle (vendor/plotly-cartesian.min.js), or None when its version is not the full bundle's:
+    figures are made by the plotly package for its own plotly.js, and a page never mixes versions."""
+    path = VENDOR / "plotly-cartesian.min.js"
+    if not path.is_file():
+        return None
+    source = path.read_text(encoding="utf-8")
+    version = _version_of(source)
+    return PlotlyBundle("cartesian", version, source) if version == full_bundle().version else None
+
+
+def figure_specs(value: Any) -> Iterator[Mapping[str, Any]]:
+    """Every plotly figure spec (a mapping with a ``data`` list and a ``layout``) inside plain JSON data."""
+    if isinstance(value, Mapping):
+        if isinstance(value.get("data"), list) and isinstance(value.get("layout"), Mapping):
+            yield value
+            return
+        for v in value.values():
+            yield from figure_specs(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from figure_specs(v)
+
+
+def trace_types(page: Page) -> frozenset[str]:
+    """The plotly trace types the page's figures use (a trace without a type is a scatter, as in plotly.js)."""
+    types: set[str] = set()
+    for section in page.sections:
+        roots: list[Any] = [section.data]
+        if section.text is not None:
+            try:
+                roots.append(json.loads(section.text))
+            except ValueError:
+                pass
+        for root in roots:
+            for spec in figure_specs(root):
+                types.update(str(t.get("type") or "scatter") for t in spec["data"] if isinstance(t, Mapping))
+    return frozenset(types)
+
+
+def bundle_for(page: Page) -> PlotlyBundle | None:
+    """The plotly.js a page inlines: the cartesian bundle when it draws every figure there, else the full one; None
+    for a page without a figure."""
+    types = trace_types(page)
+    if not types:
+        return None
+    small = cartesian_bundle()
+    return small if small is not None and types <= CARTESIAN_TRACES else full_bundle()
+
+
 # ------------------------------------------------------------------------------------------------ the file
 
 
@@ -184,28 +334,40 @@ def _script_text(text: str) -> str:
     return text.replace("</", "<\\/")
 
 
-def page_html(page: Page, *, plotly_src: str | None = None) -> str:
-    """The page as one HTML document: styles, plotly.js, the renderers and every section's data inline
-    (``plotly_src``: plotly.js from that relative URL instead)."""
+def page_html(page: Page, *, plotly_src: str | None = None, full_plotly: bool = False) -> str:
+    """The page as one HTML document: styles, the renderers, every section's data and plotly.js
+    (:func:`bundle_for`; ``full_plotly``: the full bundle whatever the figures use) inline; ``plotly_src``:
+    plotly.js from that relative URL instead (a page without a figure has none either way)."""
     try:
         from importlib.metadata import version
 
         made_by = f"Sequence Explorer {version('sequence-explorer')}"
     except Exception:  # noqa: BLE001 - a checkout without installed metadata
         made_by = "Sequence Explorer"
-    sections, scripts = [], []
+    sections, scripts, widgets = [], [], []
     for i, s in enumerate(page.sections):
         sections.append(f'<section class="sx-section" data-kind="{escape(s.kind)}" id="sx-section-{i}"></section>')
         scripts.append(f'<script type="application/json" id="sx-data-{i}">'
                        f'{_script_text(json.dumps(s.data, separators=(",", ":"), default=str))}</script>')
         if s.text is not None:
             scripts.append(f'<script type="application/json" id="sx-text-{i}">{_script_text(s.text)}</script>')
+        if s.module is not None:  # an anywidget's ESM, its `export default {...}` returned from its own scope
+            body = _script_text(s.module.replace("export default {", "return {", 1))
+            widgets.append(f"SX_WIDGETS[{i}] = (() => {{\n{body}\n}})();")
     details = "".join(f"<details class='sx-details'><summary>{escape(summary)}</summary><pre>{escape(text)}</pre>"
                       f"</details>" for summary, text in page.details)
     when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     source = f" from {escape(page.source)}" if page.source else ""
-    plotly = (f'<script src="{escape(plotly_src)}"></script>' if plotly_src is not None
-              else f"<script>{_script_text_js(plotly_js_source())}</script>")
+    bundle = bundle_for(page)
+    if bundle is not None and full_plotly:
+        bundle = full_bundle()
+    if bundle is None:
+        plotly = ""
+    elif plotly_src is not None:
+        plotly = f'<script type="text/plain" id="sx-plotly" data-src="{escape(plotly_src)}"></script>'
+    else:  # kept as text here, evaluated by the page's code once its first frame is on screen
+        plotly = (f'<script type="text/plain" id="sx-plotly" data-bundle="{bundle.name}" '
+                  f'data-version="{escape(bundle.version)}">{_script_text_js(bundle.source)}</script>')
     module = WIDGET_ESM.replace("export default {", "const TimeTravelView = {", 1)
     assert module != WIDGET_ESM, "explorer.ui.timetravel.WIDGET_ESM no longer starts its widget with `export default {`"
     return f"""<!DOCTYPE html>
@@ -231,6 +393,8 @@ network.</footer>
 {plotly}
 <script type="module">
 {module}
+const SX_WIDGETS = {{}};
+{chr(10).join(widgets)}
 {_PAGE_JS}
 </script>
 </body>
@@ -239,9 +403,9 @@ network.</footer>
 
 
 def _script_text_js(source: str) -> str:
-    """plotly.min.js inside a classic <script>: it contains no ``</script``, and must stay byte-identical."""
-    if "</script" in source.lower():  # pragma: no cover - plotly's bundle has none; never corrupt it silently
-        raise ValueError("plotly.min.js contains '</script'; it cannot be inlined as it is")
+    """plotly.js inside a <script> element: it contains no ``</script``, and must stay byte-identical."""
+    if "</script" in source.lower():  # pragma: no cover - plotly's bundles have none; never corrupt one silently
+        raise ValueError("this plotly.js contains '</script'; it cannot be inlined as it is")
     return source
 
 

@@ -2,7 +2,34 @@
 // the time-travel widget's code (explorer/ui/timetravel.js, its `export default` renamed `TimeTravelView`),
 // whose `el` and `fillTable` it uses; `localModel` stands in for anywidget's model (get / set / on / off /
 // save_changes).
-window.__seqExplorerPlotly = Promise.resolve(window.Plotly);  // loadPlotly() finds it: nothing is asked for
+// plotly.js waits in the page as text (a text/plain script element, #sx-plotly), or is named by a sibling file
+// (data-src), and is evaluated only once the first frame (story, slider, caption, tables) is on screen; the
+// time-travel code's loadPlotly() finds this promise, so nothing is asked for. No holder: no figure on the page.
+const plotlyHolder = document.getElementById("sx-plotly");
+if (plotlyHolder) {
+  window.__seqExplorerPlotly = new Promise((resolve, reject) => {
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      const script = document.createElement("script");
+      if (plotlyHolder.dataset.src) {
+        script.src = plotlyHolder.dataset.src;
+        script.onload = () => resolve(window.Plotly);
+        script.onerror = () => reject(new Error("plotly.js did not load from " + script.src));
+        document.head.appendChild(script);
+      } else {
+        script.textContent = plotlyHolder.textContent;  // runs now, synchronously
+        document.head.appendChild(script);
+        plotlyHolder.textContent = "";
+        resolve(window.Plotly);
+      }
+      document.body.dataset.plotly = "1";
+    };
+    requestAnimationFrame(() => setTimeout(start, 0));  // after the first frame is painted
+    setTimeout(start, 250);  // a page in a background tab gets no frame: plotly.js all the same
+  });
+}
 
 function localModel(values) {
   const handlers = {};
@@ -128,8 +155,9 @@ RENDERERS.tabs = (root, data) => {
       } else {
         const layout = Object.assign({}, block.spec.layout, { autosize: true });
         delete layout.width;
-        await window.Plotly.newPlot(node, block.spec.data, layout,
-                                    { responsive: true, displaylogo: false, displayModeBar: false });
+        const Plotly = await window.__seqExplorerPlotly;
+        await Plotly.newPlot(node, block.spec.data, layout,
+                             { responsive: true, displaylogo: false, displayModeBar: false });
       }
     }
   }
@@ -143,9 +171,15 @@ RENDERERS.tabs = (root, data) => {
   open(data.active || 0);
 };
 
+RENDERERS.html = (root, data) => { root.innerHTML = data.html; };  // markup escaped by the view that made it
+
+RENDERERS.widget = (root, data, text, i) => {  // the app's own widget code, on a model kept in the page
+  SX_WIDGETS[i].render({ model: localModel(Object.assign({}, data.values)), el: root });
+};
+
 document.querySelectorAll("section.sx-section").forEach((root, i) => {
   const data = JSON.parse(document.getElementById("sx-data-" + i).textContent);
   const textNode = document.getElementById("sx-text-" + i);
-  RENDERERS[root.dataset.kind](root, data, textNode ? textNode.textContent : null);
+  RENDERERS[root.dataset.kind](root, data, textNode ? textNode.textContent : null, i);
 });
 document.body.dataset.ready = "1";

@@ -1,13 +1,17 @@
 """Exported pages in Debian's chromium, opened from ``file://`` with every request outside the file refused.
 
-For each page: no request leaves (every one is recorded and aborted unless it is the file itself), no console
-error, the slider moves through every snapshot and each snapshot's views appear in every tab, with the
-snapshot's caption; predict mode shows no view until Reveal, then scores the guesses.
+EVERY preset's page is opened (one browser, one tab reused from page to page): no request leaves (every one is
+recorded and aborted unless it is the file itself), no console error, the slider moves through every snapshot and
+each snapshot's views appear in every tab with the snapshot's caption, step label and check line; then predict
+mode (the page's own toggle) hides every view, the caption and the story until Reveal, and Reveal brings the last
+snapshot's views back with the guesses scored. A page exported in predict mode opens hidden. The changelog compare
+view (made by ``explorer export --compare``), the all-orders grid (``explorer export --orders``) and the format
+comparison are opened the same way.
 
-A representative subset is opened here, one page per kind of story (equality deletes, v3 deletion vectors,
-Paimon, the changelog comparison; every tab at every snapshot for the seed story, the first tab
-at every snapshot and every tab at the last for the others); tests/engine/ui/test_export.py checks every preset's page
-without a browser. The runs (and the comparison) are the suite's shared ones (tests/conftest.py).
+The runs and pages are the test session's shared ones (``preset_result`` and ``preset_page`` in tests/conftest.py):
+no preset runs again, and no page is made twice, for these checks (tests/engine/ui/test_export.py checks the same
+pages without a browser). The walk through a page runs inside the page (one call per page, as a learner's drags
+and clicks would, through the slider's ``input`` event and the tabs' clicks), so the time is the page's.
 """
 
 from __future__ import annotations
@@ -18,21 +22,22 @@ from pathlib import Path
 
 import pytest
 
-from explorer.iceberg.result import IcebergResult
+from explorer.api import list_presets
+from explorer.ui.cli import EXIT_OK, main
 from explorer.ui.engine_views import ResultViews
-from explorer.ui.export import write_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.spark]
+pytestmark = [pytest.mark.browser]
 
-ICEBERG_SUBSET = ("seed-delete-insert-delete", "seed-deletion-vectors-v3")
-PAIMON_SUBSET = ("paimon-late-arriving-event",)
+MARKS = {"iceberg": [pytest.mark.spark], "paimon": [pytest.mark.paimon, pytest.mark.spark],
+         "delta": [pytest.mark.delta], "ducklake": []}
+EVERY_PRESET = [pytest.param(s.name, marks=MARKS[s.engine]) for s in list_presets()]
 
 
 class Offline:
-    """A page that may load one file and nothing else; what it asked for and what it logged as an error."""
+    """One tab that may load the file it was sent to and nothing else; what it asked for and logged as an error."""
 
-    def __init__(self, page, path: Path):
-        self.page, self.url = page, path.resolve().as_uri()
+    def __init__(self, page):
+        self.page, self.url = page, ""
         self.refused: list[str] = []
         self.errors: list[str] = []
         page.route("**/*", self._route)
@@ -47,7 +52,10 @@ class Offline:
             self.refused.append(url)
             route.abort()
 
-    def open(self) -> None:
+    def open(self, path: Path) -> None:
+        self.url = Path(path).resolve().as_uri()
+        self.refused.clear()
+        self.errors.clear()
         self.page.goto(self.url)
         self.page.wait_for_selector("body[data-ready='1']")
 
@@ -56,41 +64,62 @@ class Offline:
         assert self.errors == [], f"console errors: {self.errors}"
 
 
+@pytest.fixture(scope="module")
+def tab(browser, browser_context_args):
+    """One tab for every page of this module (a page load replaces the last one's everything)."""
+    context = browser.new_context(**browser_context_args)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield Offline(page)
+    context.close()
+
+
 def drawn(page, index: int, panel: int) -> None:
     page.wait_for_selector(f".sx-tt[data-drawn-index='{index}'][data-drawn-panel='{panel}']", timeout=20_000)
 
 
-def visible_views(page) -> list[str]:
-    """The views on screen: each slot showing a drawn plot (with an SVG) or a table with rows."""
-    return page.evaluate("""() => [...document.querySelectorAll('.sx-panel .sx-view')]
+# Moves the slider to every snapshot and opens every tab there; after each, waits until the page says it drew that
+# (snapshot, tab) and reads what is on screen: the views showing a drawn plot (an SVG) or a table (with how many
+# rows), and the step label, caption and check line. Returns one record per (snapshot, tab).
+WALK_JS = """async ({ n, tabs }) => {
+  const wrap = document.querySelector('.sx-tt');
+  const slider = wrap.querySelector('input.sx-slider');
+  const buttons = [...wrap.querySelectorAll('.sx-tab')];
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const text = (sel) => wrap.querySelector(sel).innerText;
+  const seen = [];
+  for (let i = 0; i < n; i++) {
+    slider.value = i;
+    slider.dispatchEvent(new Event('input'));
+    for (let p = 0; p < tabs; p++) {
+      buttons[p].click();
+      const t0 = performance.now();
+      while (wrap.dataset.drawnIndex !== String(i) || wrap.dataset.drawnPanel !== String(p)) {
+        if (performance.now() - t0 > 20000) throw new Error(`snapshot ${i}, tab ${p}: not drawn in 20 s`);
+        await frame();
+      }
+      const views = [...wrap.querySelectorAll('.sx-panel .sx-view')]
         .filter((v) => v.offsetParent !== null && v.firstElementChild && v.firstElementChild.style.display !== 'none'
-                && (v.querySelector('svg.main-svg') || v.querySelector('table.sx-table tbody tr')))
-        .map((v) => v.dataset.view)""")
+                && (v.querySelector('svg.main-svg') || v.querySelector('table.sx-table thead tr')))
+        .map((v) => v.dataset.view);
+      const rows = Object.fromEntries(views.map((v) => [v, wrap.querySelectorAll(
+        `.sx-panel .sx-view[data-view="${v}"] table.sx-table tbody tr`).length]));
+      seen.push({ i, p, views, rows, step: text('.sx-step'), caption: text('.sx-caption'), check: text('.sx-check'),
+                  slider: slider.value });
+    }
+  }
+  buttons[0].click();
+  return seen;
+}"""
 
-
-def walk(page, payload: dict, every_tab: bool) -> int:
-    """Move the slider through every snapshot (as a learner drags it) and check the views on screen: every tab at
-    every snapshot (``every_tab``), else the first tab at each and every tab at the last; returns the number of
-    (snapshot, tab) pairs checked."""
-    slider = page.locator(".sx-tt input.sx-slider")
-    tabs = page.locator(".sx-tt .sx-tab")
-    checked = 0
-    last = len(payload["snapshots"]) - 1
-    for i, snap in enumerate(payload["snapshots"]):
-        slider.evaluate("(s, i) => { s.value = i; s.dispatchEvent(new Event('input')); }", i)
-        for p, panel in enumerate(payload["panels"]):
-            if p and not every_tab and i != last:
-                continue
-            tabs.nth(p).click()
-            drawn(page, i, p)
-            expected = [v for v in panel["views"] if v in snap["figures"] or v in snap["tables"]]
-            assert visible_views(page) == expected, (snap["label"], panel["title"])
-            checked += 1
-        assert page.locator(".sx-tt .sx-caption").inner_text() == snap["caption"]
-        assert page.locator(".sx-tt .sx-step").inner_text() == snap["label"]
-        assert page.locator(".sx-tt .sx-check").inner_text() == snap["check"]
-    tabs.nth(0).click()
-    return checked
+ANSWER_ON_SCREEN_JS = """() => {
+  const wrap = document.querySelector('.sx-tt');
+  const shown = (sel) => [...wrap.querySelectorAll(sel)].filter((e) => e.getClientRects().length > 0).length;
+  // on screen (a plot drawn before the toggle may stay parked, out of sight, for the redraw after Reveal)
+  return { plots: shown('svg.main-svg'), tables: shown('table.sx-table'), inPage: wrap.querySelectorAll('svg.main-svg').length,
+           bar: shown('.sx-bar'), tabs: shown('.sx-tabs'), caption: wrap.querySelector('.sx-caption').innerText,
+           check: wrap.querySelector('.sx-check').innerText, note: wrap.querySelector('.sx-hidden-note').innerText };
+}"""
 
 
 def payload_of(path: Path) -> dict:
@@ -99,80 +128,152 @@ def payload_of(path: Path) -> dict:
     return json.loads(raw.replace("<\\/", "</"))
 
 
-@pytest.mark.paimon
-def test_exported_run_pages_work_offline_from_a_file(context, tmp_path, artifacts, preset_capture,
-                                                      paimon_preset_result):
-    results = [(n, IcebergResult(preset_capture(n))) for n in ICEBERG_SUBSET]
-    results += [(n, paimon_preset_result(n)) for n in PAIMON_SUBSET]
-    for name, result in results:
-        path = write_page(result, tmp_path / f"{name}.html", source=f"preset {name}")
-        page = context.new_page()  # a fresh page per file: its own routes and listeners
-        offline = Offline(page, path)
-        offline.open()
-        payload = payload_of(path)
-        n = len(payload["snapshots"])
-        drawn(page, n - 1, 0)  # the last snapshot first, as the app after Run
-        page.screenshot(path=str(artifacts / f"export-{name}.png"))
-        seed = name == "seed-delete-insert-delete"
-        tabs = len(payload["panels"])
-        assert walk(page, payload, every_tab=seed) == (n * tabs if seed else n + tabs - 1)
-        if seed:  # ▶ Play starts from the first snapshot and steps on by itself
-            page.locator(".sx-tt .sx-play").click()
-            drawn(page, 0, 0)
-            drawn(page, 1, 0)
-            page.locator(".sx-tt .sx-play").click()  # pause
-        offline.assert_clean()
-        page.close()
+def walk(tab: Offline, payload: dict) -> int:
+    """Every tab at every snapshot: the views on screen are the snapshot's, with its label, caption and check."""
+    n, panels = len(payload["snapshots"]), payload["panels"]
+    seen = tab.page.evaluate(WALK_JS, {"n": n, "tabs": len(panels)})
+    assert len(seen) == n * len(panels)
+    for got in seen:
+        snap, panel = payload["snapshots"][got["i"]], panels[got["p"]]
+        expected = [v for v in panel["views"] if v in snap["figures"] or v in snap["tables"]]
+        assert got["views"] == expected, (snap["label"], panel["title"], got["views"])
+        # a table shows every row it has (an empty one, e.g. after the last row is deleted, its title and header)
+        assert got["rows"] == {v: len(snap["tables"][v]["rows"]) if v in snap["tables"] else 0 for v in expected}
+        assert (got["step"], got["caption"], got["check"]) == (snap["label"], snap["caption"], snap["check"])
+        assert got["slider"] == str(got["i"])
+    return len(seen)
 
 
-def test_predict_mode_hides_the_answer_until_reveal(page, tmp_path, artifacts, preset_capture):
-    result = IcebergResult(preset_capture("seed-delete-insert-delete"))
-    path = result.to_html(tmp_path / "predict.html", predict=True)
-    offline = Offline(page, Path(path))
-    offline.open()
+def predict_round(tab: Offline, result, n: int) -> None:
+    """The page's "Predict before reveal": nothing of the answer on screen, the app's rows to bet on; Reveal scores
+    the guesses and brings the last snapshot's views back."""
+    page = tab.page
+    rows = ResultViews(result).predictable_rows()
+    toggle = page.locator(".sx-predict-toggle input")
+    if not rows:  # nothing a learner could bet on (no row is ever deleted): the page offers no predict mode
+        assert toggle.count() == 0
+        return
+    toggle.check()
     page.wait_for_selector(".sx-guess")
-    # Nothing of the answer on screen: no slider, caption, check, plot or table; the note says what to do.
-    assert page.locator(".sx-tt .sx-hidden-note").inner_text() == "Make your prediction above, then press Reveal."
-    for hidden in (".sx-tt .sx-bar", ".sx-tt .sx-caption", ".sx-tt .sx-check", ".sx-tt .sx-tabs"):
-        assert not page.locator(hidden).is_visible(), hidden
-    assert page.locator(".sx-tt svg.main-svg, .sx-tt table.sx-table").count() == 0
-    assert page.locator(".sx-tt .sx-caption").inner_text() == ""
-    # The story's description tells the answer ("the delete at 4 ignores the file written at 5"): hidden too.
+    hidden = page.evaluate(ANSWER_ON_SCREEN_JS)
+    assert hidden["plots"] == hidden["tables"] == hidden["bar"] == hidden["tabs"] == 0, hidden
+    assert hidden["caption"] == hidden["check"] == "" and hidden["note"].endswith("then press Reveal."), hidden
     assert not page.locator(".sx-story-body").is_visible() and page.locator(".sx-story-note").is_visible()
-    page.screenshot(path=str(artifacts / "export-predict-before.png"))
     guesses = page.locator(".sx-guess")
-    labels = [guesses.nth(i).inner_text().strip() for i in range(guesses.count())]
-    fates = {r.label: r.visible for r in ResultViews(result).predictable_rows()}
-    assert labels == list(fates)
-    # Guess every row survives except the first one that really is deleted, and one visible row wrongly.
-    deleted = [label for label, visible in fates.items() if not visible]
-    kept = [label for label, visible in fates.items() if visible]
-    for i, label in enumerate(labels):
-        if label in (deleted[0], kept[0]):
-            guesses.nth(i).locator("input").uncheck()
+    assert [guesses.nth(i).inner_text().strip() for i in range(guesses.count())] == [r.label for r in rows]
     page.locator(".sx-reveal").click()
-    drawn(page, len(result.points()) - 1, 0)
-    right = len(labels) - (len(deleted) - 1) - 1
-    assert page.locator(".sx-score-head").inner_text() == f"{right} of {len(labels)} rows guessed right"
-    assert page.locator(".sx-score li.sx-wrong").count() == len(labels) - right
-    assert page.locator(".sx-tt svg.main-svg").count() >= 1 and page.locator(".sx-tt .sx-bar").is_visible()
-    assert page.locator(".sx-story-body").is_visible() and not page.locator(".sx-story-note").is_visible()
-    page.screenshot(path=str(artifacts / "export-predict-revealed.png"), full_page=True)
-    offline.assert_clean()
+    drawn(page, n - 1, 0)
+    right = sum(r.visible for r in rows)  # every box left ticked: "survives" is right for the visible rows
+    assert page.locator(".sx-score-head").inner_text() == f"{right} of {len(rows)} rows guessed right"
+    assert page.locator(".sx-tt svg.main-svg, .sx-tt table.sx-table").count() >= 1
+    assert page.locator(".sx-tt .sx-bar").is_visible() and page.locator(".sx-story-body").is_visible()
 
 
-def test_the_changelog_comparison_page_works_offline(page, tmp_path, artifacts, compare_ab):
-    path = compare_ab.to_html(tmp_path / "compare.html")
-    offline = Offline(page, Path(path))
-    offline.open()
-    section = page.locator("section.sx-section[data-kind='tabs']")
+@pytest.mark.parametrize("name", EVERY_PRESET)
+def test_every_presets_page_works_offline_from_a_file(tab, tmp_path, artifacts, preset_result, preset_page, name):
+    result = preset_result(name)
+    path = tmp_path / f"{name}.html"
+    path.write_text(preset_page(name), encoding="utf-8")  # write_page's text, made once for every page test
+    tab.open(path)
+    payload = payload_of(path)
+    n = len(payload["snapshots"])
+    assert n == len(result.points()) > 0
+    drawn(tab.page, n - 1, 0)  # the last snapshot first, as the app after Run
+    if name in ("seed-delete-insert-delete", "paimon-late-arriving-event", "delta-seed-delete-insert-delete"):
+        tab.page.screenshot(path=str(artifacts / f"export-{name}.png"))
+    walk(tab, payload)
+    predict_round(tab, result, n)
+    if name == "seed-delete-insert-delete":  # ▶ Play starts from the first snapshot and steps on by itself
+        tab.page.locator(".sx-tt .sx-play").click()
+        drawn(tab.page, 0, 0)
+        drawn(tab.page, 1, 0)
+        tab.page.locator(".sx-tt .sx-play").click()  # pause
+    tab.assert_clean()
+
+
+@pytest.mark.spark
+def test_a_page_exported_in_predict_mode_opens_with_the_answer_hidden(tab, tmp_path, artifacts, preset_result):
+    result = preset_result("seed-delete-insert-delete")
+    path = Path(result.to_html(tmp_path / "predict.html", predict=True))
+    tab.open(path)
+    tab.page.wait_for_selector(".sx-guess")
+    hidden = tab.page.evaluate(ANSWER_ON_SCREEN_JS)
+    assert hidden["plots"] == hidden["tables"] == hidden["bar"] == hidden["inPage"] == 0, hidden
+    assert hidden["caption"] == "", hidden
+    assert tab.page.locator(".sx-tt .sx-hidden-note").inner_text() == "Make your prediction above, then press Reveal."
+    # The story's description tells the answer ("the delete at 4 ignores the file written at 5"): hidden too.
+    assert not tab.page.locator(".sx-story-body").is_visible()
+    tab.page.screenshot(path=str(artifacts / "export-predict-before.png"))
+    rows = ResultViews(result).predictable_rows()
+    guesses = tab.page.locator(".sx-guess")
+    deleted = next(i for i, r in enumerate(rows) if not r.visible)
+    kept = next(i for i, r in enumerate(rows) if r.visible)
+    guesses.nth(deleted).locator("input").uncheck()  # one right guess of a deleted row, one wrong of a kept one
+    guesses.nth(kept).locator("input").uncheck()
+    tab.page.locator(".sx-reveal").click()
+    drawn(tab.page, len(result.points()) - 1, 0)
+    right = sum(r.visible for r in rows)  # all ticked is right for the kept rows; now one deleted right, one kept wrong
+    assert tab.page.locator(".sx-score-head").inner_text() == f"{right} of {len(rows)} rows guessed right"
+    assert tab.page.locator(".sx-score li.sx-wrong").count() == len(rows) - right
+    assert tab.page.locator(".sx-tt svg.main-svg").count() >= 1 and tab.page.locator(".sx-story-body").is_visible()
+    tab.page.screenshot(path=str(artifacts / "export-predict-revealed.png"), full_page=True)
+    tab.assert_clean()
+
+
+@pytest.mark.spark
+def test_the_changelog_comparison_exported_from_the_command_line_works_offline(tab, tmp_path, artifacts, capsys):
+    out = tmp_path / "compare.html"
+    assert main(["export", "changelog-sequence-a", "--compare", "changelog-sequence-b", "-o", str(out)]) == EXIT_OK
+    assert f"wrote {out}" in capsys.readouterr().err
+    tab.open(out)
+    section = tab.page.locator("section.sx-section[data-kind='tabs']")
     section.locator(".sx-panel2[data-tab='net'] svg.main-svg").first.wait_for()
-    page.screenshot(path=str(artifacts / "export-compare.png"))
+    tab.page.screenshot(path=str(artifacts / "export-compare.png"))
     tabs = section.locator(".sx-tab2")
+    assert tabs.count() >= 2
     for i in range(tabs.count()):
         tabs.nth(i).click()
-        page.wait_for_selector(f"section.sx-section[data-open='{i}']")
+        tab.page.wait_for_selector(f"section.sx-section[data-open='{i}']")
         panel = section.locator(".sx-panel2").nth(i)
         assert panel.locator("svg.main-svg").count() >= 1
         assert panel.locator("b").first.inner_text().startswith("Final tables: EQUAL.")
-    offline.assert_clean()
+    tab.assert_clean()
+
+
+@pytest.mark.spark
+def test_every_commit_order_exported_from_the_command_line_works_offline(tab, tmp_path, artifacts, capsys):
+    """The grid of ``explorer orders`` as a page: a click on a history swaps its detail there, with no kernel."""
+    out = tmp_path / "orders.html"
+    assert main(["export", "concurrent-delete-vs-update", "--orders", "-o", str(out)]) == EXIT_OK
+    assert "[6/6]" in capsys.readouterr().err
+    assert 'id="sx-plotly"' not in out.read_text(encoding="utf-8")  # no figure, so no plotly.js at all
+    tab.open(out)
+    grid = tab.page.locator(".sx-or")
+    assert grid.locator("button.sx-h").count() == 6
+    assert grid.locator(".sx-detail b").first.inner_text().startswith("#1 ")
+    for i in (2, 6):
+        grid.locator(f"button.sx-h[data-index='{i}']").click()
+        assert grid.locator(".sx-detail b").first.inner_text().startswith(f"#{i} ")
+        assert grid.locator(".sx-detail svg.sx-lanes circle").count() >= 2
+        assert grid.locator(".sx-detail table").count() == 4
+    assert grid.locator("td").evaluate_all("(tds) => tds.filter((td) => !td.textContent.trim()).length") == 0
+    tab.page.screenshot(path=str(artifacts / "export-orders.png"), full_page=True)
+    tab.assert_clean()
+
+
+@pytest.mark.delta
+@pytest.mark.paimon
+def test_the_format_comparison_exported_works_offline(tab, tmp_path, artifacts):
+    from explorer.compare_formats import compare_formats
+
+    comparison = compare_formats("seed-delete-insert-delete", engines=["paimon", "delta", "ducklake"])
+    path = Path(comparison.to_html(tmp_path / "formats.html"))
+    tab.open(path)
+    table = tab.page.locator("table[data-role='formats-table']")
+    names = table.locator("tr td:first-child").all_inner_texts()
+    assert len(names) == 3 and tab.page.locator("[data-role='formats-run']").count() == 3, names
+    assert tab.page.locator("[data-role='formats-verdict']").inner_text().startswith(
+        "Final rows equal in every executed format (3 runs)")
+    assert "Apache Hudi" in tab.page.locator("[data-role='formats-not-executed']").inner_text()
+    tab.page.screenshot(path=str(artifacts / "export-formats.png"), full_page=True)
+    tab.assert_clean()

@@ -2,10 +2,13 @@
 chromium from ``file://`` with every request outside it refused: a chapter shows its executed figure, a gallery
 page's exported run moves with its slider.
 
-CI time: no chapter is executed a second time and no preset is run again. The chapters come from the notebook
-tests, which execute them earlier in the same session and leave them in ``executed_notebooks`` (run alone, this
-test executes chapter 01 itself and builds the others without outputs); the gallery holds the seed story,
-exported from the session's shared run.
+A reduced site, through the same build as ``bash scripts/site`` (``scripts/site.py``: the same staging, chapter,
+gallery and Sphinx steps; the full build executes every chapter and runs every preset, 5-6 minutes on 2 cores,
+BENCHMARKS.md). CI time: no chapter is executed a second time and no Spark run is repeated. The chapters come from
+the notebook tests, which execute them earlier in the same session and leave them in ``executed_notebooks`` (run
+alone, this test executes chapter 01 itself and builds the others without outputs); the gallery holds two presets:
+the seed story, exported here from the session's shared Spark run and handed over with ``--pages``, and its Delta
+telling, which the build runs (delta-rs, no JVM) and exports itself.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.notebook, pytest.mark.spark]
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = "seed-delete-insert-delete"
+DELTA_SEED = "delta-seed-delete-insert-delete"  # run and exported by the build itself
 CHAPTER = "01-sequence-numbers"
 
 
@@ -36,12 +40,14 @@ def test_the_site_builds_and_works_offline(tmp_path, executed_notebooks, preset_
     site = tmp_path / "site"
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "site.py"), "--out", str(site),
                            "--cache", str(tmp_path / "cache"), "--chapters", "none" if given else CHAPTER,
-                           "--executed", str(executed_notebooks), "--gallery", SEED, "--pages", str(pages)],
+                           "--executed", str(executed_notebooks), "--gallery", f"{SEED},{DELTA_SEED}",
+                           "--pages", str(pages)],
                           cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     built = json.loads((site / "build.json").read_text())
     assert built["chapters"][CHAPTER] == ("given" if given else "executed")
-    assert built["gallery"] == [SEED]
+    assert built["gallery"] == [SEED, DELTA_SEED]
+    assert "gallery: delta-seed-delete-insert-delete run and exported" in done.stderr
     assert not (site / "_downloads").exists()  # a gallery page is linked as a page, not copied as a download
     # No error, and nothing wrong with the chapters or the gallery (a guide's Markdown is its author's: its
     # warnings are listed by the build, not failed on here).
@@ -89,5 +95,15 @@ def test_the_site_builds_and_works_offline(tmp_path, executed_notebooks, preset_
     assert frame.locator(".sx-tt .sx-caption").inner_text().startswith("Sequence 4 · Delete user 500")
     assert frame.locator(".sx-tt svg.main-svg").count() >= 1
     page.screenshot(path=str(artifacts / "site-gallery.png"))
+
+    # The page the build exported itself: its slider moves too, with the site's one plotly.js.
+    page.goto(root + f"gallery/{DELTA_SEED}.html")
+    frame = page.frame_locator("iframe.sx-gallery-frame")
+    frame.locator(".sx-tt[data-drawn-index]").wait_for()
+    last = frame.locator(".sx-tt input.sx-slider").evaluate("(s) => +s.max")
+    assert last >= 5 and frame.locator(".sx-tt").get_attribute("data-drawn-index") == str(last)
+    frame.locator(".sx-tt input.sx-slider").evaluate("(s) => { s.value = 2; s.dispatchEvent(new Event('input')); }")
+    frame.locator(".sx-tt[data-drawn-index='2']").wait_for()
+    assert frame.locator(".sx-tt svg.main-svg").count() >= 1
     assert refused == [], refused
     assert errors == [], errors

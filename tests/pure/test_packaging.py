@@ -36,6 +36,9 @@ def test_pip_wheel_prints_no_deprecation_warning(tmp_path):
         assert "explorer/iceberg/spark/java/ManifestColumns.java" in names
         assert "explorer/paimon/java/PaimonSteps.java" in names  # the Paimon Java runner compiles it at first use
         assert "explorer/presets/seed-delete-insert-delete.yaml" in names
+        # exported pages inline plotly.js's cartesian bundle (vendored, MIT, its licence beside it)
+        assert "explorer/ui/vendor/plotly-cartesian.min.js" in names
+        assert any(n.endswith(".dist-info/licenses/explorer/ui/vendor/plotly-cartesian.LICENSE.txt") for n in names)
         # the explorer and its metadata only: no test tooling, no tests, and nothing shipped imports a test library
         stem = wheel.name.split("-py3")[0]  # sequence_explorer-<version>: its .dist-info and .data (Jupyter files)
         assert {n.split("/")[0] for n in names} - {f"{stem}.dist-info", f"{stem}.data"} == {"explorer"}

@@ -2,10 +2,9 @@
 outside the file, and matches what the app hands its time-travel widget; ``explorer export`` from the command
 line (a preset, a kept table's folder; bad arguments, without an engine: tests/pure/ui/test_export.py).
 
-The Iceberg and Paimon runs are the test session's shared ones (``preset_capture`` / ``paimon_preset_result`` in
-tests/conftest.py, also used by the read-back, inspect and Paimon runner tests), so those presets cost no extra
-engine run here; the Delta and DuckLake presets run here (delta-rs and DuckDB, no JVM). The browser opens a representative subset
-(tests/browser/test_export.py).
+Every run is the test session's shared one (``preset_result`` in tests/conftest.py: the Iceberg and Paimon runs
+are also used by the read-back, inspect and Paimon runner tests), so no preset runs twice for its page; the
+browser opens every preset's page too (tests/browser/test_export.py).
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ import pytest
 from explorer.api import list_presets
 from explorer.iceberg.result import IcebergResult
 from explorer.ui.cli import EXIT_OK, main
-from explorer.ui.export import page_html, run_page
+from explorer.ui.export import CARTESIAN_TRACES, Page, Section, page_html, run_page, trace_types
 from explorer.ui.timetravel import PANELS
 
 ICEBERG = [s.name for s in list_presets("iceberg")]
@@ -36,19 +35,36 @@ def sections_of(html: str) -> dict[str, str]:
     return {k: v.replace("<\\/", "</") for k, v in scripts.items()}
 
 
+PLOTLY_HOLDER = re.compile(r'<script type="text/plain" id="sx-plotly" data-bundle="(\w+)" data-version="([^"]+)">'
+                           r'(.*?)</script>', flags=re.DOTALL)
+
+
+def plotly_of(html: str) -> tuple[str, str]:
+    """The plotly.js a page inlines (its bundle's name, e.g. ``cartesian``) and the page without it; checks it is
+    exactly once there, byte for byte one of the two bundles, at the plotly package's version."""
+    from explorer.ui.export import cartesian_bundle, full_bundle
+
+    found = PLOTLY_HOLDER.findall(html)
+    assert len(found) == 1, "plotly.js is inlined exactly once"
+    name, version, source = found[0]
+    bundle = {"cartesian": cartesian_bundle(), "full": full_bundle()}[name]
+    assert bundle is not None and source == bundle.source and version == bundle.version == full_bundle().version
+    return name, html.replace(source, "")
+
+
 def page_parts(html: str) -> tuple[dict, dict, str]:
     scripts = sections_of(html)
     data = json.loads(scripts["sx-data-0"])
     payload = json.loads(scripts["sx-text-0"])
-    from explorer.ui.timetravel import plotly_js_source
-
-    assert html.count(plotly_js_source()) == 1, "plotly.js is inlined exactly once"
-    return data, payload, html.replace(plotly_js_source(), "")
+    _, rest = plotly_of(html)
+    return data, payload, rest
 
 
-def check_page(result, name: str) -> None:
-    html = page_html(run_page(result, source=f"preset {name}"))
+def check_page(result, name: str, html: str) -> None:
     data, payload, rest = page_parts(html)
+    # the smaller bundle whenever it draws every figure of the page (a figure needing more takes the full one)
+    types = trace_types(Page("", sections=(Section("run", {}, text=sections_of(html)["sx-text-0"]),)))
+    assert types and plotly_of(html)[0] == ("cartesian" if types <= CARTESIAN_TRACES else "full"), types
     assert not EXTERNAL.search(rest), f"{name}: the page refers to something outside itself: " \
                                       f"{EXTERNAL.search(rest).group(0)}"
     assert len(html) < 6_000_000, f"{name}: {len(html) / 1e6:.1f} MB"
@@ -67,30 +83,26 @@ def check_page(result, name: str) -> None:
 
 @pytest.mark.spark
 @pytest.mark.parametrize("name", ICEBERG)
-def test_every_iceberg_preset_exports_every_snapshots_views(preset_capture, name):
-    check_page(IcebergResult(preset_capture(name)), name)
+def test_every_iceberg_preset_exports_every_snapshots_views(preset_result, preset_page, name):
+    check_page(preset_result(name), name, preset_page(name))
 
 
 @pytest.mark.paimon
 @pytest.mark.parametrize("name", PAIMON)
-def test_every_paimon_preset_exports_every_snapshots_views(paimon_preset_result, name):
+def test_every_paimon_preset_exports_every_snapshots_views(preset_result, preset_page, name):
     """On the runner the explorer picks (Paimon's Java library for what pypaimon cannot run)."""
-    check_page(paimon_preset_result(name), name)
+    check_page(preset_result(name), name, preset_page(name))
 
 
 @pytest.mark.delta
 @pytest.mark.parametrize("name", DELTA)
-def test_every_delta_preset_exports_every_snapshots_views(name):
-    import explorer
-
-    check_page(explorer.run(name), name)
+def test_every_delta_preset_exports_every_snapshots_views(preset_result, preset_page, name):
+    check_page(preset_result(name), name, preset_page(name))
 
 
 @pytest.mark.parametrize("name", DUCKLAKE)
-def test_every_ducklake_preset_exports_every_snapshots_views(name):
-    import explorer
-
-    check_page(explorer.run(name), name)
+def test_every_ducklake_preset_exports_every_snapshots_views(preset_result, preset_page, name):
+    check_page(preset_result(name), name, preset_page(name))
 
 
 def test_every_preset_is_exported_here():

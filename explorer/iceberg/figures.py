@@ -448,6 +448,7 @@ def rows_removed(fates: Iterable[RowFate]) -> dict[tuple[str, str], int]:
 # shows the marker's own box (every pair of that delete), not the connector whose first point lay under it
 # (plotly's "closest" hover prefers a line's point within 3 px over a marker's centre).
 _CURVE_GAP_LANES = 0.3
+_CURVE_GAP_X = 0.08  # sequence numbers
 _CURVE_POINTS = 9
 
 
@@ -479,6 +480,10 @@ def _curve(x0: float, y0: float, x1: float, y1: float, lean: float = 0.0) -> tup
     # y runs from y0 by (1 - (1 - t)^2) of the lanes between: the first point is _CURVE_GAP_LANES from the marker
     share = min(0.5, _CURVE_GAP_LANES / max(abs(y1 - y0), 1e-9))
     first = 1 - (1 - share) ** 0.5
+    # a leaning curve moves sideways first (2 t lean dx): keep that start within _CURVE_GAP_X of the marker too,
+    # or a connector to the next lane seems to float beside its delete
+    if lean * abs(x1 - x0) > 0:
+        first = min(first, _CURVE_GAP_X / (2 * lean * abs(x1 - x0)))
     ts = [first + (1 - first) * i / (_CURVE_POINTS - 1) for i in range(_CURVE_POINTS)]
     xs = [(1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1 for t in ts]
     ys = [(1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1 for t in ts]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from explorer.ducklake.format import FORMAT
 from explorer.scenario.errors import ScenarioError
-from explorer.scenario.model import SNAPSHOT_PLACEHOLDER, CompactStep, ConcurrentStep, Scenario, SqlStep
+from explorer.scenario.model import (SNAPSHOT_PLACEHOLDER, CompactStep, ConcurrentStep, Scenario, SqlStep, Step,
+                                     UpdateStep)
 
 RACE_JOB_KINDS = FORMAT.job_kinds
 COMPACT_MODES = {"merge_adjacent_files": "ducklake_merge_adjacent_files",
@@ -26,6 +27,7 @@ def validate_ducklake_scenario(scenario: Scenario) -> None:
         raise ScenarioError("partitioned DuckLake tables are not modelled here yet; leave partitioned_by out",
                             field="table.partitioned_by")
     for step in scenario.steps:
+        check_declared_columns(step, scenario)
         if isinstance(step, CompactStep):
             if not step.use_starting_sequence_number:
                 raise ScenarioError("DuckLake has no sequence numbers; use_starting_sequence_number is an Iceberg "
@@ -64,3 +66,23 @@ def validate_ducklake_scenario(scenario: Scenario) -> None:
                 raise ScenarioError("DuckLake has one isolation level here (DuckDB transactions with DuckLake's "
                                     "conflict check); leave isolation out", step=step.index,
                                     field="concurrent.isolation")
+
+
+def check_declared_columns(step: Step, scenario: Scenario) -> None:
+    """DuckLake runs write and compare the columns the table declares. The parse follows a sql step's ALTER TABLE
+    ... ADD / RENAME COLUMN (Iceberg runs write the schema in force); here a value for a column the table does not
+    declare would be left out silently, so it is refused, naming the step and the field."""
+    declared = set(scenario.table.column_names)
+    named: list[tuple[str, str]] = []  # (field, column)
+    for r, row in enumerate(getattr(step, "rows", ()) or (), start=1):
+        named += [(f"{step.kind}[{r}].{c}", c) for c, v in row.items() if v is not None]
+    where = getattr(step, "where", None)
+    if where is not None and where.equals:
+        named += [(f"{step.kind}.where.{c}", c) for c in where.equals]
+    if isinstance(step, UpdateStep):
+        named += [(f"update.set.{c}", c) for c in step.set]
+    for field, column in named:
+        if column not in declared:
+            raise ScenarioError(f"{column!r} is not a column the table declares ({', '.join(sorted(declared))}); "
+                                "a DuckLake run writes the declared columns only (columns a sql step adds or "
+                                "renames are followed for Iceberg runs)", step=step.index, field=field)

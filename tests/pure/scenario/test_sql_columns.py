@@ -80,3 +80,19 @@ def test_rows_are_compared_in_the_schema_of_the_snapshot_read():
     rows = ({"id": 1, "data": "a"}, {"id": 3, "data": "c", "note": "x"})
     assert in_schema(rows, ("id", "note")) == ({"id": 1, "note": None}, {"id": 3, "note": "x"})
     assert in_schema(rows, None) == rows
+
+
+def test_a_ducklake_run_refuses_a_value_for_a_column_a_sql_step_added():
+    """DuckLake runs write the declared columns only: a value for an added column would vanish, so it is refused;
+    leaving the column out (null) and ALTER TABLE itself stay allowed."""
+    from explorer.ducklake.validate import validate_ducklake_scenario
+
+    def ducklake(*steps):
+        return parse_scenario({"name": "t", "engine": "ducklake", "table": TABLE, "steps": list(steps)})
+
+    added = ducklake({"sql": "ALTER TABLE {table} ADD COLUMN note string"}, {"insert": [{"id": 1, "note": "x"}]})
+    with pytest.raises(ScenarioError) as info:
+        validate_ducklake_scenario(added)
+    assert (info.value.step, info.value.field) == (2, "insert[1].note") and "declared" in str(info.value)
+    validate_ducklake_scenario(ducklake({"sql": "ALTER TABLE {table} ADD COLUMN note string"},
+                                        {"insert": [{"id": 1, "data": "a"}]}))

@@ -212,7 +212,7 @@ def _where(c: Chooser, partitioned: bool) -> Any:
     if form == 1:
         return {"v": c.choice(TEXTS + (None,))}
     if form == 2:
-        where = {"id": c.choice(KEYS)}
+        where: dict[str, Any] = {"id": c.choice(KEYS)}
         if partitioned:
             where["p"] = c.choice(PARTITIONS)
         else:
@@ -423,6 +423,7 @@ def contended_race(c: Chooser, loaded: Sequence[Mapping[str, Any]], partitioned:
     elif form == 2 and row.get("v") is not None:
         where = {"v": row["v"]}
     delete = {"delete": where}
+    writer: dict[str, dict[str, Any]]
     if c.boolean():
         writer = {"update": {"set": {"v": c.choice(TEXTS)}, "where": {"id": row["id"]}}}
     else:

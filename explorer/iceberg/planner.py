@@ -173,7 +173,7 @@ def compare_plans(ours: Mapping[str, frozenset[str]], java: Mapping[str, frozens
 # ----------------------------------------------------------------------------------- verdicts in words
 
 
-def _partition_text(f: FileRecord) -> str:
+def _planner_partition_text(f: FileRecord) -> str:
     if not f.partition:
         return f"spec {f.spec_id} (unpartitioned)"
     return f"partition {{{f.partition_values_text}}} of spec {f.spec_id}"
@@ -224,12 +224,12 @@ def _pair_plan(batch: Batch, judged: Judged, k: int) -> PairPlan:
 
     if x.content is _EQ:
         scope = (f"{x.id}'s spec {x.spec_id} is unpartitioned, so it is global" if f.is_global[k]
-                 else f"both in {_partition_text(x)}")
+                 else f"both in {_planner_partition_text(x)}")
         if why is Pruning.SPEC:
-            return not_attached(f"{x.id} was written under {_partition_text(x)}, {d.id} under spec {d.spec_id}; a "
+            return not_attached(f"{x.id} was written under {_planner_partition_text(x)}, {d.id} under spec {d.spec_id}; a "
                                 f"partitioned equality delete is indexed by its spec and partition")
         if why is Pruning.PARTITION:
-            return not_attached(f"{x.id} is in {_partition_text(x)}, {d.id} in {_partition_text(d)}")
+            return not_attached(f"{x.id} is in {_planner_partition_text(x)}, {d.id} in {_planner_partition_text(d)}")
         if why is Pruning.SEQUENCE:
             return not_attached(f"{scope}, but an equality delete needs data sequence number < its own: "
                                 f"{ds} < {xs} is false")
@@ -255,11 +255,11 @@ def _pair_plan(batch: Batch, judged: Judged, k: int) -> PairPlan:
         if why in (Pruning.REFERENCED_FILE, Pruning.FILE_PATH_BOUNDS):
             return not_attached(f"{x.id} is scoped by its {how} to {f.filed_path[k]}, not {d.id}")
         if why is Pruning.SPEC:
-            return not_attached(f"{x.id} is in {_partition_text(x)}, {d.id} in spec {d.spec_id}")
+            return not_attached(f"{x.id} is in {_planner_partition_text(x)}, {d.id} in spec {d.spec_id}")
         if why is Pruning.PARTITION:
-            return not_attached(f"{x.id} is in {_partition_text(x)}, {d.id} in {_partition_text(d)}")
+            return not_attached(f"{x.id} is in {_planner_partition_text(x)}, {d.id} in {_planner_partition_text(d)}")
         scope = (f"{x.id} is scoped by its {how} to {d.id}" if f.scoped[k] else
-                 f"{x.id} lists several data files, so it is indexed by partition ({_partition_text(x)}) and "
+                 f"{x.id} lists several data files, so it is indexed by partition ({_planner_partition_text(x)}) and "
                  f"attached to every data file there")
         if why is Pruning.SEQUENCE:
             return not_attached(f"{scope}, but a position delete needs data sequence number <= its own: "

@@ -77,7 +77,7 @@ def referenced_paths(delete_file: FileRecord) -> frozenset[str]:
 # -------------------------------------------------------------------------------------- reason texts
 
 
-def _partition_text(f: FileRecord) -> str:
+def _rule_partition_text(f: FileRecord) -> str:
     if f.spec_unpartitioned and not f.partition:
         return f"the unpartitioned spec {f.spec_id}"
     return f"partition {{{f.partition_values_text}}} of spec {f.spec_id}"
@@ -106,14 +106,14 @@ def _reason(d: FileRecord, x: FileRecord, outcome: Outcome, facts: Facts, k: int
                 + (f" (file sequence number {x.file_sequence_number})" if x.file_sequence_number != xs else "")
                 + "; it applies only to data with a strictly smaller sequence number")
         if outcome is Outcome.OTHER_PARTITION:
-            return (f"equality delete {x.id} belongs to {_partition_text(x)} and {d.id} to {_partition_text(d)}; "
+            return (f"equality delete {x.id} belongs to {_rule_partition_text(x)} and {d.id} to {_rule_partition_text(d)}; "
                     f"a partitioned equality delete only applies inside its own partition → out of scope")
         scope = (f"its spec {x.spec_id} is unpartitioned, so it is global" if facts.is_global[k]
-                 else f"both are in {_partition_text(x)}")
+                 else f"both are in {_rule_partition_text(x)}")
         verdict = "true → applies" if outcome is Outcome.APPLIES else "false → ignored"
         return f"{head}; {scope}; {_seq_text(d)}, and {ds} < {xs} is {verdict}"
     if outcome is Outcome.OTHER_PARTITION:
-        text = (f"{kind} {x.id} belongs to {_partition_text(x)} and {d.id} to {_partition_text(d)}; "
+        text = (f"{kind} {x.id} belongs to {_rule_partition_text(x)} and {d.id} to {_rule_partition_text(d)}; "
                 f"position deletes only apply inside their own partition → out of scope")
         if facts.at_path[k] and facts.by_reference[k]:
             text += (" (it names this very file, which a well-formed table never does across partitions; "

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,6 +40,9 @@ from explorer.iceberg.columns import (
 )
 from explorer.iceberg.spark.jvm import java_helper
 from explorer.iceberg.spark.metadata import FILE_PATH_ID, decode_bound, local_path, parse_avro, plain_value
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 _EPOCH_DAY, _EPOCH = date(1970, 1, 1), datetime(1970, 1, 1)
 _PREFIXES = {DATA: "D", POSITION_DELETES: "P", EQUALITY_DELETES: "E", DELETION_VECTOR: "V"}
@@ -59,13 +64,16 @@ def manifest_walk(recorder) -> tuple[dict[str, int], dict[int, frozenset[str]]]:
     return walk, listed
 
 
-def read_entries(spark, name: str):
+def read_entries(spark: SparkSession, name: str):
     """Every entry of every manifest the table's snapshots list, as one Arrow table (Spark's metadata table)."""
     import pyarrow as pa
     from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
 
     frame = spark.read.format("iceberg").load(f"{name}.all_entries")
-    present = set(frame.schema["data_file"].dataType.names)  # no partition struct when no spec has fields
+    data_file = frame.schema["data_file"].dataType
+    assert isinstance(data_file, StructType)  # Iceberg's entries table: data_file is a struct
+    present = set(data_file.names)  # no partition struct when no spec has fields
     frame = frame.select(F.input_file_name().alias("manifest"), F.monotonically_increasing_id().alias("rid"),
                          *_ENTRY_COLUMNS, *(F.col(f"data_file.{c}").alias(c) for c in _FILE_COLUMNS if c in present))
     batches = frame._collect_as_arrow()
@@ -79,7 +87,7 @@ _LONGS = ("manifest", "status", "snapshot_id", "sequence_number", "file_sequence
 _PARTITION_TYPES = {"int", "long", "string", "date", "timestamp", "timestamptz", "boolean", "double", "float"}
 
 
-def read_entries_in_jvm(spark, jtable, threads: int | None = None):
+def read_entries_in_jvm(spark: SparkSession, jtable, threads: int | None = None):
     """What :func:`read_entries` returns (the same columns and types), read by Iceberg's own ALL_ENTRIES scan in
     the driver JVM, a manifest per worker thread, and handed over as flat files instead of through a Spark job
     (no task scheduling, no row conversion, no Arrow writer). None when the table's partition types are ones
@@ -122,7 +130,8 @@ def read_entries_in_jvm(spark, jtable, threads: int | None = None):
             "file_sequence_number": pa.array(col["file_sequence_number"]),
             "content": pa.array(col["content"].astype(np.int32)),
             "file_path": texts("path", pa.string()),
-            "file_format": pa.array(np.where(col["puffin"] == 1, "PUFFIN", None), type=pa.string()),
+            "file_format": pa.array(np.where(col["puffin"] == 1, np.array("PUFFIN", dtype=object),
+                                             np.array(None, dtype=object)), type=pa.string()),
             "spec_id": pa.array(col["spec_id"].astype(np.int32)),
             "record_count": pa.array(col["record_count"]),
             "equality_ids": _lists(n, rows_of("eq.rows"), pa.array(flat("eq.fields"))),
@@ -206,6 +215,7 @@ def _partition_values(texts, kind: str):
     import pyarrow as pa
 
     codes, distinct = _factorize(texts)
+    values: list[Any]
     if kind in ("int", "long"):
         values, arrow = [None if v is None else int(v) for v in distinct], pa.int64()
     elif kind in ("double", "float"):
@@ -351,7 +361,8 @@ def walk_entries(recorder, table, walk: dict[str, int]) -> EntryWalk:
                  key_codes=key_codes, born=born, number=number, spelling=spelling)
 
 
-def file_history(spark, recorder, entries=None, walk=None, walked: EntryWalk | None = None) -> FileHistory:
+def file_history(spark: SparkSession, recorder, entries=None, walk=None,
+                 walked: EntryWalk | None = None) -> FileHistory:
     """Every file the table's snapshots list, in order of birth: kind, file sequence number, the snapshot that
     added it and the first that removed it, as the recorder records them (a removal is a DELETED entry, met in
     the manifest its snapshot wrote)."""
@@ -367,7 +378,8 @@ def file_history(spark, recorder, entries=None, walk=None, walked: EntryWalk | N
                        added_snapshot_id=w.snapshot_id[w.born], removed_snapshot_id=removed_at[w.key_codes[w.born]])
 
 
-def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None, walked: EntryWalk | None = None
+def snapshot_columns(spark: SparkSession, recorder, snapshot_id: int, entries=None, walk=None,
+                     walked: EntryWalk | None = None
                      ) -> FileColumns:
     """The live files of ``snapshot_id`` as columns, ids numbered as a full capture numbers them.
 
@@ -397,7 +409,7 @@ def snapshot_columns(spark, recorder, snapshot_id: int, entries=None, walk=None,
 
 
 def _columns(recorder, take, content: np.ndarray, number: np.ndarray, data_seq: np.ndarray,
-             file_seq: np.ndarray, paths: list[str]) -> FileColumns:
+             file_seq: np.ndarray, paths: np.ndarray) -> FileColumns:
     import pandas as pd
 
     n = take.num_rows
@@ -480,7 +492,7 @@ def _columns(recorder, take, content: np.ndarray, number: np.ndarray, data_seq: 
     )
 
 
-def _objects(values: list) -> np.ndarray:
+def _objects(values: Sequence[Any] | np.ndarray) -> np.ndarray:
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out

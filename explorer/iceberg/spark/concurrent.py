@@ -33,7 +33,7 @@ import uuid
 from contextvars import ContextVar
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.engine import StepHandlers
 from explorer.iceberg.format import FORMAT
@@ -59,8 +59,12 @@ from explorer.scenario.values import to_plain
 
 from explorer.iceberg.spark.metadata import IcebergRecorder, local_path
 from explorer.iceberg.spark.rowdelta import commit_row_delta, commit_upsert
+from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
 from explorer.iceberg.spark.sql import chunks, predicate_sql, quote_name
 from explorer.scenario.errors import engine_reason
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 # The exceptions that mean "this commit lost the race", as opposed to an engine failure (subclasses too).
 _REJECTIONS = ("org.apache.iceberg.exceptions.ValidationException",
@@ -71,12 +75,12 @@ _REJECTIONS = ("org.apache.iceberg.exceptions.ValidationException",
 _JAVA_FILE = re.compile(r"Generic(?:Data|Delete)File\{content=\w+, file_path=([^,]+),.*$")
 
 
-def _lost_race(spark, exc: BaseException) -> bool:
+def _lost_race(spark: SparkSession, exc: BaseException) -> bool:
     """True when ``exc`` is Iceberg saying this commit lost the race (an instance of a rejection class)."""
     from py4j.java_gateway import is_instance_of
 
     java = getattr(exc, "java_exception", None)
-    return java is not None and any(is_instance_of(spark.sparkContext._gateway, java, name) for name in _REJECTIONS)
+    return java is not None and any(is_instance_of(py4j_gateway(spark), java, name) for name in _REJECTIONS)
 
 
 # Iceberg's messages, in words: which check failed and what committing anyway would have broken. The plain
@@ -153,7 +157,7 @@ class _Plan:
     data_sequence_number: int | None = None  # compaction: kept from the start (use-starting-sequence-number)
 
 
-def run_concurrent(spark, recorder: IcebergRecorder, full_name: str, spec: TableSpec,
+def run_concurrent(spark: SparkSession, recorder: IcebergRecorder, full_name: str, spec: TableSpec,
                    step: ConcurrentStep, history: History | None = None) -> str:
     """Run the race of ``step`` in one history; return the step's note.
 
@@ -240,7 +244,7 @@ def _plan_data_files(jtable, snapshot_id: int) -> dict[str, Any]:
     return out
 
 
-def _rows_at(spark, full_name: str, spec: TableSpec, snapshot_id: int | None,
+def _rows_at(spark: SparkSession, full_name: str, spec: TableSpec, snapshot_id: int | None,
              where: Predicate | None) -> list[tuple[str, int, dict]]:
     """(data file, position, row) of every row live at ``snapshot_id`` that ``where`` matches (all if None).
 
@@ -252,7 +256,8 @@ def _rows_at(spark, full_name: str, spec: TableSpec, snapshot_id: int | None,
     return _shared(key, lambda: _query_rows(spark, full_name, spec, snapshot_id, where))
 
 
-def _query_rows(spark, full_name: str, spec: TableSpec, snapshot_id: int, where: Predicate | None) -> list:
+def _query_rows(spark: SparkSession, full_name: str, spec: TableSpec, snapshot_id: int,
+                where: Predicate | None) -> list:
     args: dict = {}
     condition = "" if where is None else f" WHERE {predicate_sql(where, spec, 'w', args)}"
     columns = ", ".join(map(quote_name, spec.column_names))
@@ -279,39 +284,47 @@ def _refuse_job(step: Step) -> EngineError:
 JOB_HANDLERS: StepHandlers[Callable[..., "_Plan"]] = StepHandlers(FORMAT, "job", _refuse_job, runner="spark")
 
 
-def _write_job(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+def _write_job(spark: SparkSession, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
                data_files: dict[str, Any], isolation: str) -> _Plan:
     """The job's write phase: everything it would write, computed against the starting snapshot only."""
     return JOB_HANDLERS.handler(job.step)(spark, jtable, full_name, spec, job, start, data_files, isolation)
 
 
 @JOB_HANDLERS.on(InsertStep)
-def _write_insert(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+def _write_insert(spark: SparkSession, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
                   data_files: dict[str, Any], isolation: str) -> _Plan:
+    step = job.step
+    assert isinstance(step, InsertStep)  # the handler table sends this function inserts only
     files = _Files()
-    for chunk in chunks(job.step.rows, job.step.files):
+    for chunk in chunks(step.rows, step.files):
         commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=chunk, into=files)
     return _Plan(job, "append", files)
 
 
 @JOB_HANDLERS.on(EqualityDeleteStep)
-def _write_equality_delete(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+def _write_equality_delete(spark: SparkSession, jtable, full_name: str, spec: TableSpec, job: Job,
+                           start: int | None,
                            data_files: dict[str, Any], isolation: str) -> _Plan:
+    step = job.step
+    assert isinstance(step, EqualityDeleteStep)  # the handler table sends this function equality deletes only
     files = _Files()
-    commit_row_delta(spark, jtable, spec, delete_rows=job.step.rows, equality=job.step.columns, into=files)
+    commit_row_delta(spark, jtable, spec, delete_rows=step.rows, equality=step.columns, into=files)
     return _Plan(job, "row_delta", files)
 
 
 @JOB_HANDLERS.on(UpsertStep)
-def _write_upsert(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+def _write_upsert(spark: SparkSession, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
                   data_files: dict[str, Any], isolation: str) -> _Plan:
+    step = job.step
+    assert isinstance(step, UpsertStep)  # the handler table sends this function upserts only
     files = _Files()
-    commit_upsert(spark, jtable, spec, rows=job.step.rows, key=job.step.key, into=files)
+    commit_upsert(spark, jtable, spec, rows=step.rows, key=step.key, into=files)
     return _Plan(job, "row_delta", files)
 
 
 @JOB_HANDLERS.on(DeleteStep, UpdateStep, MergeStep)
-def _write_row_level(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+def _write_row_level(spark: SparkSession, jtable, full_name: str, spec: TableSpec, job: Job,
+                     start: int | None,
                      data_files: dict[str, Any], isolation: str) -> _Plan:
     """Row-level commands, as Spark's merge-on-read writer does them: delete the matched rows by position."""
     step = job.step
@@ -324,7 +337,8 @@ def _write_row_level(spark, jtable, full_name: str, spec: TableSpec, job: Job, s
             if isinstance(step, UpdateStep):
                 new_rows.append({**row, **step.set})
         expression, text = _conflict_filter(spark, step.where, spec)
-    else:  # MergeStep
+    else:
+        assert isinstance(step, MergeStep)  # the handler table sends this function DELETE, UPDATE and MERGE only
         source = {_key(r, step.on): r for r in step.rows}
         matched = set()
         for path, pos, row in _rows_at(spark, full_name, spec, start, None):
@@ -340,7 +354,7 @@ def _write_row_level(spark, jtable, full_name: str, spec: TableSpec, job: Job, s
             new_rows += [dict(r) for k, r in source.items() if k not in matched]
         # A MERGE's join condition is not a filter Spark can push into the scan, so its conflict filter is
         # the whole table.
-        expression, text = spark._jvm.org.apache.iceberg.expressions.Expressions.alwaysTrue(), "true"
+        expression, text = driver_jvm(spark).org.apache.iceberg.expressions.Expressions.alwaysTrue(), "true"
     if spec.format_version >= 3:  # deletion vectors: one per data file, merged with the one it had at the start
         written, replaced = _write_deletion_vectors(spark, jtable, data_files, deleted, start)
         for delete_file in written:
@@ -371,7 +385,8 @@ def _checks_at(plan: _Plan, isolation: str) -> tuple[Check, ...]:
 
 
 @JOB_HANDLERS.on(CompactStep)
-def _write_compaction(spark, jtable, full_name: str, spec: TableSpec, job: Job, start: int | None,
+def _write_compaction(spark: SparkSession, jtable, full_name: str, spec: TableSpec, job: Job,
+                      start: int | None,
                       data_files: dict[str, Any], isolation: str = "serializable") -> _Plan:
     """``rewrite_data_files``' work before its commit: every row live at the start, written into new files."""
     if not data_files:
@@ -383,7 +398,9 @@ def _write_compaction(spark, jtable, full_name: str, spec: TableSpec, job: Job, 
         commit_row_delta(spark, jtable, spec, delete_rows=(), equality=(), data_rows=rows, into=files)
     checks = [Check.FROM_SNAPSHOT]
     sequence = None
-    if job.step.use_starting_sequence_number:
+    compaction = job.step
+    assert isinstance(compaction, CompactStep)  # the handler table sends this function compactions only
+    if compaction.use_starting_sequence_number:
         sequence = int(jtable.snapshot(start).sequenceNumber())
         checks.append(Check.DATA_SEQUENCE_NUMBER)
     checks.append(Check.NO_NEW_DELETES_FOR_DATA_FILES)
@@ -391,12 +408,12 @@ def _write_compaction(spark, jtable, full_name: str, spec: TableSpec, job: Job, 
                  data_sequence_number=sequence)
 
 
-def _conflict_filter(spark, where: Predicate, spec: TableSpec) -> tuple[Any, str]:
+def _conflict_filter(spark: SparkSession, where: Predicate, spec: TableSpec) -> tuple[Any, str]:
     """Iceberg's expression for the rows a command reads: its equality predicate, pushed into the scan.
 
     A SQL predicate string stays with Spark; its filter here is the whole table (the safe superset).
     """
-    expressions = spark._jvm.org.apache.iceberg.expressions.Expressions
+    expressions = driver_jvm(spark).org.apache.iceberg.expressions.Expressions
     if where.sql is not None or not where.equals:
         return expressions.alwaysTrue(), "true"
     result = expressions.alwaysTrue()
@@ -436,7 +453,8 @@ def _plan_dvs(jtable, snapshot_id: int) -> dict[str, Any]:
     return out
 
 
-def _write_deletion_vectors(spark, jtable, data_files: dict[str, Any], deleted: list[tuple[str, int]],
+def _write_deletion_vectors(spark: SparkSession, jtable, data_files: dict[str, Any],
+                            deleted: list[tuple[str, int]],
                             start: int | None) -> tuple[list, list]:
     """Format v3: one DV per data file, written by Iceberg's ``BaseDVFileWriter`` (``java/DvWrite.java``) as
     Spark's writer does, merged with the DV the file had at the job's start; (new DVs, the DVs they replace)."""
@@ -445,7 +463,7 @@ def _write_deletion_vectors(spark, jtable, data_files: dict[str, Any], deleted: 
     from explorer.iceberg.spark.jvm import java_helper
 
     helper = java_helper(spark, "DvWrite")
-    gateway = spark.sparkContext._gateway
+    gateway = py4j_gateway(spark)
     previous = _dvs_at(jtable, start)
     by_file: dict[str, list[int]] = {}
     for path, pos in deleted:
@@ -466,11 +484,12 @@ def _write_deletion_vectors(spark, jtable, data_files: dict[str, Any], deleted: 
     return written, replaced
 
 
-def _write_position_deletes(spark, jtable, data_files: dict[str, Any], deleted: list[tuple[str, int]]) -> list:
+def _write_position_deletes(spark: SparkSession, jtable, data_files: dict[str, Any],
+                            deleted: list[tuple[str, int]]) -> list:
     """One position delete file per data file (file-scoped, Spark's default granularity), positions sorted."""
     if not deleted:
         return []
-    iceberg = spark._jvm.org.apache.iceberg
+    iceberg = driver_jvm(spark).org.apache.iceberg
     by_file: dict[str, list[int]] = {}
     for path, pos in deleted:
         by_file.setdefault(path, []).append(pos)
@@ -552,10 +571,10 @@ def _check_texts(plan: _Plan) -> tuple[str, ...]:
     return tuple(text(c) for c in plan.checks)
 
 
-def _commit(spark, recorder: IcebergRecorder, full_name: str, step: ConcurrentStep, plan: _Plan,
+def _commit(spark: SparkSession, recorder: IcebergRecorder, full_name: str, step: ConcurrentStep, plan: _Plan,
             position: int, start: int | None, start_seq: int | None, earlier: list[JobOutcome]) -> JobOutcome:
     job = plan.job
-    base = {"step": step.index, "name": job.name, "kind": job.step.kind, "title": job.step.title,
+    base: dict[str, Any] = {"step": step.index, "name": job.name, "kind": job.step.kind, "title": job.step.title,
             "commit_position": position, "started_from_snapshot": start, "checks": _check_texts(plan),
             "conflict_filter": plan.filter_text}
     try:

@@ -35,6 +35,7 @@ from explorer.iceberg.model import (
 from explorer.scenario.model import Column, Scenario, Step
 
 from explorer.iceberg.spark.puffin import decode_deletion_vector, read_deletion_vector
+from explorer.iceberg.spark.session import driver_jvm
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -90,7 +91,7 @@ def _read_local(location: str) -> bytes:
 
 def load_iceberg_table(spark: SparkSession, full_name: str):
     """The Java ``org.apache.iceberg.Table`` behind a Spark table name."""
-    return spark._jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, full_name)
+    return driver_jvm(spark).org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, full_name)
 
 
 def plain_value(value: Any) -> Any:
@@ -160,7 +161,8 @@ def snapshot_record(snap: Mapping[str, Any], ordinal: int, step: Step | None = N
 def parse_avro(data: bytes) -> list[dict]:
     import fastavro
 
-    return list(fastavro.reader(io.BytesIO(data)))
+    # fastavro types what it reads as any Avro value; a manifest (list) file's values are records, read as dicts
+    return list(fastavro.reader(io.BytesIO(data)))  # type: ignore[arg-type]
 
 
 @dataclass
@@ -240,7 +242,7 @@ class IcebergRecorder:
             for f in schema.get("fields", ()):
                 if isinstance(f.get("type"), str):
                     self._columns[int(f["id"])] = (f["name"], f["type"])
-        current = next((sc for sc in self._metadata.get("schemas", ())
+        current: Mapping[str, Any] = next((sc for sc in self._metadata.get("schemas", ())
                         if sc.get("schema-id") == self._metadata.get("current-schema-id")), {})
         name_ids = {str(f["name"]): int(f["id"]) for f in current.get("fields", ())}
         if name_ids != self._name_ids:
@@ -411,7 +413,7 @@ class IcebergRecorder:
                     path_bounds[side] = self.relative(bytes(item["value"]).decode("utf-8", errors="replace"))
                     continue
                 name, type_name = columns.get(field_id, (None, None))
-                value = decode_bound(type_name, item["value"]) if name else None
+                value = decode_bound(type_name, item["value"]) if name and type_name else None
                 if value is not None and not (isinstance(value, float) and math.isnan(value)):
                     bounds[side][name] = value
         counts: list[dict] = [{}, {}]
@@ -441,7 +443,8 @@ class IcebergRecorder:
             upper_bounds=MappingProxyType(bounds[1]),
             null_counts=MappingProxyType(counts[0]),
             value_counts=MappingProxyType(counts[1]),
-            path_bounds=None if None in path_bounds else (path_bounds[0], path_bounds[1]),
+            path_bounds=(path_bounds[0], path_bounds[1])
+            if path_bounds[0] is not None and path_bounds[1] is not None else None,
             content_offset=data_file.get("content_offset"),
         )
         same_path = self._by_path.get(file_key[0])
@@ -457,7 +460,7 @@ class IcebergRecorder:
         if not self.contents:
             return record
         if record.content is FileContent.DELETION_VECTOR:
-            offset, size = data_file.get("content_offset"), data_file.get("content_size_in_bytes")
+            offset, size = int(data_file["content_offset"]), int(data_file["content_size_in_bytes"])
             if self.read_bytes is _read_local:
                 positions = read_deletion_vector(local_path(location), offset, size)
             else:

@@ -13,6 +13,7 @@ Three checks, each loud when it fails:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from dataclasses import dataclass
@@ -265,7 +266,7 @@ class DeltaResult:
             "warehouse": cap.warehouse,
         }
 
-    def to_html(self, path, *, predict: bool = False):
+    def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
         """Write this run as one self-contained HTML page that works offline from a file (slider, caption, check
         and every tab, as the app shows them after Run). ``predict``: the answer hidden until Reveal."""
         from explorer.engine import write_page

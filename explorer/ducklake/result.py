@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from functools import cached_property
 from typing import Any
 
@@ -317,7 +318,7 @@ class DuckLakeResult:
             "notes": list(cap.notes),
         }
 
-    def to_html(self, path, *, predict: bool = False):
+    def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
         """Write this run as one self-contained HTML page that works offline from a file (slider, caption, check
         and every tab, as the app shows them after Run). ``predict``: the answer hidden until Reveal."""
         from explorer.engine import write_page

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from explorer.engine import At
@@ -165,7 +166,7 @@ class OrdersResult:
             "setup_seconds": round(self.setup_seconds, 3), "seconds": round(self.seconds, 3),
         }
 
-    def to_html(self, path):
+    def to_html(self, path: str | Path) -> Path:
         """Write the grid as one self-contained HTML page that works offline from a file (a click on a history
         shows its race, fates, rows and snapshots, as in the app)."""
         from explorer.engine import write_page

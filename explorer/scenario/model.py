@@ -105,7 +105,7 @@ class Scenario(Frozen):
     def to_yaml(self) -> str:
         import yaml
 
-        class _Dumper(yaml.SafeDumper):  # type: ignore[misc,unused-ignore]
+        class _Dumper(yaml.SafeDumper):
             """Multi-line text (descriptions) as readable ``|`` blocks."""
 
         def _text(dumper: yaml.SafeDumper, value: str) -> Any:
@@ -156,7 +156,7 @@ class _TooDeep(Exception):
 def _depth_limited_loader() -> Any:
     import yaml
 
-    class Loader(yaml.SafeLoader):  # type: ignore[misc,unused-ignore]
+    class Loader(yaml.SafeLoader):
         depth = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:

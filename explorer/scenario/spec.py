@@ -25,7 +25,7 @@ class Frozen:
     read-only all the way down and hashable, whoever builds them (the parser or Python code)."""
 
     def __post_init__(self) -> None:
-        for f in fields(self):  # type: ignore[arg-type]
+        for f in fields(self):  # type: ignore[arg-type]  # a mixin: every class using it is a dataclass
             value = getattr(self, f.name)
             frozen = freeze(value)
             if frozen is not value:

@@ -31,12 +31,17 @@ from explorer.api import (
     start_engine,
     to_scenario,
 )
-from explorer.engine import At, Point
+from explorer.engine import At, Point, Result
 from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
 from explorer.scenario.model import Scenario
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
     from explorer.changelog_api import changelog, compare as compare_changelogs
+    from explorer.delta.result import DeltaResult
+    from explorer.ducklake.result import DuckLakeResult
+    from explorer.iceberg.inspection import InspectResult
+    from explorer.iceberg.result import IcebergResult
+    from explorer.paimon.result import PaimonResult
     from explorer.iceberg.changelog import Projection
     from explorer.iceberg.spark.session import configure as configure_spark, use_spark
     from explorer.ui.app import explore
@@ -55,6 +60,12 @@ _LAZY: dict[str, tuple[str, str]] = {
     "changelog": ("explorer.changelog_api", "changelog"),
     "compare_changelogs": ("explorer.changelog_api", "compare"),
     "Projection": ("explorer.iceberg.changelog", "Projection"),
+    # each engine's result, to narrow what run() returns (a Result) with isinstance
+    "IcebergResult": ("explorer.iceberg.result", "IcebergResult"),
+    "InspectResult": ("explorer.iceberg.inspection", "InspectResult"),
+    "PaimonResult": ("explorer.paimon.result", "PaimonResult"),
+    "DeltaResult": ("explorer.delta.result", "DeltaResult"),
+    "DuckLakeResult": ("explorer.ducklake.result", "DuckLakeResult"),
     "use_spark": ("explorer.iceberg.spark.session", "use_spark"),
     "configure_spark": ("explorer.iceberg.spark.session", "configure"),
 }
@@ -74,8 +85,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "At", "EngineError", "ExplorerError", "FormatsApp", "OrdersView", "Point", "Projection", "Scenario",
-    "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
+    "At", "DeltaResult", "DuckLakeResult", "EngineError", "ExplorerError", "FormatsApp", "IcebergResult",
+    "InspectResult", "OrdersView", "PaimonResult", "Point", "Projection", "Result", "Scenario", "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
     "explain_row", "explore", "inspect", "list_presets", "load_preset", "load_scenario", "metadata_table",
     "orders", "parse_scenario", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
 ]

@@ -1,0 +1,30 @@
+"""The public API: ``import explorer`` stays light, every public name resolves, and the entry points are the
+real functions (their signatures and types), not wrappers."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+
+import explorer
+import explorer.api
+
+HEAVY = ("pyspark", "py4j", "pypaimon", "deltalake", "duckdb", "pyarrow", "pandas", "numpy", "plotly",
+         "ipywidgets", "anywidget")
+
+
+def test_import_explorer_imports_no_engine_widget_or_plotting_library() -> None:
+    code = f"import sys, explorer; print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_every_public_name_resolves_and_entry_points_keep_their_signatures() -> None:
+    for name in explorer.__all__:
+        assert getattr(explorer, name) is not None, name
+    for name in ("run", "orders", "inspect", "explain_row", "sql", "metadata_table", "load_preset"):
+        assert getattr(explorer, name) is getattr(explorer.api, name)
+    assert "at" in inspect.signature(explorer.inspect).parameters
+    assert inspect.signature(explorer.run).return_annotation == "Result"
+    assert set(explorer.__all__) <= set(dir(explorer))

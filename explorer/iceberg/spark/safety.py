@@ -6,7 +6,7 @@ each text is parsed by the session's parser (``sessionState().sqlParser()``, Ice
 into an unresolved logical plan, nothing is analysed or executed, and the plan is walked node by node:
 
 * allowed statements: ``ALTER TABLE {table}`` (properties, partition fields, branches and tags, write order,
-  identifier fields), ``CALL <catalog>.system.<procedure>`` from :data:`ALLOWED_PROCEDURES` on the scenario's
+  identifier fields, columns added without a DEFAULT, dropped or renamed), ``CALL <catalog>.system.<procedure>`` from :data:`ALLOWED_PROCEDURES` on the scenario's
   table, ``INSERT``/``INSERT OVERWRITE``/``DELETE``/``UPDATE``/``MERGE``/``SELECT``, and
   ``SET`` of :data:`ALLOWED_SETTINGS`;
 * every relation must be the scenario's own table or one of its ``branch_``/``tag_`` refs;
@@ -42,7 +42,8 @@ _ICEBERG_ALTER = frozenset(_LOGICAL + n for n in (
     "AddPartitionField", "DropPartitionField", "ReplacePartitionField", "SetWriteDistributionAndOrdering",
     "SetIdentifierFields", "DropIdentifierFields", "CreateOrReplaceBranch", "CreateOrReplaceTag", "DropBranch",
     "DropTag"))
-_SPARK_ALTER = frozenset(_LOGICAL + n for n in ("SetTableProperties", "UnsetTableProperties"))
+_SPARK_ALTER = frozenset(_LOGICAL + n for n in ("SetTableProperties", "UnsetTableProperties", "AddColumns",
+                                                  "DropColumns", "RenameColumn"))
 _DML = frozenset(_LOGICAL + n for n in ("InsertIntoStatement", "DeleteFromTable", "UpdateTable", "MergeIntoTable"))
 # Query nodes a SELECT (or the source of a write) may be built from; relations are checked separately.
 _QUERY = frozenset(_LOGICAL + n for n in (
@@ -100,6 +101,9 @@ class StatementChecker:
             if target.getClass().getName() != _UNRESOLVED_TABLE:
                 raise _Refused("ALTER TABLE must name the scenario's table")
             self._own_table(_seq(target.multipartIdentifier()), "ALTER TABLE")
+            if name == _LOGICAL + "AddColumns" and any(c.default().isDefined() for c in _seq(plan.columnsToAdd())):
+                # a DEFAULT is an expression Spark evaluates: not checked here, so not allowed
+                raise _Refused("a column DEFAULT is not allowed in safe mode")
         elif name == _LOGICAL + "CallStatement":
             self._call(plan)
         elif name == "org.apache.spark.sql.execution.command.SetCommand":

@@ -62,6 +62,10 @@ CASES = [
     ("CTE", ("WITH c AS (SELECT 2 AS id, 'c' AS name) INSERT INTO {table} SELECT * FROM c", None), "WITH", True),
     ("where with a file", (None, "id IN (SELECT length(value) FROM text.`/etc/hostname`)"), "file source", True),
     ("not SQL", ("this is not sql", None), "cannot parse", False),
+    ("column default", ("ALTER TABLE {table} ADD COLUMN c string DEFAULT current_user()", None),
+     "DEFAULT is not allowed", False),
+    ("columns of another table", ("ALTER TABLE spark_catalog.default.x ADD COLUMN c int", None),
+     "ALTER TABLE", False),
 ]
 
 

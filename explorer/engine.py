@@ -120,7 +120,8 @@ Selector = At | Point | int | None
 
 # The older keyword spellings of a selector (still accepted where users wrote them) and the At field each means.
 _OLD_SPELLINGS = {"snapshot_id": "snapshot_id", "at_snapshot": "snapshot_id", "ref": "ref",
-                  "at_seq": "sequence_number", "as_of_sequence_number": "sequence_number"}
+                  "at_seq": "sequence_number", "as_of_sequence_number": "sequence_number",
+                  "sequence_number": "sequence_number"}
 
 
 def selector_with_old_keywords(at: Selector, where: str, **old: int | str | None) -> At:

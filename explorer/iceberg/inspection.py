@@ -87,11 +87,12 @@ class InspectResult(IcebergResult):
             self._capture = self._capture_builder()
         return self._capture
 
-    def at(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None) -> SnapshotView:
+    def at(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None,
+           sequence_number: int | None = None) -> SnapshotView:
         """As :meth:`IcebergResult.at` (default: the inspected snapshot); a per-file view, so it builds the full
         capture first when the table was inspected by columns."""
         self.build_capture()
-        return super().at(at, snapshot_id=snapshot_id, ref=ref)
+        return super().at(at, snapshot_id=snapshot_id, ref=ref, sequence_number=sequence_number)
 
     @property
     def scenario(self) -> Scenario:

@@ -144,11 +144,14 @@ class IcebergResult:
                 raise LookupError(f"the run made no snapshot {at.snapshot_id}") from None
         return cap.snapshot_at(at.sequence_number)
 
-    def at(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None) -> SnapshotView:
+    def at(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None,
+           sequence_number: int | None = None) -> SnapshotView:
         """The view as of a sequence number (``result.at(5)``: the latest snapshot at or before it), or of the
         snapshot an :class:`~explorer.engine.At` names (``result.at(At(snapshot_id=...))``,
-        ``result.at(At(ref="audit"))``). ``snapshot_id=`` / ``ref=``: the older spelling, deprecated."""
-        snap = self.select(selector_with_old_keywords(at, "result.at", snapshot_id=snapshot_id, ref=ref))
+        ``result.at(At(ref="audit"))``). ``snapshot_id=`` / ``ref=`` / ``sequence_number=``: the older spelling,
+        deprecated."""
+        snap = self.select(selector_with_old_keywords(at, "result.at", snapshot_id=snapshot_id, ref=ref,
+                                                      sequence_number=sequence_number))
         view = self._views.get(snap.snapshot_id)
         if view is None:
             view = self._views[snap.snapshot_id] = build_view(self.capture.state(snapshot_id=snap.snapshot_id))

@@ -162,6 +162,8 @@ def test_the_older_keyword_spellings_still_select_with_a_deprecation_warning(bui
         assert result.at(snapshot_id=1) is result.at(At(snapshot_id=1))
     with pytest.warns(DeprecationWarning, match="result.to_plain"):
         assert result.to_plain(as_of_sequence_number=0)["as_of_snapshot_id"] == 2
+    with pytest.warns(DeprecationWarning, match=r"At\(sequence_number=0\)"):
+        assert result.at(sequence_number=0) is result.at(0)
     with pytest.raises(ValueError, match="one of"):
         result.at(0, snapshot_id=1)
 

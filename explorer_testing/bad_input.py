@@ -34,3 +34,19 @@ FAILING_SQL = {"name": "fails-midway", "table": {"columns": {"id": "int", "name"
     {"sql": "INSERT INTO {table} SELECT no_such_column FROM {table}"}, {"insert": [{"id": 3, "name": "c"}]}]}
 GOOD = {"name": "good", "table": {"columns": {"id": "int", "name": "string"}},
         "steps": [{"insert": [{"id": 1, "name": "a"}]}, {"delete": {"id": 1}}]}
+
+
+# What must never reach a learner's screen: a Python traceback, a Java class or stack line, py4j.
+LEAKS = ("Traceback", "org.apache", "py4j", "\tat ", "File \"")
+
+
+def scenario_file(tmp_path, text: str) -> str:
+    """``text`` written as ``scenario.yaml`` in ``tmp_path``; its path."""
+    path = tmp_path / "scenario.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def assert_no_leaks(text: str) -> None:
+    for leak in LEAKS:
+        assert leak not in text, f"{leak!r} leaked:\n{text}"

@@ -10,20 +10,8 @@ import pytest
 import yaml
 
 from explorer.ui.cli import EXIT_ENGINE, EXIT_OK, main
-from explorer_testing.bad_input import FAILING_SQL, INJECTION
+from explorer_testing.bad_input import FAILING_SQL, INJECTION, assert_no_leaks as _no_leaks, scenario_file as _file
 
-LEAKS = ("Traceback", "org.apache", "py4j", "\tat ", "File \"")
-
-
-def _file(tmp_path, text: str):
-    path = tmp_path / "scenario.yaml"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-def _no_leaks(text: str) -> None:
-    for leak in LEAKS:
-        assert leak not in text, f"{leak!r} leaked:\n{text}"
 
 
 @pytest.mark.spark

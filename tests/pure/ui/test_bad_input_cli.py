@@ -11,20 +11,8 @@ import sys
 import pytest
 
 from explorer.ui.cli import EXIT_INVALID, main
-from explorer_testing.bad_input import INVALID
+from explorer_testing.bad_input import INVALID, assert_no_leaks as _no_leaks, scenario_file as _file
 
-LEAKS = ("Traceback", "org.apache", "py4j", "\tat ", "File \"")
-
-
-def _file(tmp_path, text: str):
-    path = tmp_path / "scenario.yaml"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-def _no_leaks(text: str) -> None:
-    for leak in LEAKS:
-        assert leak not in text, f"{leak!r} leaked:\n{text}"
 
 
 @pytest.mark.parametrize("case, text, step, field, words", INVALID, ids=[c[0] for c in INVALID])

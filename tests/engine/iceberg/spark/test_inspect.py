@@ -15,11 +15,11 @@ from explorer.iceberg.result import IcebergResult
 from explorer.scenario.errors import EngineError
 from explorer.ui.cli import EXIT_ENGINE, EXIT_INVALID, EXIT_OK, main
 from explorer.engine import At
+from explorer_testing.bad_input import LEAKS
 
 pytestmark = pytest.mark.spark
 
 ICEBERG_PRESETS = [s.name for s in list_presets("iceberg")]
-LEAKS = ("Traceback", "org.apache", "py4j", "\tat ", "File \"")
 
 
 def _by_path(capture, view):

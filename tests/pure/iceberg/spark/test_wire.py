@@ -1,0 +1,69 @@
+"""The wire between the Java helpers and Python (explorer/iceberg/spark/wire.py), read from streams written here
+with pyarrow: the same bytes a helper's ``ArrowStreamWriter`` writes, in memory or in a file. (The helpers'
+own streams are read in the engine tier: tests/engine/iceberg/spark/test_readback.py.)"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from explorer.iceberg.spark.wire import read_table, read_tables
+
+SCHEMA = pa.schema([
+    pa.field("file_path", pa.string(), nullable=False),
+    pa.field("content_offset", pa.int64()),  # nullable: a deletion vector's offset, null for other files
+    pa.field("deletes", pa.list_(pa.struct([("location", pa.string()), ("content_offset", pa.int64())]))),
+    pa.field("bounds", pa.map_(pa.int32(), pa.binary())),
+])
+ROWS = [
+    {"file_path": "a.parquet", "content_offset": None, "deletes": [], "bounds": [(1, b"\x01\x00\x00\x00")]},
+    {"file_path": "b.puffin", "content_offset": 4, "deletes": [{"location": "d.puffin", "content_offset": 4},
+                                                               {"location": "e.parquet", "content_offset": None}],
+     "bounds": []},
+]
+
+
+def _stream(table: pa.Table, batches: int = 2) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        for batch in (table.to_batches(max_chunksize=max(1, -(-table.num_rows // batches))) if batches else ()):
+            writer.write_batch(batch)
+    return sink.getvalue().to_pybytes()
+
+
+TABLE = pa.Table.from_pylist(ROWS, schema=SCHEMA)
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_a_stream_in_memory_is_one_table(kind):
+    table = read_table(kind(_stream(TABLE)))
+    assert table.schema == SCHEMA
+    assert table.to_pylist() == TABLE.to_pylist()
+    assert table.column("content_offset").null_count == 1  # null stays null, no sentinel
+
+
+def test_a_stream_in_a_file_is_read_from_its_path(tmp_path):
+    path = tmp_path / "entries.arrows"
+    path.write_bytes(_stream(TABLE, batches=1))
+    table = read_table(path)
+    path.unlink()  # the mapping outlives the name, as a helper's temporary file may be removed
+    assert table.to_pylist() == TABLE.to_pylist()
+    again = tmp_path / "again.arrows"
+    again.write_bytes(_stream(TABLE))
+    assert read_table(str(again)).num_rows == 2  # a str path as py4j hands it over
+
+
+def test_an_empty_stream_keeps_its_schema():
+    empty = read_table(_stream(TABLE.slice(0, 0), batches=0))
+    assert empty.num_rows == 0 and empty.schema == SCHEMA
+
+
+def test_several_streams_are_several_tables_in_order():
+    other = pa.table({"x": pa.array([1, 2, 3], pa.int32())})
+    first, second = read_tables([_stream(TABLE), bytearray(_stream(other))])
+    assert first.num_rows == 2 and second.column("x").to_pylist() == [1, 2, 3]
+
+
+def test_anything_but_a_stream_is_refused():
+    with pytest.raises(pa.ArrowInvalid):
+        read_table(b"PAR1 not an arrow stream")

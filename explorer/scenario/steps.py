@@ -15,8 +15,9 @@ Which formats accept a kind is each format's declaration (:mod:`explorer.scenari
 executes it is that engine's handler table (:class:`explorer.engine.StepHandlers`). The concurrent step lives
 in :mod:`explorer.scenario.race`; the registry of every kind in :mod:`explorer.scenario.kinds`.
 
-Longer than the project's ~400 lines on purpose: it is the vocabulary of scenarios, ten small classes of
-40-60 lines each, one per kind, read side by side; splitting them would scatter one kind's rules.
+Why one module over 400 lines: it is the vocabulary of scenarios, ten small classes of
+40-60 lines each, one per kind, read side by side against the base class they share; splitting them would
+scatter one kind's rules.
 """
 
 from __future__ import annotations

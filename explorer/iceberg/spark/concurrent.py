@@ -23,6 +23,10 @@ job the way Iceberg's writers do:
 
 The commits run one after another in ``commit_order``; each committed job is recorded as its own snapshot,
 labelled with the job's name.
+
+Why one module over 400 lines: a race is one protocol, planned at the starting snapshot, written by one
+writer per job kind and committed with Iceberg's own validation, and each writer's plan, file readers and check
+texts are shared by the commit phase below it, so the rules of who wins read in one place.
 """
 
 from __future__ import annotations

@@ -3,6 +3,11 @@
 Values from the scenario reach Spark as data, never as SQL text: rows travel as one JSON parameter decoded by
 ``from_json`` against the table's own schema, and predicates use Spark's named parameter markers. Equality
 deletes and upserts, which Spark SQL cannot write, go through Iceberg's Java API (a ``RowDelta``).
+
+Why one module over 400 lines: ``_Runner`` is one step loop (create the table, execute each step, record its
+snapshot, hand its read-back to the reader thread, turn an engine failure into the message a learner reads)
+whose methods share the run's table, recorder and timings; the step kinds' own writers live in ``sql.py``,
+``rowdelta.py`` and ``concurrent.py``.
 """
 
 from __future__ import annotations

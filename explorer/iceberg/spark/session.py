@@ -9,6 +9,10 @@ Starting a JVM costs seconds, so the session is created once and reused. It is t
 warehouse folder is shared with its workers). Each scenario run gets its own fresh
 namespace and table inside the ``explorer`` catalog (a Hadoop catalog on a per-process temporary warehouse);
 :func:`new_run_table` makes it and :func:`drop_run_table` removes it with its files.
+
+Why one module over 400 lines: the process's one JVM is configured, started, shared, restarted and reaped
+here under one lock (the class archive and the one-engine-per-learner rule are options of how that JVM starts),
+and ``class_archive`` re-exports the archive's part for its own command.
 """
 
 from __future__ import annotations

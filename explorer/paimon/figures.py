@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explorer.engine import Selector
-from explorer.paimon.model import KeyDecision, PaimonRecord
+from explorer.paimon.records import KeyDecision, PaimonRecord
 from explorer.paimon.options import sequence_fields, snapshot_ordering
 from explorer.paimon.result import PaimonResult
 from explorer.scenario.values import to_plain

@@ -9,100 +9,30 @@ aggregation a per-column aggregate. The fold happens twice: a writer first folds
 into the one record it stores (``writer_merge``), and the read folds the stored records. When two writers
 stamp the same order on a key and the result depends on it, the decision is ``order_undefined`` and lists
 every possible row. No pypaimon here: the engine adapter checks this model against pypaimon.
+
+The records and their order live in :mod:`explorer.paimon.records`, the merge engines (one
+:class:`~explorer.paimon.merge_functions.MergeFunction` class each) in :mod:`explorer.paimon.merge_functions`;
+this module turns a scenario into records and decides each key (``merge``), the writers' pre-merge included.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass
-from datetime import date, datetime
-from enum import StrEnum
 from types import MappingProxyType
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from explorer.paimon.options import (REMOVE_ON_DELETE, RETRACT_KINDS, aggregate_function, descending, flag, merge_engine, options_of,
-                                     sequence_fields, sequence_groups, snapshot_ordering)
+from explorer.paimon.merge_functions import merge_function
+from explorer.paimon.options import (REMOVE_ON_DELETE, RETRACT_KINDS, flag, sequence_fields, sequence_groups,
+                                     snapshot_ordering)
+from explorer.paimon.records import (DEFAULT_WRITER, Candidate, Fate, Groups, KeyDecision, PaimonRecord,
+                                     by_merge_order, compare, value_text, with_changes, writer_text)
 from explorer.scenario.model import WriteStep
 from explorer.scenario.rows import nulls_first
 from explorer.scenario.values import to_plain
 
 if TYPE_CHECKING:
     from explorer.scenario.model import Scenario, TableSpec
-
-DEFAULT_WRITER = "(batch)"
-
-
-@dataclass(frozen=True)
-class PaimonRecord:
-    """One input record: where it came from, the sequence number its writer stamped, and its row kind.
-
-    ``sequence_number`` is the model's prediction; ``engine_sequence_number`` is what pypaimon wrote in the data
-    file (only for records that survived the writer's in-memory merge; None otherwise or before a run).
-    """
-
-    input_order: int
-    step: int
-    snapshot_id: int | None
-    writer: str
-    sequence_number: int | None
-    row_kind: str
-    values: Mapping[str, Any]
-    key: tuple[Any, ...]
-    partition: tuple[Any, ...] = ()
-    ignored: str | None = None  # why the record never reached the merge (e.g. ignore-delete)
-    engine_sequence_number: int | None = None
-    file: str | None = None
-    merged_from: tuple[int, ...] = ()  # input records a writer folded into this stored record (2+ when merged)
-    # The snapshot whose compaction removed every stored record of this key (a retraction merged into the
-    # highest level is dropped, and the key with it); later records of the key merge without this one.
-    cleared_at: int | None = None
-
-    def label(self) -> str:
-        if len(self.merged_from) > 1:
-            return "+".join(f"#{i}" for i in self.merged_from)
-        return f"#{self.input_order}"
-
-
-class Fate(StrEnum):
-    WINS = "wins"  # deduplicate: the last record is the row
-    RETRACTS = "retracts"  # the last record is -D/-U: the key disappears
-    SUPERSEDED = "superseded"  # a later record replaced it
-    FIRST_KEPT = "first-kept"  # first-row: the first record is the row
-    LATER_IGNORED = "later-ignored"  # first-row: came after the first one
-    CONTRIBUTES = "contributes"  # partial-update/aggregation: some column of the row comes from it
-    OVERWRITTEN = "overwritten"  # partial-update: all its non-null values were overwritten later
-    IGNORED = "ignored"  # dropped before merging (ignore-delete)
-    ORDER_UNDEFINED = "order-undefined"  # tied with another writer's record: its fate depends on an unknown order
-
-
-@dataclass(frozen=True)
-class Candidate:
-    record: PaimonRecord
-    outcome: Fate
-    reason: str
-
-
-@dataclass(frozen=True)
-class KeyDecision:
-    """Everything about one primary key: its candidates in merge order, and the row that results (or none)."""
-
-    key: Mapping[str, Any]
-    candidates: tuple[Candidate, ...]
-    winner: Mapping[str, Any] | None
-    summary: str
-    retracted: bool = False
-    # Two writers stamped the same order (sequence fields and sequence number) on records of this key and the
-    # result depends on which merges last: ``winner`` is None and ``alternatives`` holds every possible result
-    # (a row, or None for "no row"); ``tie`` says why in words.
-    order_undefined: bool = False
-    alternatives: tuple[Mapping[str, Any] | None, ...] = ()
-    tie: str | None = None
-
-    @property
-    def key_text(self) -> str:
-        return ", ".join(f"{k}={to_plain(v)}" for k, v in self.key.items())
 
 
 # ------------------------------------------------------------------------------------------ records
@@ -166,27 +96,21 @@ def records_from_scenario(scenario: "Scenario", snapshot_of_step: Mapping[int, i
         else:  # from a run: a step whose records the writer merged away made no snapshot
             snap = snapshot_of_step.get(step.index)
             if snap is None and live:
-                batch = [r if r.ignored is not None else _with(r, ignored=(
+                batch = [r if r.ignored is not None else with_changes(r, ignored=(
                     "its commit made no snapshot: the writer merged the key's records of the commit to no row "
                     f"({REMOVE_ON_DELETE}) and wrote nothing")) for r in batch]
-        batch = [_with(r, snapshot_id=snap if r.ignored is None else None) for r in batch]
+        batch = [with_changes(r, snapshot_id=snap if r.ignored is None else None) for r in batch]
         for partition, seq in _survivor_sequences([r for r in batch if r.ignored is None], table).items():
             committed_max[partition] = max(committed_max.get(partition, -1), seq)
         out.extend(batch)
     return tuple(out)
 
 
-def _with(record: PaimonRecord, **changes: Any) -> PaimonRecord:
-    from dataclasses import replace
-
-    return replace(record, **changes)
-
-
 def writer_survivor(records: list[PaimonRecord], table: "TableSpec") -> PaimonRecord:
     """The record of one key that one commit's writer buffer writes to its file (its sequence number is the
     stored one): first-row keeps the first in merge order, every other engine the last (partial-update and
     aggregation store their fold at the last record's sequence number)."""
-    ordered = sorted(records, key=functools.cmp_to_key(_by_merge_order(table)))
+    ordered = sorted(records, key=functools.cmp_to_key(by_merge_order(table)))
     return ordered[0] if merge_function(table).keeps_first else ordered[-1]
 
 
@@ -201,116 +125,6 @@ def _survivor_sequences(batch: list[PaimonRecord], table: "TableSpec") -> dict[t
         assert stored is not None  # a live record's writer gave it a sequence number
         out[partition] = max(out.get(partition, -1), stored)
     return out
-
-
-# ------------------------------------------------------------------------------------------ ordering
-
-
-def _cmp_values(a: Any, b: Any) -> int:
-    if a is None and b is None:
-        return 0
-    if a is None:
-        return -1  # nulls first, whatever the sort order (Paimon's nullIsLast=false)
-    if b is None:
-        return 1
-    return int(a > b) - int(a < b)
-
-
-def _by_merge_order(table: TableSpec) -> Callable[[PaimonRecord, PaimonRecord], int]:
-    """:func:`compare` for ``table``, as a comparison function for ``functools.cmp_to_key``."""
-    return lambda a, b: compare(a, b, table)
-
-
-def compare(a: PaimonRecord, b: PaimonRecord, table: "TableSpec") -> int:
-    """Negative when ``a`` merges before ``b`` (so ``b`` is the newer one)."""
-    opts = options_of(table.options)
-    if opts.snapshot_ordering:
-        # Paimon replaces each record's sequence number with its commit snapshot id at read time, so records of
-        # one snapshot compare equal: their order is not defined (CoreOptions, FileStoreCommitImpl).
-        return (a.snapshot_id or 0) - (b.snapshot_id or 0)
-    else:
-        sign = -1 if opts.descending else 1
-        for f in opts.sequence_fields:
-            va, vb = a.values.get(f), b.values.get(f)
-            c = _cmp_values(va, vb)
-            if c:
-                return c if va is None or vb is None else sign * c
-    return (a.sequence_number or 0) - (b.sequence_number or 0)
-
-
-def ordering_text(table: "TableSpec") -> str:
-    """The order records of one key are merged in, as a phrase."""
-    opts = table.options
-    if snapshot_ordering(opts):
-        return ("commit snapshot (sequence.snapshot-ordering replaces each record's sequence number with its "
-                "snapshot id); records stored in one snapshot have no defined order")
-    seq = sequence_fields(opts)
-    if seq:
-        direction = "descending" if descending(opts) else "ascending"
-        return f"sequence.field {', '.join(seq)} ({direction}, nulls first), then sequence number (input order)"
-    return "sequence number (input order of each writer)"
-
-
-def sequence_values(record: PaimonRecord, table: "TableSpec") -> dict[str, Any]:
-    """The values that order ``record`` among its key's records, most significant first (plain form)."""
-    opts = table.options
-    out: dict[str, Any] = {}
-    if snapshot_ordering(opts):
-        out["snapshot_id"] = record.snapshot_id
-    for f in sequence_fields(opts):
-        out[f] = to_plain(record.values.get(f))
-    out["sequence_number"] = record.sequence_number
-    return out
-
-
-def _fmt(value: Any, other: Any = None) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, datetime):
-        if isinstance(other, datetime) and other.date() == value.date():
-            return value.strftime("%H:%M:%S" if value.second or other.second else "%H:%M")
-        return value.isoformat(sep=" ", timespec="minutes" if not value.second else "seconds")
-    if isinstance(value, date):
-        return value.isoformat()
-    return str(value)
-
-
-def explain_order(earlier: PaimonRecord, later: PaimonRecord, table: "TableSpec") -> str:
-    """Why ``later`` merges after (is newer than) ``earlier``, as the comparison that decided it."""
-    opts = table.options
-    ea, la = earlier.sequence_number, later.sequence_number
-    if snapshot_ordering(opts):
-        if earlier.snapshot_id != later.snapshot_id:
-            text = (f"snapshot {later.snapshot_id} is later than snapshot {earlier.snapshot_id}; "
-                    "per-record sequence ignored")
-            if (la or 0) < (ea or 0):
-                text += f" (sequence number {la} < {ea} would have said the opposite)"
-            return text
-        return (f"same snapshot {later.snapshot_id}: Paimon does not guarantee the order inside one snapshot; "
-                f"{writer_text(later.writer)} folded its own records of the key before committing, in input "
-                f"order (sequence number {la} > {ea})")
-    seq = sequence_fields(opts)
-    desc = descending(opts)
-    for f in seq:
-        va, vb = earlier.values.get(f), later.values.get(f)
-        if _cmp_values(va, vb) == 0:
-            continue
-        if va is None:
-            return f"{f} {_fmt(vb)} > null (nulls sort first)"
-        op = "<" if desc else ">"
-        note = " (descending: smaller is newer)" if desc else ""
-        prefix = f"tie on {', '.join(seq[:seq.index(f)])}; " if seq.index(f) else ""
-        return f"{prefix}{f} {_fmt(vb, va)} {op} {_fmt(va, vb)}{note}"
-    if seq:
-        return (f"tie on sequence.field ({', '.join(f'{f}={_fmt(later.values.get(f))}' for f in seq)}) "
-                f"→ later input wins: sequence number {la} > {ea}")
-    text = f"sequence number {la} > {ea} (later input wins)"
-    if later.writer != earlier.writer:
-        text += f": writers {earlier.writer} and {later.writer} count independently"
-        if (later.snapshot_id or 0) < (earlier.snapshot_id or 0):
-            text += (f", so the record committed earlier (snapshot {later.snapshot_id}) beats the one "
-                     f"committed in snapshot {earlier.snapshot_id}")
-    return text
 
 
 # ------------------------------------------------------------------------------------------ merging
@@ -355,7 +169,7 @@ def _last_step(records: Iterable[PaimonRecord], snapshot: int) -> int:
 
 
 def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
-    live = sorted((r for r in recs if r.ignored is None), key=functools.cmp_to_key(_by_merge_order(table)))
+    live = sorted((r for r in recs if r.ignored is None), key=functools.cmp_to_key(by_merge_order(table)))
     ignored = [Candidate(r, Fate.IGNORED, r.ignored or "") for r in recs if r.ignored is not None]
     key = MappingProxyType(dict(zip(table.primary_key, recs[0].key)))
     engine = merge_function(table)
@@ -398,7 +212,7 @@ def _decide(recs: list[PaimonRecord], table: "TableSpec") -> KeyDecision:
             candidates = [Candidate(c.record, Fate.ORDER_UNDEFINED, f"{tie}; which of them merges last decides")
                           if c.record.input_order in tied else c for c in candidates]
             possible = " or ".join("no row" if o is None else "{" + ", ".join(
-                f"{c}={_fmt(v)}" for c, v in o.items() if c not in table.primary_key) + "}" for o in outcomes)
+                f"{c}={value_text(v)}" for c, v in o.items() if c not in table.primary_key) + "}" for o in outcomes)
             return KeyDecision(key, tuple(candidates) + tuple(ignored), None,
                                f"ORDER UNDEFINED: {tie}. Possible results: {possible}", False,
                                order_undefined=True, alternatives=tuple(outcomes), tie=tie)
@@ -421,14 +235,6 @@ def lone_fields(record: PaimonRecord, table: "TableSpec") -> str:
     """The group sequence fields of ``record`` that are null while a field of their group is not."""
     return ", ".join(seq for seq, members in sequence_groups(table.options).items()
                      if record.values.get(seq) is None and any(record.values.get(m) is not None for m in members))
-
-
-# ------------------------------------------------------------------------------------------ writer pre-merge
-
-# The stored records of one key, each with the input records a writer folded into it (itself alone when none).
-Groups = list[tuple[PaimonRecord, tuple[PaimonRecord, ...]]]
-# A merge function's explained fold: each record's fate, the row or None, a summary, whether the key is retracted.
-FoldResult = tuple[list[Candidate], Mapping[str, Any] | None, str, bool]
 
 
 def writer_merge(live: list[PaimonRecord], table: "TableSpec", dropped_out: list[PaimonRecord] | None = None
@@ -461,11 +267,11 @@ def writer_merge(live: list[PaimonRecord], table: "TableSpec", dropped_out: list
             if values is None:  # remove-record-on-delete: the merge returns no record, the writer writes none
                 dropped.extend(members)
                 continue
-            stored = _with(members[-1], values=MappingProxyType(dict(values)), row_kind="+I",
+            stored = with_changes(members[-1], values=MappingProxyType(dict(values)), row_kind="+I",
                            merged_from=tuple(m.input_order for m in members))
         out.append((stored, tuple(members)))
     out.sort(key=lambda g: g[0].input_order)
-    by_record = _by_merge_order(table)
+    by_record = by_merge_order(table)
 
     def by_stored(a: tuple[PaimonRecord, tuple[PaimonRecord, ...]],
                   b: tuple[PaimonRecord, tuple[PaimonRecord, ...]]) -> int:
@@ -473,16 +279,6 @@ def writer_merge(live: list[PaimonRecord], table: "TableSpec", dropped_out: list
 
     out.sort(key=functools.cmp_to_key(by_stored))
     return out
-
-
-def _premerge_text(stored: PaimonRecord, members: tuple[PaimonRecord, ...], table: "TableSpec") -> str:
-    steps = " → ".join(m.label() for m in members)
-    why = "; ".join(explain_order(a, b, table) for a, b in zip(members, members[1:]))
-    values = ", ".join(f"{c}={_fmt(stored.values.get(c))}" for c in table.column_names
-                       if c not in table.primary_key)
-    return (f"records {', '.join(m.label() for m in members)} of this key in snapshot {stored.snapshot_id} were "
-            f"first merged by the writer, in its order {steps} ({why}), into one stored record {{{values}}} with "
-            f"sequence number {stored.sequence_number}, which the read orders by those values; ")
 
 
 def _regroup(order: list[PaimonRecord], groups: Groups) -> Groups:
@@ -522,13 +318,9 @@ def _same_row(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
     return (a is None and b is None) or (a is not None and b is not None and dict(a) == dict(b))
 
 
-def writer_text(writer: str) -> str:
-    return "a batch job" if writer == DEFAULT_WRITER else f"writer {writer}"
-
-
 def _tie_text(run: list[PaimonRecord], key_text: str, table: "TableSpec", *, harmless: bool = False) -> str:
     fields = sequence_fields(table.options)
-    same = "".join(f", the same {f}={_fmt(run[0].values.get(f))}" for f in fields)
+    same = "".join(f", the same {f}={value_text(run[0].values.get(f))}" for f in fields)
     who = ", ".join(f"{r.label()} by {writer_text(r.writer)} in snapshot {r.snapshot_id}" for r in run)
     count = "two" if len(run) == 2 else str(len(run))
     actors = "writers" if len({r.writer for r in run}) == len(run) else "commits"
@@ -541,300 +333,6 @@ def _tie_text(run: list[PaimonRecord], key_text: str, table: "TableSpec", *, har
     if harmless:
         return text + "; Paimon does not define which merges last, but here every order gives the same result"
     return text + "; Paimon does not define which wins"
-
-
-# ------------------------------------------------------------------------------------------ merge functions
-
-
-def _row(record: PaimonRecord, table: "TableSpec") -> Mapping[str, Any]:
-    return MappingProxyType({c: record.values.get(c) for c in table.column_names})
-
-
-def _fold_partial(records: Sequence[PaimonRecord], table: TableSpec
-                  ) -> tuple[dict[str, Any] | None, dict[str, PaimonRecord], dict[int, list[tuple[str, str]]]]:
-    """Partial-update's fold: the latest non-null value per column, and the record each value came from.
-
-    With sequence groups (``fields.<seq>.sequence-group = a,b``) a record updates a group's fields only when its
-    value of the group's sequence field is not null and at least the row's current one, and then it sets them
-    all, nulls included (Paimon's ``PartialUpdateMergeFunction.updateWithSequenceGroup``); the sequence field
-    itself moves only forward. Columns in no group keep the latest non-null value. The third result lists,
-    per record (by ``id``), the groups it did not update: (sequence field, why).
-    """
-    groups = sequence_groups(table.options)
-    group_of = {f: seq for seq, members in groups.items() for f in members}
-    source: dict[str, PaimonRecord] = {}
-    skipped: dict[int, list[tuple[str, str]]] = {}
-    acc: dict[str, Any] = {c: None for c in table.column_names}
-    removed = False
-    for r in records:
-        if r.row_kind in RETRACT_KINDS:
-            removed = _retract_partial(r, acc, source, skipped, table, groups) or removed
-            continue
-        before = {seq: acc[seq] for seq in groups}
-        accepts: dict[str, bool] = {}
-        for seq in groups:
-            cur, prev = r.values.get(seq), before[seq]
-            accepts[seq] = cur is not None and (prev is None or _cmp_values(cur, prev) >= 0)
-            if not accepts[seq]:
-                why = (f"{seq} is null" if cur is None else f"{seq}={_fmt(cur, prev)} < {_fmt(prev, cur)}")
-                skipped.setdefault(id(r), []).append((seq, f"group ({', '.join(groups[seq])}) not updated: {why}"))
-        for c in table.column_names:
-            value = r.values.get(c)
-            if c in table.primary_key:
-                acc[c] = value
-            elif c in groups:
-                if accepts[c] and (before[c] is None or _cmp_values(value, before[c]) > 0):
-                    acc[c] = value
-                    source[c] = r
-            elif c in group_of:
-                if accepts[group_of[c]]:
-                    acc[c] = value
-                    source[c] = r
-            elif value is not None:
-                acc[c] = value
-                source[c] = r
-    if removed and not any(r.row_kind not in RETRACT_KINDS for r in records[_last_delete(records) + 1:]):
-        return None, source, skipped
-    return acc, source, skipped
-
-
-def _last_delete(records: Sequence[PaimonRecord]) -> int:
-    return max((i for i, r in enumerate(records) if r.row_kind == "-D"), default=-1)
-
-
-def _retract_partial(r: PaimonRecord, acc: dict[str, Any], source: dict[str, PaimonRecord],
-                     skipped: dict[int, list[tuple[str, str]]], table: TableSpec,
-                     groups: Mapping[str, tuple[str, ...]]) -> bool:
-    """A ``-U``/``-D`` reaching partial-update (Paimon 0.9's ``PartialUpdateMergeFunction.add``; ignore-delete
-    dropped it before the merge). With ``partial-update.remove-record-on-delete`` a ``-D`` clears the row (the
-    key is gone unless a later record writes it again) and a ``-U`` does nothing; with sequence groups the
-    record retracts each group whose sequence field it carries and is not older than the row's: the sequence
-    field takes the record's value and the group's other fields become null (``retractWithSequenceGroup``).
-    Returns whether the row was removed."""
-    if flag(table.options, REMOVE_ON_DELETE):
-        if r.row_kind == "-D":
-            for c in table.column_names:
-                acc[c] = None
-                source[c] = r
-            return True
-        skipped.setdefault(id(r), []).append(("-U", f"a -U changes nothing under {REMOVE_ON_DELETE}; only a -D "
-                                                    "removes the row"))
-        return False
-    for seq, members in groups.items():
-        cur, prev = r.values.get(seq), acc[seq]
-        if cur is None:
-            skipped.setdefault(id(r), []).append((seq, f"group ({', '.join(members)}) not retracted: {seq} is null"))
-            continue
-        if prev is not None and _cmp_values(cur, prev) < 0:
-            skipped.setdefault(id(r), []).append(
-                (seq, f"group ({', '.join(members)}) not retracted: {seq}={_fmt(cur, prev)} < {_fmt(prev, cur)}"))
-            continue
-        acc[seq] = cur
-        source[seq] = r
-        for f in members:
-            acc[f] = None
-            source[f] = r
-    return False
-
-
-def _single_groups(live: Sequence[PaimonRecord]) -> Groups:
-    return [(r, (r,)) for r in live]
-
-
-def _premerge_summary(groups: Groups) -> str:
-    merged = [s for s, members in groups if len(members) > 1]
-    if not merged:
-        return ""
-    return "; the writer first merged " + ", ".join(f"{s.label()} (snapshot {s.snapshot_id})" for s in merged)
-
-
-_AGGREGATORS: dict[str, Callable[[Any, Any], Any] | None] = {
-    "sum": lambda acc, v: v if acc is None else acc + v,
-    "max": lambda acc, v: v if acc is None else max(acc, v),
-    "min": lambda acc, v: v if acc is None else min(acc, v),
-    "last_value": None, "last_non_null_value": None, "first_value": None, "first_non_null_value": None,
-    "primary_key": None,
-}
-
-
-def _aggregate(fn: str, values: list[Any]) -> Any:
-    if fn in ("last_value", "primary_key"):
-        return values[-1] if values else None
-    if fn == "first_value":
-        return values[0] if values else None
-    non_null = [v for v in values if v is not None]
-    if fn == "last_non_null_value":
-        return non_null[-1] if non_null else None
-    if fn == "first_non_null_value":
-        return non_null[0] if non_null else None
-    step = _AGGREGATORS[fn]
-    assert step is not None  # the functions without a step returned above
-    acc = None
-    for v in non_null:
-        acc = step(acc, v)
-    return acc
-
-
-def _fold_aggregate(records: Sequence[PaimonRecord], table: TableSpec) -> dict[str, Any]:
-    funcs = {c: aggregate_function(table.options, c, table) for c in table.column_names}
-    return {c: _aggregate(funcs[c], [r.values.get(c) for r in records]) for c in table.column_names}
-
-
-class MergeFunction:
-    """One Paimon merge engine, shaped as Paimon Java's ``MergeFunction``: ``reset()``, then ``add(record)`` for
-    each record of one key in merge order, then ``get_result()``: the row they fold to (None: no row).
-
-    ``fold`` explains the same fold record by record (each record's fate, the row, a summary, whether the key is
-    retracted); ``premerges``: a writer folds one commit's records of a key into a new stored record (partial-
-    update, aggregation) instead of keeping one of them; ``keeps_first``: the first record in merge order is the
-    row (first-row), else the last decides; ``lone_record_unmerged``: a key's only record is read unmerged
-    (partial-update's sequence groups, :func:`_lone_group_record`).
-    """
-
-    name: ClassVar[str] = ""
-    premerges: ClassVar[bool] = False
-    keeps_first: ClassVar[bool] = False
-    lone_record_unmerged: ClassVar[bool] = False
-
-    def __init__(self, table: "TableSpec") -> None:
-        self.table = table
-        self.records: list[PaimonRecord] = []
-
-    def reset(self) -> None:
-        self.records = []
-
-    def add(self, record: PaimonRecord) -> None:
-        self.records.append(record)
-
-    def get_result(self) -> Mapping[str, Any] | None:
-        return self.fold(self.records)[1]
-
-    def fold(self, records: list[PaimonRecord], groups: Groups | None = None) -> FoldResult:
-        """(each record's fate, the row or None, a summary, whether a retraction removed the key).
-        ``groups``: the stored records with the input records a writer folded into each (premerging engines)."""
-        raise NotImplementedError
-
-
-class Deduplicate(MergeFunction):
-    name = "deduplicate"
-
-    def fold(self, live: list[PaimonRecord], groups: Groups | None = None) -> FoldResult:
-        table = self.table
-        last = live[-1]
-        retracted = last.row_kind in RETRACT_KINDS
-        out = []
-        for r in live[:-1]:
-            out.append(Candidate(r, Fate.SUPERSEDED, f"{last.label()} is newer: {explain_order(r, last, table)}"))
-        if retracted:
-            why = f"{last.row_kind} retracts the key: it is the newest record"
-            if len(live) > 1:
-                why += f" ({explain_order(live[-2], last, table)})"
-            out.append(Candidate(last, Fate.RETRACTS, why))
-            return out, None, f"{last.label()} ({last.row_kind}) retracts the key; no row", True
-        why = "the only record" if len(live) == 1 else f"the newest record ({explain_order(live[-2], last, table)})"
-        out.append(Candidate(last, Fate.WINS, why))
-        return out, _row(last, table), f"{last.label()} wins", False
-
-
-class FirstRow(MergeFunction):
-    name = "first-row"
-    keeps_first = True
-
-    def fold(self, live: list[PaimonRecord], groups: Groups | None = None) -> FoldResult:
-        table = self.table
-        first = live[0]
-        out = [Candidate(first, Fate.FIRST_KEPT, "first-row keeps the first record written for a key")]
-        for r in live[1:]:
-            out.append(Candidate(r, Fate.LATER_IGNORED, f"first-row ignores later records: sequence number "
-                                                        f"{r.sequence_number} > {first.sequence_number}"))
-        return out, _row(first, table), f"{first.label()} was first and stays", False
-
-
-class PartialUpdate(MergeFunction):
-    name = "partial-update"
-    premerges = True
-    lone_record_unmerged = True
-
-    def get_result(self) -> Mapping[str, Any] | None:
-        values = _fold_partial(self.records, self.table)[0]
-        return None if values is None else MappingProxyType(values)
-
-    def fold(self, stored: list[PaimonRecord], groups: Groups | None = None) -> FoldResult:
-        table = self.table
-        groups = groups or _single_groups(stored)
-        acc, source, skipped = _fold_partial(stored, table)
-        if acc is None:  # remove-record-on-delete: the newest -D removed the row
-            last = stored[_last_delete(stored)]
-            out = [Candidate(r, Fate.RETRACTS, f"-D removes the whole row ({REMOVE_ON_DELETE})") if r is last
-                   else Candidate(r, Fate.OVERWRITTEN, f"its values were removed by {last.label()} ({REMOVE_ON_DELETE})")
-                   for s, members in groups for r in members]
-            return out, None, f"{last.label()} (-D) removes the row ({REMOVE_ON_DELETE}); no row", True
-        grouped = sequence_groups(table.options)
-        members_of = {id(s): m for s, m in groups}
-        origin: dict[str, PaimonRecord] = {}  # column -> the input record its final value came from
-        for c, s in source.items():
-            members = members_of[id(s)]
-            origin[c] = members[0] if len(members) == 1 else _fold_partial(members, table)[1][c]
-        out = []
-        for s, members in groups:
-            prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
-            for r in members:
-                cols = [c for c in table.column_names if origin.get(c) is r]
-                missed = skipped.get(id(r), []) if len(members) == 1 else []
-                groups_text = "; ".join(text for _, text in missed)
-                held = {c for seq, _ in missed for c in (seq, *grouped.get(seq, ()))}  # columns its skipped groups cover
-                if cols and r.row_kind in RETRACT_KINDS:
-                    gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
-                    text = f"{prefix}{r.row_kind} retracts its sequence groups (fields set to null): {gave}"
-                    out.append(Candidate(r, Fate.CONTRIBUTES, text + (f" ({groups_text})" if groups_text else "")))
-                elif cols:
-                    gave = ", ".join(f"{c}={_fmt(acc[c])}" for c in cols)
-                    what = ("latest value of" if grouped else "latest non-null value of")
-                    text = f"{prefix}{what} {gave}"
-                    out.append(Candidate(r, Fate.CONTRIBUTES, text + (f" ({groups_text})" if groups_text else "")))
-                else:
-                    later = [c for c in table.column_names if c not in table.primary_key and r.values.get(c) is not None
-                             and c not in held]
-                    why = ("all its non-null values (" + ", ".join(later) + ") are overwritten by newer records"
-                           if later else "it carries only nulls, which never overwrite")
-                    if groups_text:
-                        why = groups_text + ("; " + why if later else "")
-                    out.append(Candidate(r, Fate.OVERWRITTEN, prefix + why))
-        summary = "merged column by column: " + ", ".join(
-            f"{c} from {s.label()}" for c, s in sorted(origin.items(), key=lambda kv: table.column_names.index(kv[0])))
-        summary += _premerge_summary(groups)
-        return out, MappingProxyType(acc), summary, False
-
-
-class Aggregation(MergeFunction):
-    name = "aggregation"
-    premerges = True
-
-    def get_result(self) -> Mapping[str, Any] | None:
-        return MappingProxyType(_fold_aggregate(self.records, self.table))
-
-    def fold(self, stored: list[PaimonRecord], groups: Groups | None = None) -> FoldResult:
-        table = self.table
-        groups = groups or _single_groups(stored)
-        funcs = {c: aggregate_function(table.options, c, table) for c in table.column_names}
-        row = _fold_aggregate(stored, table)
-        value_cols = [c for c in table.column_names if c not in table.primary_key]
-        out = []
-        for s, members in groups:
-            prefix = _premerge_text(s, members, table) if len(members) > 1 else ""
-            out += [Candidate(r, Fate.CONTRIBUTES, prefix + "folded in: " + ", ".join(
-                f"{c} {funcs[c]}({_fmt(r.values.get(c))})" for c in value_cols)) for r in members]
-        summary = "aggregated: " + ", ".join(f"{c}={funcs[c]} → {_fmt(row[c])}" for c in value_cols)
-        return out, MappingProxyType(row), summary + _premerge_summary(groups), False
-
-
-MERGE_FUNCTIONS: Mapping[str, type[MergeFunction]] = {
-    cls.name: cls for cls in (Deduplicate, PartialUpdate, Aggregation, FirstRow)}
-
-
-def merge_function(table: "TableSpec") -> MergeFunction:
-    """The table's merge engine (``merge-engine``, default deduplicate) as a fresh :class:`MergeFunction`."""
-    return MERGE_FUNCTIONS[merge_engine(table.options)](table)
 
 
 def visible_rows(decisions: Iterable[KeyDecision]) -> tuple[Mapping[str, Any], ...]:

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from explorer.engine import At, FormatFacts, Point, Selector, StepOutcome, point_on_clock
-from explorer.paimon.model import (KeyDecision, PaimonRecord, changelog_between, writer_survivor, merge, ordering_text,
-                                   sequence_values, visible_rows)
+from explorer.paimon.model import changelog_between, merge, visible_rows, writer_survivor
+from explorer.paimon.records import KeyDecision, PaimonRecord, ordering_text, sequence_values
 from explorer.paimon.options import (NEWER_THAN_JAVA, executable_options, flag, java_modelled_options,
                                      java_executed_options, merge_engine, modelled_options)
 from explorer.scenario.model import Scenario, TableSpec

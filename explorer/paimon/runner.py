@@ -20,7 +20,8 @@ from typing import Any, Callable
 from explorer.engine import StepHandlers, StepOutcome
 from explorer.paimon.format import FORMAT
 from explorer.scenario.errors import EngineError, ScenarioError
-from explorer.paimon.model import DEFAULT_WRITER, PaimonRecord, records_from_scenario, writer_survivor
+from explorer.paimon.model import records_from_scenario, writer_survivor
+from explorer.paimon.records import DEFAULT_WRITER, PaimonRecord
 from explorer.paimon.options import (
     DEFAULT_BUCKETS,
     RETRACT_KINDS,

@@ -41,7 +41,8 @@ from math import comb
 from types import MappingProxyType
 from typing import Any
 
-from explorer.paimon.model import KeyDecision, merge, visible_rows
+from explorer.paimon.model import merge, visible_rows
+from explorer.paimon.records import KeyDecision
 from explorer.paimon.options import flag, sequence_fields
 from explorer.paimon.result import PaimonResult
 from explorer.scenario.errors import ScenarioError
@@ -389,7 +390,7 @@ def _differences(result: PaimonResult, ordered: tuple[KeyDecision, ...]) -> tupl
 def _winner_record(decision: KeyDecision | None):
     if decision is None:
         return None
-    from explorer.paimon.model import Fate
+    from explorer.paimon.records import Fate
 
     return next((c.record for c in decision.candidates if c.outcome in (Fate.WINS, Fate.RETRACTS)), None)
 

@@ -4,7 +4,8 @@ from datetime import datetime
 
 import pytest
 
-from explorer.paimon.model import Fate, merge, records_from_scenario, visible_rows
+from explorer.paimon.model import merge, records_from_scenario, visible_rows
+from explorer.paimon.records import Fate
 from explorer.api import parse_scenario
 from explorer.scenario.errors import ScenarioError
 

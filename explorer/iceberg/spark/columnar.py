@@ -1,12 +1,8 @@
 """A big table's live files at one snapshot, read as columns: no Python object per file.
 
-Every manifest the table's snapshots list is read through Iceberg's ``ALL_ENTRIES`` metadata table (Iceberg's
-own manifest reader, through the table's FileIO), each entry tagged with the manifest it came from and its place
-there. :func:`read_entries_in_jvm` does it in the driver JVM with a small helper (``java/ManifestColumns.java``,
-compiled at first use by :mod:`explorer.iceberg.spark.jvm`) that writes flat columns for numpy and Arrow;
-:func:`read_entries` does it with a Spark job over the ``all_entries`` table (``input_file_name()`` names the
-manifest) and stays as the reader for partition types the helper does not carry. Both give the same Arrow
-table, so everything after is one code path. The files are
+Every manifest the table's snapshots list is read by the explorer's one manifest reader
+(:mod:`explorer.iceberg.spark.manifests`: Iceberg Java's own manifest reading through the table's FileIO, handed
+over as Arrow), each entry tagged with the manifest it came from and its place there. The files are
 then born, numbered and kept exactly as :class:`~explorer.iceberg.spark.metadata.IcebergRecorder` does it
 walking the snapshots one by one (commit order, each snapshot's manifest list in order, each manifest's entries
 in order; a file is its path, or path and blob offset for a deletion vector, plus its data sequence number), so
@@ -18,10 +14,7 @@ equality delete compares.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
-from pathlib import Path
 from types import MappingProxyType
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -38,198 +31,36 @@ from explorer.iceberg.columns import (
     FileHistory,
     partition_key_label,
 )
-from explorer.iceberg.spark.jvm import java_helper
-from explorer.iceberg.spark.metadata import FILE_PATH_ID, decode_bound, local_path, parse_avro, plain_value
+from explorer.iceberg.spark.metadata import FILE_PATH_ID, decode_bound, local_path, plain_value
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-_EPOCH_DAY, _EPOCH = date(1970, 1, 1), datetime(1970, 1, 1)
 _PREFIXES = {DATA: "D", POSITION_DELETES: "P", EQUALITY_DELETES: "E", DELETION_VECTOR: "V"}
-_ENTRY_COLUMNS = ("status", "snapshot_id", "sequence_number", "file_sequence_number")
-_FILE_COLUMNS = ("content", "file_path", "file_format", "spec_id", "partition", "record_count", "lower_bounds",
-                 "upper_bounds", "null_value_counts", "value_counts", "equality_ids", "referenced_data_file",
-                 "content_offset")
 
 
 def manifest_walk(recorder) -> tuple[dict[str, int], dict[int, frozenset[str]]]:
     """(manifest path -> place of its first listing in the walk, snapshot id -> the manifests it lists)."""
+    lists = recorder.manifest_reader.manifest_lists()
+    by_snapshot: dict[int, list[str]] = {}
+    for sid, path in zip(lists.column("snapshot_id").to_pylist(), lists.column("manifest_path").to_pylist()):
+        by_snapshot.setdefault(int(sid), []).append(str(path))  # each list's rows in its own order
     walk: dict[str, int] = {}
     listed: dict[int, frozenset[str]] = {}
     for snap in recorder.ordered_snapshots():
-        paths = [str(m["manifest_path"]) for m in parse_avro(recorder.read_bytes(snap["manifest-list"]))]
+        paths = by_snapshot.get(int(snap["snapshot-id"]), [])
         for path in paths:
             walk.setdefault(path, len(walk))
         listed[int(snap["snapshot-id"])] = frozenset(paths)
     return walk, listed
 
 
-def read_entries(spark: SparkSession, name: str):
-    """Every entry of every manifest the table's snapshots list, as one Arrow table (Spark's metadata table)."""
-    import pyarrow as pa
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import StructType
-
-    frame = spark.read.format("iceberg").load(f"{name}.all_entries")
-    data_file = frame.schema["data_file"].dataType
-    assert isinstance(data_file, StructType)  # Iceberg's entries table: data_file is a struct
-    present = set(data_file.names)  # no partition struct when no spec has fields
-    frame = frame.select(F.input_file_name().alias("manifest"), F.monotonically_increasing_id().alias("rid"),
-                         *_ENTRY_COLUMNS, *(F.col(f"data_file.{c}").alias(c) for c in _FILE_COLUMNS if c in present))
-    batches = frame._collect_as_arrow()
-    if not batches:
-        return None
-    return pa.Table.from_batches(batches)
-
-
-_LONGS = ("manifest", "status", "snapshot_id", "sequence_number", "file_sequence_number", "content", "spec_id",
-          "record_count", "content_offset", "puffin")
-_PARTITION_TYPES = {"int", "long", "string", "date", "timestamp", "timestamptz", "boolean", "double", "float"}
-
-
-def read_entries_in_jvm(spark: SparkSession, jtable, threads: int | None = None):
-    """What :func:`read_entries` returns (the same columns and types), read by Iceberg's own ALL_ENTRIES scan in
-    the driver JVM, a manifest per worker thread, and handed over as flat files instead of through a Spark job
-    (no task scheduling, no row conversion, no Arrow writer). None when the table's partition types are ones
-    this reader does not carry (then :func:`read_entries` reads it)."""
-    import shutil
-    import tempfile
-
-    import pyarrow as pa
-
-    folder = tempfile.mkdtemp(prefix="explorer-entries-")
-    try:
-        threads = threads or max(1, min(4, os.cpu_count() or 1))
-        chunks = int(java_helper(spark, "ManifestColumns").write(jtable, folder, threads))
-        base = Path(folder)
-        parts = [line.split("\t") for line in (base / "part.txt").read_text(encoding="utf-8").splitlines()]
-        if not chunks or any(kind not in _PARTITION_TYPES for _, kind in parts):
-            return None
-        manifests = (base / "manifests.txt").read_text(encoding="utf-8").splitlines()
-        pieces = [_chunk(base / f"c{c}", len(parts)) for c in range(chunks)]
-        n = sum(p["n"] for p in pieces)
-        starts = np.cumsum([0] + [p["n"] for p in pieces])[:-1]
-        longs = np.concatenate([p["longs"] for p in pieces])
-        col = {name: longs[:, i] for i, name in enumerate(_LONGS)}
-
-        def texts(name: str, kind):
-            return pa.concat_arrays([p[name] for p in pieces]).cast(kind)
-
-        def rows_of(name: str) -> np.ndarray:
-            return np.concatenate([p[name] + start for p, start in zip(pieces, starts)])
-
-        def flat(name: str) -> np.ndarray:
-            return np.concatenate([p[name] for p in pieces])
-
-        columns = {
-            "manifest": pa.array(manifests, type=pa.string()).take(pa.array(col["manifest"])),
-            "rid": pa.array(np.arange(n, dtype=np.int64)),
-            "status": pa.array(col["status"].astype(np.int32)),
-            "snapshot_id": pa.array(col["snapshot_id"]),
-            "sequence_number": pa.array(col["sequence_number"]),
-            "file_sequence_number": pa.array(col["file_sequence_number"]),
-            "content": pa.array(col["content"].astype(np.int32)),
-            "file_path": texts("path", pa.string()),
-            "file_format": pa.array(np.where(col["puffin"] == 1, np.array("PUFFIN", dtype=object),
-                                             np.array(None, dtype=object)), type=pa.string()),
-            "spec_id": pa.array(col["spec_id"].astype(np.int32)),
-            "record_count": pa.array(col["record_count"]),
-            "equality_ids": _lists(n, rows_of("eq.rows"), pa.array(flat("eq.fields"))),
-            "referenced_data_file": texts("ref", pa.string()),
-            "content_offset": pa.array(col["content_offset"], mask=col["content_offset"] < 0),
-        }
-        for side, name in (("lower", "lower_bounds"), ("upper", "upper_bounds")):
-            columns[name] = _map(n, rows_of(f"{side}.rows"), pa.array(flat(f"{side}.fields")),
-                                 pa.concat_arrays([p[side] for p in pieces]))
-        for side, name in (("nulls", "null_value_counts"), ("values", "value_counts")):
-            columns[name] = _map(n, rows_of(f"{side}.rows"), pa.array(flat(f"{side}.fields")),
-                                 pa.array(flat(f"{side}.counts")))
-        if parts:
-            fields = [_partition_values(texts(f"part{i}", pa.string()), kind) for i, (_, kind) in enumerate(parts)]
-            columns["partition"] = pa.StructArray.from_arrays(fields, names=[name for name, _ in parts])
-        return pa.table(columns)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _chunk(base: Path, parts: int) -> dict:
-    """One task's files, as arrays (rows numbered within the task)."""
-    import pyarrow as pa
-
-    longs = np.fromfile(base / "longs.bin", dtype=">i8").astype(np.int64).reshape(-1, len(_LONGS))
-    out = {"n": len(longs), "longs": longs, "path": _texts(base, "path", pa.binary()),
-           "ref": _texts(base, "ref", pa.binary())}
-    for i in range(parts):
-        out[f"part{i}"] = _texts(base, f"part{i}", pa.binary())
-    for side in ("lower", "upper"):
-        out[f"{side}.rows"] = _ints(base / f"{side}.rows")
-        out[f"{side}.fields"] = _ints(base / f"{side}.fields")
-        out[side] = _texts(base, side, pa.binary())
-    for side in ("nulls", "values"):
-        out[f"{side}.rows"] = _ints(base / f"{side}.rows")
-        out[f"{side}.fields"] = _ints(base / f"{side}.fields")
-        out[f"{side}.counts"] = _ints(base / f"{side}.counts", ">i8")
-    out["eq.rows"] = _ints(base / "eq.rows")
-    out["eq.fields"] = _ints(base / "eq.fields")
-    return out
-
-
-def _ints(path: Path, dtype: str = ">i4") -> np.ndarray:
-    return np.fromfile(path, dtype=dtype).astype(np.int64 if dtype == ">i8" else np.int32)
-
-
-def _texts(base: Path, name: str, kind):
-    """A string or binary column the helper wrote (offsets, bytes, rows that are null)."""
-    import pyarrow as pa
-
-    offsets = np.fromfile(base / f"{name}.off", dtype=">i4").astype("<i4")
-    data = (base / f"{name}.dat").read_bytes()
-    nulls = np.fromfile(base / f"{name}.nul", dtype=">i4")
-    validity = None
-    if len(nulls):
-        valid = np.ones(len(offsets) - 1, dtype=bool)
-        valid[nulls] = False
-        validity = pa.py_buffer(np.packbits(valid, bitorder="little").tobytes())
-    return pa.Array.from_buffers(kind, len(offsets) - 1, [validity, pa.py_buffer(offsets.tobytes()),
-                                                           pa.py_buffer(data)], null_count=len(nulls))
-
-
-def _map(n: int, rows: np.ndarray, keys, items):
-    import pyarrow as pa
-
-    offsets = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(np.bincount(rows, minlength=n), out=offsets[1:])
-    return pa.MapArray.from_arrays(pa.array(offsets), keys, items)
-
-
-def _lists(n: int, rows: np.ndarray, values):
-    import pyarrow as pa
-
-    offsets = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(np.bincount(rows, minlength=n), out=offsets[1:])
-    return pa.ListArray.from_arrays(pa.array(offsets), values)
-
-
-def _partition_values(texts, kind: str):
-    """A partition field written as Iceberg's text of its value, as the Python values Spark's read gives."""
-    import pyarrow as pa
-
-    codes, distinct = _factorize(texts)
-    values: list[Any]
-    if kind in ("int", "long"):
-        values, arrow = [None if v is None else int(v) for v in distinct], pa.int64()
-    elif kind in ("double", "float"):
-        values, arrow = [None if v is None else float(v) for v in distinct], pa.float64()
-    elif kind == "boolean":
-        values, arrow = [None if v is None else v == "true" for v in distinct], pa.bool_()
-    elif kind == "date":
-        values, arrow = [None if v is None else _EPOCH_DAY + timedelta(days=int(v)) for v in distinct], pa.date32()
-    elif kind in ("timestamp", "timestamptz"):
-        values, arrow = [None if v is None else _EPOCH + timedelta(microseconds=int(v)) for v in distinct], \
-            pa.timestamp("us")
-    else:
-        values, arrow = distinct, pa.string()
-    return pa.array(values, type=arrow).take(pa.array(codes))
+def read_entries(recorder):
+    """Every entry of every manifest the table's snapshots list, as one Arrow table
+    (:data:`~explorer.iceberg.spark.manifests.ENTRY_COLUMNS`), a data file's bounds and counts only for the
+    columns equality deletes compare; None when there is none."""
+    table = recorder.manifest_reader.entries(all_bounds=False)
+    return table if table.num_rows else None
 
 
 def _numbers(column, default: int = 0) -> np.ndarray:
@@ -321,7 +152,7 @@ def walk_entries(recorder, table, walk: dict[str, int]) -> EntryWalk:
 
     where, names = _factorize(table.column("manifest"))
     place = np.array([walk.get(m, walk.get(local_path(m), len(walk))) for m in names], dtype=np.int64)[where]
-    order = np.lexsort((table.column("rid").to_numpy(), place))
+    order = np.lexsort((table.column("position").to_numpy(), place))
     where = where[order]
     status = _numbers(table.column("status"))[order]
     data_seq = _numbers(table.column("sequence_number"))[order]
@@ -367,7 +198,7 @@ def file_history(spark: SparkSession, recorder, entries=None, walk=None,
     added it and the first that removed it, as the recorder records them (a removal is a DELETED entry, met in
     the manifest its snapshot wrote)."""
     walk = walk if walk is not None else manifest_walk(recorder)
-    table = entries if entries is not None else read_entries(spark, recorder.full_name)
+    table = entries if entries is not None else read_entries(recorder)
     if table is None or table.num_rows == 0:
         return FileHistory.from_records(())
     w = walked if walked is not None else walk_entries(recorder, table, walk[0])
@@ -390,7 +221,7 @@ def snapshot_columns(spark: SparkSession, recorder, snapshot_id: int, entries=No
     walk, listed = walk if walk is not None else manifest_walk(recorder)
     if snapshot_id not in listed:
         raise LookupError(f"the table has no snapshot {snapshot_id}")
-    table = entries if entries is not None else read_entries(spark, recorder.full_name)
+    table = entries if entries is not None else read_entries(recorder)
     if table is None or table.num_rows == 0:
         return FileColumns.from_records(())
     w = walked if walked is not None else walk_entries(recorder, table, walk)

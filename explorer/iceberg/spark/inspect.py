@@ -25,14 +25,12 @@ from explorer.iceberg.spark.columnar import (
     file_history,
     manifest_walk,
     read_entries,
-    read_entries_in_jvm,
     snapshot_columns,
     walk_entries,
 )
 from explorer.iceberg.spark.metadata import (
     IcebergRecorder,
     load_iceberg_table,
-    local_path,
     snapshot_record,
 )
 from explorer.iceberg.spark.planning import java_plan
@@ -161,11 +159,8 @@ def table_recorder(spark: SparkSession, name: str, jtable) -> IcebergRecorder:
     recorded yet."""
     recorder = IcebergRecorder(spark, name, Scenario(name="inspect", table=TableSpec(columns=()), steps=()),
                                read_bytes=fileio_reader(spark, jtable), contents=False)
-    recorder.jtable, recorder._ops = jtable, jtable.operations()
-    metadata = recorder._read_metadata()
-    recorder.location = str(metadata["location"]).rstrip("/")
-    recorder._local_root = local_path(recorder.location).rstrip("/") + "/"
-    recorder.scenario = _scenario(metadata, name)
+    recorder.attach(jtable)
+    recorder.scenario = _scenario(recorder._metadata, name)
     return recorder
 
 
@@ -234,7 +229,7 @@ def _columnar_result(spark: SparkSession, name: str, recorder: IcebergRecorder, 
                      at_seq: int | None,
                      ref: str | None) -> InspectResult:
     """A big table's result: its snapshots and refs from the metadata, the chosen snapshot's files as columns
-    from one Spark read of every manifest, and the full capture made later, from the same metadata, if a view
+    from one read of every manifest (Iceberg Java's, handed over as Arrow), and the full capture made later, from the same metadata, if a view
     asks for it."""
     snaps = tuple(snapshot_record(s, i) for i, s in enumerate(recorder.ordered_snapshots(), start=1))
     if not snaps:
@@ -247,13 +242,11 @@ def _columnar_result(spark: SparkSession, name: str, recorder: IcebergRecorder, 
     focus = _focus(outline, at_snapshot, at_seq, ref)
     try:
         walk = manifest_walk(recorder)
-        entries = read_entries_in_jvm(spark, recorder.jtable)
-        if entries is None:  # partition types the JVM reader does not carry: Spark's metadata table reads them
-            entries = read_entries(spark, name)
+        entries = read_entries(recorder)
         walked = walk_entries(recorder, entries, walk[0]) if entries is not None else None
         first = snapshot_columns(spark, recorder, focus, entries=entries, walk=walk, walked=walked)
     except Exception as exc:
-        raise EngineError(f"Spark could not read the manifests of {name}", field="table",
+        raise EngineError(f"Iceberg could not read the manifests of {name}", field="table",
                           detail=engine_reason(exc)) from None
     known = {focus: first}
 

@@ -34,6 +34,7 @@ from explorer.iceberg.model import (
 )
 from explorer.scenario.model import Column, Scenario, Step
 
+from explorer.iceberg.spark.manifests import JvmManifestReader, ManifestReader
 from explorer.iceberg.spark.puffin import decode_deletion_vector, read_deletion_vector
 from explorer.iceberg.spark.session import driver_jvm
 
@@ -195,6 +196,8 @@ class IcebergRecorder:
     # so any storage the catalog uses works. ``contents=False`` reads metadata only (no data or delete rows).
     read_bytes: Callable[[str], bytes] = _read_local
     contents: bool = True
+    # The one manifest reader (Iceberg Java's, :mod:`explorer.iceberg.spark.manifests`), made by attach().
+    manifest_reader: ManifestReader | None = None
     _counters: dict[str, int] = field(default_factory=dict)
     _metadata: dict = field(default_factory=dict)
     _columns: dict[int, tuple[str, str]] = field(default_factory=dict)  # field id -> (name, type)
@@ -222,9 +225,12 @@ class IcebergRecorder:
             _by_path=dict(self._by_path), _manifest_writers=dict(self._manifest_writers),
             _manifest_views=dict(self._manifest_views))
 
-    def attach(self) -> None:
-        self.jtable = load_iceberg_table(self.spark, self.full_name)
+    def attach(self, jtable: Any = None) -> None:
+        """Load the table (or take ``jtable``, the ``org.apache.iceberg.Table`` already loaded) and read its
+        metadata."""
+        self.jtable = jtable if jtable is not None else load_iceberg_table(self.spark, self.full_name)
         self._ops = self.jtable.operations()
+        self.manifest_reader = JvmManifestReader(self.spark, self.jtable)
         self._read_metadata()
         self.location = str(self._metadata["location"]).rstrip("/")
         self._local_root = local_path(self.location).rstrip("/") + "/"

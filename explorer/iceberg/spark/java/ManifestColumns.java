@@ -1,128 +1,183 @@
-// Every entry of every manifest a table's snapshots list, written as flat columns for Python (numpy / Arrow).
+// The explorer's one manifest reader: Iceberg's own manifest reading in the driver JVM, handed to Python as Arrow.
 // Compiled at first use inside Spark's driver JVM with Janino (which Spark ships for its own code generation),
 // so it is written in the Java subset Janino accepts: no lambdas, raw collections with casts.
 //
-// It reads Iceberg's ALL_ENTRIES metadata table through Iceberg's own scan (the table's FileIO, Iceberg's
-// manifest reader, inherited snapshot ids and sequence numbers), one manifest task per worker thread, and writes
-// each task's entries into a sub-folder c0, c1, ... (in task order; rows numbered within the task) of big-endian
-// files, and manifests.txt and part.txt into the folder itself. Delete manifests are read first: a data file's
-// bounds and counts are written only for the columns some equality delete compares.
-//   longs.bin     per entry: manifest, status, snapshot id, data seq, file seq, content, spec id, record count,
-//                 content offset (-1 when none), 1 when the file format is PUFFIN
-//   manifests.txt the manifest locations, one per line, in the order their index numbers them
-//   path.off/.dat, ref.off/.dat   file_path and referenced_data_file (offsets: int32 per entry + 1; -1 = null)
-//   part.txt      the partition struct's field names and types, one "name<TAB>type" per line
-//   partN.off/.dat  partition field N as text (Iceberg's own value: days for a date, micros for a timestamp)
-//   lower.*, upper.*  bound entries: rows (int32), field ids (int32), values (offsets int32 + bytes)
-//   nulls.*, values.*  count entries: rows (int32), field ids (int32), counts (int64)
-//   eq.*          equality field ids: rows (int32), field ids (int32)
-import java.io.File;
+// Two questions, each answered with one Arrow IPC stream file written by Arrow Java (the Arrow Spark ships);
+// the columns are listed in explorer/iceberg/spark/manifests.py (ENTRY_SCHEMA, MANIFEST_LIST_SCHEMA):
+//   manifestLists  the manifest lists of the given snapshots (every snapshot when none is given): one row per
+//                  (snapshot, manifest), in each list's own order.
+//   entries        every entry of the manifests one snapshot lists (or every snapshot, Iceberg's ALL_ENTRIES
+//                  table), except the manifests the caller already has: read through Iceberg's own metadata
+//                  table scan (the table's FileIO, Iceberg's manifest reader, inherited snapshot ids and sequence
+//                  numbers), one manifest per worker thread, one record batch per manifest, in scan order.
+// Partition values keep their Iceberg type (int, long, float, double, boolean, date, time, timestamp with and
+// without zone, nanosecond timestamps, string, binary, fixed, decimal); a type with no Arrow counterpart here
+// (uuid, geometry, ...) is written as its text. With ``allBounds`` false, delete manifests are read first and a
+// data file's bounds and counts are written only for the columns some equality delete compares (a delete file
+// keeps all of its own, among them the file_path bounds): what the planner needs of a big table.
 import java.io.FileOutputStream;
-import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.TimeMicroVector;
+import org.apache.arrow.vector.TimeStampMicroTZVector;
+import org.apache.arrow.vector.TimeStampMicroVector;
+import org.apache.arrow.vector.TimeStampNanoTZVector;
+import org.apache.arrow.vector.TimeStampNanoVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.MapVector;
+import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
+import org.apache.arrow.vector.ipc.ArrowStreamWriter;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.types.DateUnit;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.iceberg.DataTask;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.MetadataTableType;
 import org.apache.iceberg.MetadataTableUtils;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableScan;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 public class ManifestColumns {
   private static final String[] COLUMNS = new String[] {
       "status", "snapshot_id", "sequence_number", "file_sequence_number", "data_file.content",
       "data_file.file_path", "data_file.file_format", "data_file.spec_id", "data_file.partition",
-      "data_file.record_count", "data_file.lower_bounds", "data_file.upper_bounds", "data_file.null_value_counts",
-      "data_file.value_counts", "data_file.equality_ids", "data_file.referenced_data_file",
-      "data_file.content_offset"};
+      "data_file.record_count", "data_file.file_size_in_bytes", "data_file.lower_bounds",
+      "data_file.upper_bounds", "data_file.null_value_counts", "data_file.value_counts",
+      "data_file.equality_ids", "data_file.referenced_data_file", "data_file.content_offset",
+      "data_file.content_size_in_bytes"};
 
-  /** Bytes written in the order given, big-endian (a plain growable array: ByteArrayOutputStream and
-   *  DataOutputStream lock on every byte). */
-  private static final class Out {
-    byte[] buf = new byte[1 << 12];
-    int len = 0;
-    final Out data = this;  // reads as out.data.writeInt(...), the DataOutputStream idiom
+  // How a partition field is written (its Iceberg type's Arrow counterpart).
+  private static final int BOOLEAN = 0, INT = 1, LONG = 2, FLOAT = 3, DOUBLE = 4, DATE = 5, TIME = 6,
+      TIMESTAMP = 7, TIMESTAMPTZ = 8, TIMESTAMP_NS = 9, TIMESTAMPTZ_NS = 10, STRING = 11, BINARY = 12,
+      DECIMAL = 13, TEXT = 14;
 
-    private void room(int n) {
-      if (len + n > buf.length) {
-        byte[] bigger = new byte[Math.max(buf.length * 2, len + n)];
-        System.arraycopy(buf, 0, bigger, 0, len);
-        buf = bigger;
-      }
-    }
-
-    void writeInt(int v) {
-      room(4);
-      buf[len] = (byte) (v >>> 24);
-      buf[len + 1] = (byte) (v >>> 16);
-      buf[len + 2] = (byte) (v >>> 8);
-      buf[len + 3] = (byte) v;
-      len += 4;
-    }
-
-    void writeLong(long v) {
-      writeInt((int) (v >>> 32));
-      writeInt((int) v);
-    }
-
-    void write(byte[] b) {
-      room(b.length);
-      System.arraycopy(b, 0, buf, len, b.length);
-      len += b.length;
-    }
-
-    void save(File dir, String name) throws IOException {
-      FileOutputStream file = new FileOutputStream(new File(dir, name));
-      try {
-        file.write(buf, 0, len);
-      } finally {
-        file.close();
-      }
-      buf = new byte[0];  // written once: let the bytes go
-      len = 0;
-    }
+  private static Field field(String name, boolean nullable, ArrowType type) {
+    return new Field(name, new FieldType(nullable, type, null), new ArrayList());
   }
 
-  /** A text or bytes column: int32 offsets (a null entry repeats the offset and is listed in nulls). */
-  private static final class Texts {
-    final Out offsets = new Out();
-    final Out values = new Out();
-    final Out nulls = new Out();
-    int at = 0;
-    int row = 0;
+  private static Field nested(String name, boolean nullable, ArrowType type, Field[] children) {
+    return new Field(name, new FieldType(nullable, type, null), java.util.Arrays.asList(children));
+  }
 
-    Texts() throws IOException {
-      offsets.data.writeInt(0);
-    }
+  private static ArrowType int32() {
+    return new ArrowType.Int(32, true);
+  }
 
-    void add(byte[] value) throws IOException {
-      if (value == null) {
-        nulls.data.writeInt(row);
-      } else {
-        values.data.write(value);
-        at += value.length;
-      }
-      offsets.data.writeInt(at);
-      row++;
-    }
+  private static ArrowType int64() {
+    return new ArrowType.Int(64, true);
+  }
 
-    void addText(Object value) throws IOException {
-      add(value == null ? null : value.toString().getBytes(StandardCharsets.UTF_8));
-    }
+  private static Field map(String name, ArrowType values) {
+    Field entries = nested("entries", false, ArrowType.Struct.INSTANCE,
+        new Field[] {field("key", false, int32()), field("value", true, values)});
+    return nested(name, true, new ArrowType.Map(false), new Field[] {entries});
+  }
 
-    void save(File dir, String name) throws IOException {
-      offsets.save(dir, name + ".off");
-      values.save(dir, name + ".dat");
-      nulls.save(dir, name + ".nul");
+  private static int kindOf(Type type) {
+    String id = type.typeId().name();
+    if (id.equals("BOOLEAN")) return BOOLEAN;
+    if (id.equals("INTEGER")) return INT;
+    if (id.equals("LONG")) return LONG;
+    if (id.equals("FLOAT")) return FLOAT;
+    if (id.equals("DOUBLE")) return DOUBLE;
+    if (id.equals("DATE")) return DATE;
+    if (id.equals("TIME")) return TIME;
+    if (id.equals("TIMESTAMP")) {
+      return ((Types.TimestampType) type).shouldAdjustToUTC() ? TIMESTAMPTZ : TIMESTAMP;
     }
+    if (id.equals("TIMESTAMP_NANO")) {
+      return ((Types.TimestampNanoType) type).shouldAdjustToUTC() ? TIMESTAMPTZ_NS : TIMESTAMP_NS;
+    }
+    if (id.equals("STRING")) return STRING;
+    if (id.equals("BINARY") || id.equals("FIXED")) return BINARY;
+    if (id.equals("DECIMAL")) return DECIMAL;
+    return TEXT;
+  }
+
+  private static ArrowType arrowType(Type type, int kind) {
+    if (kind == BOOLEAN) return ArrowType.Bool.INSTANCE;
+    if (kind == INT) return int32();
+    if (kind == LONG) return int64();
+    if (kind == FLOAT) return new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
+    if (kind == DOUBLE) return new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
+    if (kind == DATE) return new ArrowType.Date(DateUnit.DAY);
+    if (kind == TIME) return new ArrowType.Time(TimeUnit.MICROSECOND, 64);
+    if (kind == TIMESTAMP) return new ArrowType.Timestamp(TimeUnit.MICROSECOND, null);
+    if (kind == TIMESTAMPTZ) return new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC");
+    if (kind == TIMESTAMP_NS) return new ArrowType.Timestamp(TimeUnit.NANOSECOND, null);
+    if (kind == TIMESTAMPTZ_NS) return new ArrowType.Timestamp(TimeUnit.NANOSECOND, "UTC");
+    if (kind == BINARY) return ArrowType.Binary.INSTANCE;
+    if (kind == DECIMAL) {
+      Types.DecimalType decimal = (Types.DecimalType) type;
+      return new ArrowType.Decimal(decimal.precision(), decimal.scale(), 128);
+    }
+    return ArrowType.Utf8.INSTANCE;  // STRING and TEXT
+  }
+
+  /** The entries' Arrow schema; the partition struct has the table's partition type (every spec's fields). */
+  private static Schema entrySchema(List partFields, int[] kinds) {
+    Field[] parts = new Field[partFields.size()];
+    for (int p = 0; p < parts.length; p++) {
+      Types.NestedField f = (Types.NestedField) partFields.get(p);
+      parts[p] = field(f.name(), true, arrowType(f.type(), kinds[p]));
+    }
+    Field[] fields = new Field[] {
+        field("manifest", false, ArrowType.Utf8.INSTANCE),
+        field("position", false, int32()),
+        field("status", false, int32()),
+        field("snapshot_id", true, int64()),
+        field("sequence_number", true, int64()),
+        field("file_sequence_number", true, int64()),
+        field("content", false, int32()),
+        field("file_path", false, ArrowType.Utf8.INSTANCE),
+        field("file_format", true, ArrowType.Utf8.INSTANCE),
+        field("spec_id", false, int32()),
+        nested("partition", true, ArrowType.Struct.INSTANCE, parts),
+        field("record_count", false, int64()),
+        field("file_size_in_bytes", false, int64()),
+        map("lower_bounds", ArrowType.Binary.INSTANCE),
+        map("upper_bounds", ArrowType.Binary.INSTANCE),
+        map("null_value_counts", int64()),
+        map("value_counts", int64()),
+        nested("equality_ids", true, ArrowType.List.INSTANCE, new Field[] {field("element", false, int32())}),
+        field("referenced_data_file", true, ArrowType.Utf8.INSTANCE),
+        field("content_offset", true, int64()),
+        field("content_size_in_bytes", true, int64())};
+    return new Schema(java.util.Arrays.asList(fields));
   }
 
   private static int index(Types.StructType struct, String name) {
@@ -132,63 +187,177 @@ public class ManifestColumns {
         return i;
       }
     }
-    throw new IllegalArgumentException("no field " + name);
+    return -1;
   }
 
-  private static long number(Object value, long otherwise) {
-    return value == null ? otherwise : ((Number) value).longValue();
+  private static byte[] utf8(Object value) {
+    return value.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   private static byte[] bytes(Object value) {
-    ByteBuffer buffer = (ByteBuffer) ((ByteBuffer) value).duplicate();
+    ByteBuffer buffer = (ByteBuffer) ((ByteBuffer) value).duplicate();  // Janino sees Buffer.duplicate()
     byte[] out = new byte[buffer.remaining()];
     buffer.get(out);
     return out;
   }
 
-  /** Where each column sits in the scan's rows. */
-  private static final class Layout {
-    int status, snapshot, seq, fileSeq, file, content, path, format, spec, records, lower, upper, nulls, values,
-        eq, ref, offset, part = -1;
-    int partCount;
+  private static void setLong(BigIntVector vector, int row, Object value) {
+    if (value == null) {
+      vector.setNull(row);
+    } else {
+      vector.setSafe(row, ((Number) value).longValue());
+    }
   }
 
-  /** One manifest task's entries, as columns. */
+  private static void setText(VarCharVector vector, int row, Object value) {
+    if (value == null) {
+      vector.setNull(row);
+    } else {
+      vector.setSafe(row, utf8(value));
+    }
+  }
+
+  private static void setPartition(FieldVector vector, int kind, int row, Object value) {
+    if (value == null) {
+      vector.setNull(row);
+    } else if (kind == BOOLEAN) {
+      ((BitVector) vector).setSafe(row, ((Boolean) value).booleanValue() ? 1 : 0);
+    } else if (kind == INT) {
+      ((IntVector) vector).setSafe(row, ((Number) value).intValue());
+    } else if (kind == LONG) {
+      ((BigIntVector) vector).setSafe(row, ((Number) value).longValue());
+    } else if (kind == FLOAT) {
+      ((Float4Vector) vector).setSafe(row, ((Number) value).floatValue());
+    } else if (kind == DOUBLE) {
+      ((Float8Vector) vector).setSafe(row, ((Number) value).doubleValue());
+    } else if (kind == DATE) {
+      ((DateDayVector) vector).setSafe(row, ((Number) value).intValue());
+    } else if (kind == TIME) {
+      ((TimeMicroVector) vector).setSafe(row, ((Number) value).longValue());
+    } else if (kind == TIMESTAMP) {
+      ((TimeStampMicroVector) vector).setSafe(row, ((Number) value).longValue());
+    } else if (kind == TIMESTAMPTZ) {
+      ((TimeStampMicroTZVector) vector).setSafe(row, ((Number) value).longValue());
+    } else if (kind == TIMESTAMP_NS) {
+      ((TimeStampNanoVector) vector).setSafe(row, ((Number) value).longValue());
+    } else if (kind == TIMESTAMPTZ_NS) {
+      ((TimeStampNanoTZVector) vector).setSafe(row, ((Number) value).longValue());
+    } else if (kind == BINARY) {
+      ((VarBinaryVector) vector).setSafe(row, bytes(value));
+    } else if (kind == DECIMAL) {
+      ((DecimalVector) vector).setSafe(row, (BigDecimal) value);
+    } else {
+      ((VarCharVector) vector).setSafe(row, utf8(value));
+    }
+  }
+
+  /** Where each column sits in the scan's rows. */
+  private static final class Layout {
+    int status, snapshot, seq, fileSeq, file, content, path, format, spec, part, records, size, lower, upper,
+        nulls, values, eq, ref, offset, blobSize;
+    int[] kinds;
+    Schema schema;
+  }
+
+  /** One manifest's entries as one Arrow record batch (its own vectors, filled by a worker thread). */
   private static final class Chunk implements java.util.concurrent.Callable {
     final FileScanTask task;
-    final int manifest;
+    final String manifest;
     final Layout at;
-    final Out longs = new Out();
-    final Texts paths;
-    final Texts refs;
-    final Texts[] parts;
-    final Out[] boundRows = new Out[] {new Out(), new Out()};
-    final Out[] boundFields = new Out[] {new Out(), new Out()};
-    final Texts[] boundValues;
-    final Out[] countRows = new Out[] {new Out(), new Out()};
-    final Out[] countFields = new Out[] {new Out(), new Out()};
-    final Out[] countValues = new Out[] {new Out(), new Out()};
-    final Out eqRows = new Out();
-    final Out eqFields = new Out();
-    final java.util.Set equalityIds = new java.util.HashSet();
-    java.util.Set keep = null;  // the field ids whose bounds and counts are written; null: all of them
-    final File folder;  // where the worker saves the chunk once read (its buffers then go)
+    final BufferAllocator allocator;
+    final Set equalityIds = new HashSet();
+    Set keep = null;  // the field ids whose bounds and counts are written for data files; null: all of them
+    VectorSchemaRoot root;
 
-    Chunk(FileScanTask task, int manifest, Layout at, File folder) throws IOException {
-      this.folder = folder;
+    Chunk(FileScanTask task, String manifest, Layout at, BufferAllocator allocator) {
       this.task = task;
       this.manifest = manifest;
       this.at = at;
-      this.paths = new Texts();
-      this.refs = new Texts();
-      this.parts = new Texts[at.partCount];
-      for (int p = 0; p < parts.length; p++) {
-        parts[p] = new Texts();
-      }
-      this.boundValues = new Texts[] {new Texts(), new Texts()};
+      this.allocator = allocator;
     }
 
-    public Object call() throws IOException {
+    private void bounds(MapVector vector, int row, Map items, boolean filter) {
+      if (items == null) {
+        vector.setNull(row);
+        return;
+      }
+      StructVector entries = (StructVector) vector.getDataVector();
+      IntVector keys = (IntVector) entries.getChildByOrdinal(0);
+      VarBinaryVector values = (VarBinaryVector) entries.getChildByOrdinal(1);
+      int start = vector.startNewValue(row);
+      int n = 0;
+      Iterator it = items.entrySet().iterator();
+      while (it.hasNext()) {
+        Map.Entry item = (Map.Entry) it.next();
+        if (filter && !keep.contains(item.getKey())) {
+          continue;
+        }
+        entries.setIndexDefined(start + n);
+        keys.setSafe(start + n, ((Number) item.getKey()).intValue());
+        if (item.getValue() == null) {
+          values.setNull(start + n);
+        } else {
+          values.setSafe(start + n, bytes(item.getValue()));
+        }
+        n++;
+      }
+      vector.endValue(row, n);
+    }
+
+    private void counts(MapVector vector, int row, Map items, boolean filter) {
+      if (items == null) {
+        vector.setNull(row);
+        return;
+      }
+      StructVector entries = (StructVector) vector.getDataVector();
+      IntVector keys = (IntVector) entries.getChildByOrdinal(0);
+      BigIntVector values = (BigIntVector) entries.getChildByOrdinal(1);
+      int start = vector.startNewValue(row);
+      int n = 0;
+      Iterator it = items.entrySet().iterator();
+      while (it.hasNext()) {
+        Map.Entry item = (Map.Entry) it.next();
+        if (filter && !keep.contains(item.getKey())) {
+          continue;
+        }
+        entries.setIndexDefined(start + n);
+        keys.setSafe(start + n, ((Number) item.getKey()).intValue());
+        setLong(values, start + n, item.getValue());
+        n++;
+      }
+      vector.endValue(row, n);
+    }
+
+    public Object call() throws Exception {
+      root = VectorSchemaRoot.create(at.schema, allocator);
+      root.allocateNew();
+      VarCharVector manifestColumn = (VarCharVector) root.getVector("manifest");
+      IntVector position = (IntVector) root.getVector("position");
+      IntVector status = (IntVector) root.getVector("status");
+      BigIntVector snapshot = (BigIntVector) root.getVector("snapshot_id");
+      BigIntVector seq = (BigIntVector) root.getVector("sequence_number");
+      BigIntVector fileSeq = (BigIntVector) root.getVector("file_sequence_number");
+      IntVector content = (IntVector) root.getVector("content");
+      VarCharVector path = (VarCharVector) root.getVector("file_path");
+      VarCharVector format = (VarCharVector) root.getVector("file_format");
+      IntVector spec = (IntVector) root.getVector("spec_id");
+      StructVector partition = (StructVector) root.getVector("partition");
+      BigIntVector records = (BigIntVector) root.getVector("record_count");
+      BigIntVector size = (BigIntVector) root.getVector("file_size_in_bytes");
+      MapVector lower = (MapVector) root.getVector("lower_bounds");
+      MapVector upper = (MapVector) root.getVector("upper_bounds");
+      MapVector nulls = (MapVector) root.getVector("null_value_counts");
+      MapVector values = (MapVector) root.getVector("value_counts");
+      ListVector eq = (ListVector) root.getVector("equality_ids");
+      IntVector eqIds = (IntVector) eq.getDataVector();
+      VarCharVector ref = (VarCharVector) root.getVector("referenced_data_file");
+      BigIntVector offset = (BigIntVector) root.getVector("content_offset");
+      BigIntVector blobSize = (BigIntVector) root.getVector("content_size_in_bytes");
+      FieldVector[] parts = new FieldVector[at.kinds.length];
+      for (int p = 0; p < parts.length; p++) {
+        parts[p] = (FieldVector) partition.getChildByOrdinal(p);
+      }
+      byte[] manifestBytes = utf8(manifest);
       int row = 0;
       CloseableIterable rows = ((DataTask) task).rows();
       try {
@@ -196,113 +365,103 @@ public class ManifestColumns {
         while (rowIt.hasNext()) {
           StructLike entry = (StructLike) rowIt.next();
           StructLike f = (StructLike) entry.get(at.file, StructLike.class);
-          Object format = f.get(at.format, Object.class);
-          longs.data.writeLong(manifest);
-          longs.data.writeLong(number(entry.get(at.status, Object.class), 0));
-          longs.data.writeLong(number(entry.get(at.snapshot, Object.class), -1));
-          longs.data.writeLong(number(entry.get(at.seq, Object.class), 0));
-          longs.data.writeLong(number(entry.get(at.fileSeq, Object.class), 0));
-          longs.data.writeLong(number(f.get(at.content, Object.class), 0));
-          longs.data.writeLong(number(f.get(at.spec, Object.class), 0));
-          longs.data.writeLong(number(f.get(at.records, Object.class), 0));
-          longs.data.writeLong(number(f.get(at.offset, Object.class), -1));
-          longs.data.writeLong(format != null && format.toString().equalsIgnoreCase("PUFFIN") ? 1 : 0);
-          paths.addText(f.get(at.path, Object.class));
-          refs.addText(f.get(at.ref, Object.class));
-          StructLike partition = at.part < 0 ? null : (StructLike) f.get(at.part, StructLike.class);
-          for (int p = 0; p < parts.length; p++) {
-            parts[p].addText(partition == null ? null : partition.get(p, Object.class));
-          }
-          Map[] bounds = new Map[] {(Map) f.get(at.lower, Map.class), (Map) f.get(at.upper, Map.class)};
-          for (int side = 0; side < 2; side++) {
-            if (bounds[side] == null) {
-              continue;
-            }
-            Iterator it = bounds[side].entrySet().iterator();
-            while (it.hasNext()) {
-              Map.Entry item = (Map.Entry) it.next();
-              if (keep != null && !keep.contains(item.getKey())) {
-                continue;
-              }
-              boundRows[side].data.writeInt(row);
-              boundFields[side].data.writeInt(((Number) item.getKey()).intValue());
-              boundValues[side].add(item.getValue() == null ? null : bytes(item.getValue()));
+          int kind = ((Number) f.get(at.content, Object.class)).intValue();
+          manifestColumn.setSafe(row, manifestBytes);
+          position.setSafe(row, row);
+          status.setSafe(row, ((Number) entry.get(at.status, Object.class)).intValue());
+          setLong(snapshot, row, entry.get(at.snapshot, Object.class));
+          setLong(seq, row, entry.get(at.seq, Object.class));
+          setLong(fileSeq, row, entry.get(at.fileSeq, Object.class));
+          content.setSafe(row, kind);
+          path.setSafe(row, utf8(f.get(at.path, Object.class)));
+          setText(format, row, f.get(at.format, Object.class));
+          spec.setSafe(row, ((Number) f.get(at.spec, Object.class)).intValue());
+          StructLike values_ = at.part < 0 ? null : (StructLike) f.get(at.part, StructLike.class);
+          if (values_ == null) {
+            partition.setNull(row);
+          } else {
+            partition.setIndexDefined(row);
+            for (int p = 0; p < parts.length; p++) {
+              setPartition(parts[p], at.kinds[p], row, values_.get(p, Object.class));
             }
           }
-          Map[] counts = new Map[] {(Map) f.get(at.nulls, Map.class), (Map) f.get(at.values, Map.class)};
-          for (int side = 0; side < 2; side++) {
-            if (counts[side] == null) {
-              continue;
+          records.setSafe(row, ((Number) f.get(at.records, Object.class)).longValue());
+          size.setSafe(row, ((Number) f.get(at.size, Object.class)).longValue());
+          boolean filter = keep != null && kind == 0;
+          bounds(lower, row, (Map) f.get(at.lower, Map.class), filter);
+          bounds(upper, row, (Map) f.get(at.upper, Map.class), filter);
+          counts(nulls, row, (Map) f.get(at.nulls, Map.class), filter);
+          counts(values, row, (Map) f.get(at.values, Map.class), filter);
+          List ids = (List) f.get(at.eq, List.class);
+          if (ids == null) {
+            eq.setNull(row);
+          } else {
+            int start = eq.startNewValue(row);
+            for (int k = 0; k < ids.size(); k++) {
+              int id = ((Number) ids.get(k)).intValue();
+              eqIds.setSafe(start + k, id);
+              equalityIds.add(Integer.valueOf(id));
             }
-            Iterator it = counts[side].entrySet().iterator();
-            while (it.hasNext()) {
-              Map.Entry item = (Map.Entry) it.next();
-              if (item.getValue() == null || (keep != null && !keep.contains(item.getKey()))) {
-                continue;
-              }
-              countRows[side].data.writeInt(row);
-              countFields[side].data.writeInt(((Number) item.getKey()).intValue());
-              countValues[side].data.writeLong(((Number) item.getValue()).longValue());
-            }
+            eq.endValue(row, ids.size());
           }
-          List eq = (List) f.get(at.eq, List.class);
-          if (eq != null) {
-            for (int k = 0; k < eq.size(); k++) {
-              eqRows.data.writeInt(row);
-              eqFields.data.writeInt(((Number) eq.get(k)).intValue());
-              equalityIds.add(Integer.valueOf(((Number) eq.get(k)).intValue()));
-            }
-          }
+          setText(ref, row, f.get(at.ref, Object.class));
+          setLong(offset, row, f.get(at.offset, Object.class));
+          setLong(blobSize, row, f.get(at.blobSize, Object.class));
           row++;
         }
       } finally {
         rows.close();
       }
-      save(folder);
+      root.setRowCount(row);
       return Integer.valueOf(row);
     }
+  }
 
-    void save(File dir) throws IOException {
-      dir.mkdirs();
-      longs.save(dir, "longs.bin");
-      paths.save(dir, "path");
-      refs.save(dir, "ref");
-      for (int p = 0; p < parts.length; p++) {
-        parts[p].save(dir, "part" + p);
+  /** The tables' snapshots a question is about: one, or all of them. */
+  private static List snapshots(Table table, long snapshotId) {
+    List out = new ArrayList();
+    if (snapshotId >= 0) {
+      Snapshot one = table.snapshot(snapshotId);
+      if (one == null) {
+        throw new IllegalArgumentException("the table has no snapshot " + snapshotId);
       }
-      String[] sides = new String[] {"lower", "upper"};
-      String[] countNames = new String[] {"nulls", "values"};
-      for (int side = 0; side < 2; side++) {
-        boundRows[side].save(dir, sides[side] + ".rows");
-        boundFields[side].save(dir, sides[side] + ".fields");
-        boundValues[side].save(dir, sides[side]);
-        countRows[side].save(dir, countNames[side] + ".rows");
-        countFields[side].save(dir, countNames[side] + ".fields");
-        countValues[side].save(dir, countNames[side] + ".counts");
+      out.add(one);
+    } else {
+      Iterator it = table.snapshots().iterator();
+      while (it.hasNext()) {
+        out.add(it.next());
       }
-      eqRows.save(dir, "eq.rows");
-      eqFields.save(dir, "eq.fields");
     }
+    return out;
   }
 
-  private static void run(java.util.concurrent.ExecutorService pool, List chunks) throws Exception {
-    List futures = pool.invokeAll(chunks);
-    for (int c = 0; c < futures.size(); c++) {
-      ((java.util.concurrent.Future) futures.get(c)).get();  // rethrows a worker's failure
+  /** A child of Spark's own Arrow allocator (closed after writing: it fails loudly if a buffer leaked). */
+  private static BufferAllocator allocator() {
+    return org.apache.spark.sql.util.ArrowUtils.rootAllocator().newChildAllocator("ManifestColumns", 0,
+        Long.MAX_VALUE);
+  }
+
+  private static ArrowStreamWriter open(VectorSchemaRoot root, String path) throws Exception {
+    FileOutputStream out = new FileOutputStream(path);
+    ArrowStreamWriter writer = new ArrowStreamWriter(root, new DictionaryProvider.MapDictionaryProvider(
+        new org.apache.arrow.vector.dictionary.Dictionary[0]), out.getChannel());
+    writer.start();
+    return writer;
+  }
+
+  /**
+   * The entries of the manifests snapshot ``snapshotId`` lists (every snapshot's when negative), without the
+   * manifests in ``skip`` (may be null), written to ``path`` as one Arrow IPC stream, one batch per manifest;
+   * the number of entries. ``allBounds`` false: a data file's bounds and counts only for equality-delete columns.
+   */
+  public long entries(Table table, long snapshotId, String[] skip, boolean allBounds, String path, int threads)
+      throws Exception {
+    Table metadataTable = MetadataTableUtils.createMetadataTableInstance(table,
+        snapshotId >= 0 ? MetadataTableType.ENTRIES : MetadataTableType.ALL_ENTRIES);
+    TableScan scan = (TableScan) metadataTable.newScan().select(java.util.Arrays.asList(COLUMNS));
+    if (snapshotId >= 0) {
+      scan = (TableScan) scan.useSnapshot(snapshotId);
     }
-  }
-
-  private static void text(File dir, String name, String text) throws IOException {
-    Out out = new Out();
-    out.data.write(text.getBytes(StandardCharsets.UTF_8));
-    out.save(dir, name);
-  }
-
-  /** Writes the columns into ``folder`` with ``threads`` workers; returns the number of tasks (sub-folders). */
-  public int write(Table table, String folder, int threads) throws Exception {
-    File dir = new File(folder);
-    Table entries = MetadataTableUtils.createMetadataTableInstance(table, MetadataTableType.ALL_ENTRIES);
-    TableScan scan = (TableScan) entries.newScan().select(java.util.Arrays.asList(COLUMNS));
     Types.StructType schema = scan.schema().asStruct();
     Layout at = new Layout();
     at.status = index(schema, "status");
@@ -315,7 +474,9 @@ public class ManifestColumns {
     at.path = index(file, "file_path");
     at.format = index(file, "file_format");
     at.spec = index(file, "spec_id");
+    at.part = index(file, "partition");  // no partition struct when no spec has fields
     at.records = index(file, "record_count");
+    at.size = index(file, "file_size_in_bytes");
     at.lower = index(file, "lower_bounds");
     at.upper = index(file, "upper_bounds");
     at.nulls = index(file, "null_value_counts");
@@ -323,78 +484,161 @@ public class ManifestColumns {
     at.eq = index(file, "equality_ids");
     at.ref = index(file, "referenced_data_file");
     at.offset = index(file, "content_offset");
-    List partFields = new ArrayList();
-    for (int i = 0; i < file.fields().size(); i++) {
-      if (((Types.NestedField) file.fields().get(i)).name().equals("partition")) {
-        at.part = i;
-        partFields = ((Types.NestedField) file.fields().get(i)).type().asStructType().fields();
+    at.blobSize = index(file, "content_size_in_bytes");
+    List partFields = at.part < 0 ? new ArrayList()
+        : ((Types.NestedField) file.fields().get(at.part)).type().asStructType().fields();
+    at.kinds = new int[partFields.size()];
+    for (int p = 0; p < at.kinds.length; p++) {
+      at.kinds[p] = kindOf(((Types.NestedField) partFields.get(p)).type());
+    }
+    at.schema = entrySchema(partFields, at.kinds);
+
+    Set skipped = new HashSet();
+    for (int s = 0; skip != null && s < skip.length; s++) {
+      skipped.add(skip[s]);
+    }
+    Set deleteManifests = new HashSet();
+    List snaps = snapshots(table, snapshotId);
+    for (int s = 0; s < snaps.size(); s++) {
+      Iterator ms = ((Snapshot) snaps.get(s)).deleteManifests(table.io()).iterator();
+      while (ms.hasNext()) {
+        deleteManifests.add(((ManifestFile) ms.next()).path());
       }
     }
-    at.partCount = partFields.size();
-
-    Map manifests = new HashMap();
-    List manifestOrder = new ArrayList();
-    List chunks = new ArrayList();
+    BufferAllocator allocator = allocator();
+    List first = new ArrayList();  // delete manifests, read first
+    List then = new ArrayList();
+    List order = new ArrayList();  // every chunk, in scan order
     CloseableIterable tasks = scan.planFiles();
     try {
       Iterator taskIt = tasks.iterator();
       while (taskIt.hasNext()) {
         FileScanTask task = (FileScanTask) taskIt.next();
         String manifest = task.file().location();
-        Integer number = (Integer) manifests.get(manifest);
-        if (number == null) {
-          number = Integer.valueOf(manifestOrder.size());
-          manifests.put(manifest, number);
-          manifestOrder.add(manifest);
+        if (skipped.contains(manifest)) {
+          continue;
         }
-        chunks.add(new Chunk(task, number.intValue(), at, new File(dir, "c" + chunks.size())));
+        Chunk chunk = new Chunk(task, manifest, at, allocator);
+        order.add(chunk);
+        (deleteManifests.contains(manifest) ? first : then).add(chunk);
       }
     } finally {
       tasks.close();
     }
-    // Delete manifests first: the columns their equality deletes compare are the only ones whose bounds and
-    // counts a data file needs (a delete file keeps all of its own, among them the file_path bounds).
-    java.util.Set deleteManifests = new java.util.HashSet();
-    Iterator snapshots = table.snapshots().iterator();
-    while (snapshots.hasNext()) {
-      Iterator ms = ((org.apache.iceberg.Snapshot) snapshots.next()).deleteManifests(table.io()).iterator();
-      while (ms.hasNext()) {
-        deleteManifests.add(((org.apache.iceberg.ManifestFile) ms.next()).path());
-      }
-    }
-    List first = new ArrayList();
-    List then = new ArrayList();
-    for (int c = 0; c < chunks.size(); c++) {
-      Chunk chunk = (Chunk) chunks.get(c);
-      boolean deletes = deleteManifests.contains((String) manifestOrder.get(chunk.manifest));
-      (deletes ? first : then).add(chunk);
-    }
     java.util.concurrent.ExecutorService pool =
         java.util.concurrent.Executors.newFixedThreadPool(Math.max(1, threads));
+    VectorSchemaRoot out = VectorSchemaRoot.create(at.schema, allocator);
+    long written = 0;
     try {
       run(pool, first);
-      java.util.Set keep = new java.util.HashSet();
-      for (int c = 0; c < first.size(); c++) {
-        keep.addAll(((Chunk) first.get(c)).equalityIds);
-      }
-      for (int c = 0; c < then.size(); c++) {
-        ((Chunk) then.get(c)).keep = keep;
+      if (!allBounds) {
+        Set keep = new HashSet();
+        for (int c = 0; c < first.size(); c++) {
+          keep.addAll(((Chunk) first.get(c)).equalityIds);
+        }
+        for (int c = 0; c < then.size(); c++) {
+          ((Chunk) then.get(c)).keep = keep;
+        }
       }
       run(pool, then);
+      ArrowStreamWriter writer = open(out, path);
+      try {
+        VectorLoader loader = new VectorLoader(out);
+        for (int c = 0; c < order.size(); c++) {
+          Chunk chunk = (Chunk) order.get(c);
+          ArrowRecordBatch batch = new VectorUnloader(chunk.root).getRecordBatch();
+          try {
+            loader.load(batch);
+          } finally {
+            batch.close();
+          }
+          written += chunk.root.getRowCount();
+          chunk.root.close();
+          chunk.root = null;
+          writer.writeBatch();
+        }
+        writer.end();
+      } finally {
+        writer.close();
+      }
     } finally {
       pool.shutdown();
+      for (int c = 0; c < order.size(); c++) {
+        Chunk chunk = (Chunk) order.get(c);
+        if (chunk.root != null) {
+          chunk.root.close();
+        }
+      }
+      out.close();
+      allocator.close();
     }
-    StringBuilder names = new StringBuilder();
-    for (int p = 0; p < partFields.size(); p++) {
-      Types.NestedField field = (Types.NestedField) partFields.get(p);
-      names.append(field.name()).append('\t').append(field.type().toString()).append('\n');
+    return written;
+  }
+
+  private static void run(java.util.concurrent.ExecutorService pool, List chunks) throws Exception {
+    List futures = pool.invokeAll(chunks);
+    for (int c = 0; c < futures.size(); c++) {
+      ((java.util.concurrent.Future) futures.get(c)).get();  // rethrows a worker's failure
     }
-    text(dir, "part.txt", names.toString());
-    StringBuilder order = new StringBuilder();
-    for (int m = 0; m < manifestOrder.size(); m++) {
-      order.append((String) manifestOrder.get(m)).append('\n');
+  }
+
+  /**
+   * The manifest lists of the given snapshots (every snapshot's when ``snapshotIds`` is null or empty), read
+   * through the table's FileIO, written to ``path`` as one Arrow IPC stream; the number of rows.
+   */
+  public long manifestLists(Table table, long[] snapshotIds, String path) throws Exception {
+    List snaps = new ArrayList();
+    if (snapshotIds == null || snapshotIds.length == 0) {
+      snaps = snapshots(table, -1);
+    } else {
+      for (int s = 0; s < snapshotIds.length; s++) {
+        snaps.addAll(snapshots(table, snapshotIds[s]));
+      }
     }
-    text(dir, "manifests.txt", order.toString());
-    return chunks.size();
+    Field[] fields = new Field[] {
+        field("snapshot_id", false, int64()),
+        field("position", false, int32()),
+        field("manifest_path", false, ArrowType.Utf8.INSTANCE),
+        field("manifest_length", false, int64()),
+        field("content", false, int32()),
+        field("partition_spec_id", false, int32()),
+        field("sequence_number", false, int64()),
+        field("min_sequence_number", false, int64()),
+        field("added_snapshot_id", true, int64())};
+    BufferAllocator allocator = allocator();
+    VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(java.util.Arrays.asList(fields)), allocator);
+    int row = 0;
+    try {
+      root.allocateNew();
+      for (int s = 0; s < snaps.size(); s++) {
+        Snapshot snap = (Snapshot) snaps.get(s);
+        List manifests = snap.allManifests(table.io());
+        for (int m = 0; m < manifests.size(); m++) {
+          ManifestFile manifest = (ManifestFile) manifests.get(m);
+          ((BigIntVector) root.getVector(0)).setSafe(row, snap.snapshotId());
+          ((IntVector) root.getVector(1)).setSafe(row, m);
+          ((VarCharVector) root.getVector(2)).setSafe(row, utf8(manifest.path()));
+          ((BigIntVector) root.getVector(3)).setSafe(row, manifest.length());
+          ((IntVector) root.getVector(4)).setSafe(row, manifest.content().id());
+          ((IntVector) root.getVector(5)).setSafe(row, manifest.partitionSpecId());
+          ((BigIntVector) root.getVector(6)).setSafe(row, manifest.sequenceNumber());
+          ((BigIntVector) root.getVector(7)).setSafe(row, manifest.minSequenceNumber());
+          setLong((BigIntVector) root.getVector(8), row, manifest.snapshotId());
+          row++;
+        }
+      }
+      root.setRowCount(row);
+      ArrowStreamWriter writer = open(root, path);
+      try {
+        writer.writeBatch();
+        writer.end();
+      } finally {
+        writer.close();
+      }
+    } finally {
+      root.close();
+      allocator.close();
+    }
+    return row;
   }
 }

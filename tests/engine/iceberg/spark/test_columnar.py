@@ -1,5 +1,5 @@
-"""A table's files read as columns from Iceberg's all_entries metadata table, by a Spark job and by the JVM
-helper, are the files a full capture records: same ids, paths, sequence numbers, partitions, scoping, bounds and
+"""A table's files read as columns by the explorer's one manifest reader (Iceberg Java in the driver JVM,
+handed over as Arrow) are the files a full capture records: same ids, paths, sequence numbers, partitions, scoping, bounds and
 counts, at every snapshot of every Iceberg preset; and a columnar inspect answers the summary, per-partition
 loads and planner attachments as the full one does, without building the capture."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from explorer.api import list_presets
 from explorer.iceberg.columns import FileColumns
-from explorer.iceberg.spark.columnar import manifest_walk, read_entries, read_entries_in_jvm, snapshot_columns
+from explorer.iceberg.spark.columnar import manifest_walk, read_entries, snapshot_columns
 from explorer.iceberg.spark.inspect import inspect_table, load_table, table_recorder
 from explorer.engine import At
 
@@ -20,7 +20,6 @@ ICEBERG_PRESETS = [s.name for s in list_presets("iceberg")]
 COLUMNAR_PRESETS = ["seed-delete-insert-delete", "spec-evolution-global-delete", "stats-pruned-equality-delete",
                     "partition-scoped-delete", "regression-v3-one-puffin-many-dvs", "cherry-pick",
                     "compaction-starting-sequence"]
-SPARK_READER_PRESETS = frozenset(COLUMNAR_PRESETS)
 FIELDS = ("ids", "content", "path", "sequence_number", "file_sequence_number", "spec_id", "unpartitioned",
           "partition", "partition_labels", "partition_keys", "record_count", "equality_columns",
           "referenced_data_file", "scoped_path")
@@ -50,21 +49,17 @@ def test_columns_are_the_captured_files_at_every_snapshot(spark, preset_capture,
     full = inspect_table(spark, capture.table_name, contents=False, check=False, columnar=False).capture
     recorder = table_recorder(spark, capture.table_name, load_table(spark, capture.table_name))
     walk = manifest_walk(recorder)
-    readers = {"jvm": read_entries_in_jvm(spark, recorder.jtable)}
-    assert readers["jvm"] is not None
-    if preset in SPARK_READER_PRESETS:  # the fallback reader, on presets that cover every kind of file and spec
-        readers["spark"] = read_entries(spark, capture.table_name)
-        assert readers["jvm"].num_rows == readers["spark"].num_rows
-    for reader, entries in readers.items():
-        for snap in full.snapshots:
-            if snap.operation == "expired":
-                continue
-            state = full.state(snapshot_id=snap.snapshot_id)
-            expected = FileColumns.from_records(state.data_files + state.delete_files)
-            got = snapshot_columns(spark, recorder, snap.snapshot_id, entries=entries, walk=walk)
-            assert _differences(expected, got) == [], f"{preset}, {reader}, at sequence {snap.sequence_number}"
-            eq = [c for cols in expected.equality_columns.tolist() for c in cols]
-            assert set(got.lower) == {c for c in eq if c in expected.lower}
+    entries = read_entries(recorder)
+    assert entries is not None
+    for snap in full.snapshots:
+        if snap.operation == "expired":
+            continue
+        state = full.state(snapshot_id=snap.snapshot_id)
+        expected = FileColumns.from_records(state.data_files + state.delete_files)
+        got = snapshot_columns(spark, recorder, snap.snapshot_id, entries=entries, walk=walk)
+        assert _differences(expected, got) == [], f"{preset}, at sequence {snap.sequence_number}"
+        eq = [c for cols in expected.equality_columns.tolist() for c in cols]
+        assert set(got.lower) == {c for c in eq if c in expected.lower}
 
 
 @pytest.mark.parametrize("preset", COLUMNAR_PRESETS)
@@ -105,3 +100,60 @@ def test_columnar_inspect_refuses_contents_and_checks(spark, preset_capture):
     capture = preset_capture("seed-delete-insert-delete")
     with pytest.raises(ScenarioError, match="metadata only"):
         inspect_table(spark, capture.table_name, contents=True, columnar=True)
+
+
+def test_every_partition_type_reads_as_the_captured_partitions(spark):
+    """The one manifest reader carries every partition type of the columns the explorer models (identity on each,
+    and the year, month, hour, bucket and truncate transforms), typed: the partitions and ids are a full
+    capture's, whose partitions come from the manifests' own Avro."""
+    import datetime
+
+    table = "explorer.columnar_types.t"
+    spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")
+    spark.sql(f"CREATE TABLE {table} (id bigint, b boolean, i int, l bigint, f float, d double, dt date, "
+              "ts timestamp, ntz timestamp_ntz, s string) USING iceberg PARTITIONED BY (b, i, l, f, d, dt, ts, ntz, "
+              "s, years(dt), months(ts), hours(ntz), bucket(4, id), truncate(2, s)) "
+              "TBLPROPERTIES ('format-version'='2')")
+    try:
+        spark.sql(f"INSERT INTO {table} VALUES (1, true, 7, 70000000000, 1.5, 2.25, DATE'2024-02-29', "
+                  "TIMESTAMP'2024-02-29 12:30:00', TIMESTAMP_NTZ'2024-02-29 12:30:00', 'abc'), "
+                  "(2, null, null, null, null, null, null, null, null, null)")
+        full = inspect_table(spark, table, contents=False, check=False, columnar=False).capture
+        recorder = table_recorder(spark, table, load_table(spark, table))
+        entries = read_entries(recorder)
+        assert entries is not None
+        snap = full.snapshots[-1].snapshot_id
+        state = full.state(snapshot_id=snap)
+        expected = FileColumns.from_records(state.data_files + state.delete_files)
+        got = snapshot_columns(spark, recorder, snap, entries=entries, walk=manifest_walk(recorder))
+        assert len(got.ids) == 2 and _differences(expected, got) == []
+        values = {k: v for key in got.partition_keys for k, v in key[1] if v is not None}
+        assert values["dt"] == datetime.date(2024, 2, 29) and isinstance(values["ts_month"], int)
+        assert values["ntz"] == datetime.datetime(2024, 2, 29, 12, 30) and values["f"] == 1.5
+        assert values["b"] is True and values["s_trunc"] == "ab" and values["l"] == 70000000000
+        assert isinstance(values["id_bucket"], int) and isinstance(values["ntz_hour"], int)
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")
+
+
+def test_the_reader_carries_types_the_explorer_does_not_model_as_spark_reads_them(spark):
+    """Binary and decimal partitions (columns inspect refuses to model) still read, typed as Spark's own read of
+    the entries metadata table gives them."""
+    from decimal import Decimal
+
+    from explorer.iceberg.spark.manifests import ENTRY_COLUMNS, JvmManifestReader
+
+    table = "explorer.columnar_types.u"
+    spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")
+    spark.sql(f"CREATE TABLE {table} (id bigint, bin binary, dec decimal(9,2)) USING iceberg "
+              "PARTITIONED BY (bin, dec) TBLPROPERTIES ('format-version'='2')")
+    try:
+        spark.sql(f"INSERT INTO {table} VALUES (1, X'00ff', 12.34), (2, null, null)")
+        entries = JvmManifestReader(spark, load_table(spark, table)).entries()
+        assert tuple(entries.column_names) == ENTRY_COLUMNS
+        ours = sorted((p["bin"] or b"", p["dec"] or Decimal(0)) for p in entries.column("partition").to_pylist())
+        rows = spark.sql(f"SELECT data_file.partition AS p FROM {table}.entries").collect()
+        theirs = sorted((bytes(r.p.bin or b""), r.p.dec or Decimal(0)) for r in rows)
+        assert ours == theirs == [(b"", Decimal(0)), (b"\x00\xff", Decimal("12.34"))]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")

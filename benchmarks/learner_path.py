@@ -12,14 +12,17 @@ JupyterLab's own server (~200 MiB), i.e. 1,800 MiB.
 
 First figure. For each chapter with an engine, a fresh kernel runs the chapter's first cell (its imports and
 ``start_engine()``), then waits ``--read`` seconds (a learner reading the next paragraphs), then runs the
-following cells; measured: from running the second cell to the first figure's output. Side by side, chapter by
-chapter, in one run: ``before`` (the chapters as they were at ``--before`` (a git commit), and ``start_engine``
-only starting Spark, as it did then), ``now`` (this tree's chapters; ``start_engine`` starts Spark and rehearses a
-small run), and with ``--modes`` also ``no-start`` (this tree's chapters with ``start_engine`` a no-op: the engine
-starts in the run cell). Target: about 5 s.
+following cells; measured: from running the second cell to the first figure's output (08 and 13, whose first
+result is a table: to the first HTML or Markdown output; a chapter whose first cell already shows it: that
+cell's time, nothing having started while the learner read). Side by side, chapter by chapter, in one run:
+``before`` (the chapters as they were at ``--before`` (a git commit), and ``start_engine`` only starting Spark,
+as it did then), ``now`` (this tree's chapters; ``start_engine`` starts Spark and rehearses a small run), and
+with ``--modes`` also ``base`` (the chapters as they were at ``--base``, a git commit, with this tree's engine:
+a chapter's own change measured alone) and ``no-start`` (this tree's chapters with ``start_engine`` a no-op:
+the engine starts in the run cell). Target: about 5 s.
 
     python benchmarks/learner_path.py [--smoke] [--json PATH] [--read 15] [--part memory|figure|both]
-        [--chapters 01,03] [--before COMMIT] [--modes before,now,no-start]
+        [--chapters 01,03] [--before COMMIT] [--base COMMIT] [--modes before,base,now,no-start]
 """
 
 from __future__ import annotations
@@ -40,8 +43,12 @@ NOTEBOOKS = bc.ROOT / "notebooks"
 MEMORY_CHAPTERS = ("01-sequence-numbers", "02-merge-on-read-deletes", "06-concurrent-writers")
 FIGURE_CHAPTERS = ("01-sequence-numbers", "02-merge-on-read-deletes", "03-changelog-copy-on-write",
                    "04-paimon-sequence-and-rowkind", "06-concurrent-writers", "07-branches-rollback-tags",
-                   "09-delete-file-maintenance", "10-streaming-upserts-flink", "11-v3-row-lineage",
-                   "12-paimon-beside-iceberg")
+                   "08-readers-view", "09-delete-file-maintenance", "10-streaming-upserts-flink",
+                   "11-v3-row-lineage", "12-paimon-beside-iceberg", "13-one-history-every-format")
+# Chapters whose first result is a table, not a figure (08: Spark's metadata tables; 13: the formats' comparison
+# table): for them the first HTML or Markdown output counts as "the first figure".
+FIRST_TABLE = ("08-readers-view", "13-one-history-every-format")
+TABLE_KINDS = ("text/html", "text/markdown")
 # The chapters' state before #31.16's second round (background start without a rehearsal; 03, 04, 08-12 as
 # they were): main's head when that work began.
 BEFORE_COMMIT = "93f7213"
@@ -52,7 +59,7 @@ NO_START = "import explorer.api as _a; _a.start_engine = lambda *a, **k: None\n"
 # start_engine as it was before the rehearsal: it only started Spark.
 NO_REHEARSAL = ("import explorer.iceberg.engine as _e; _w = _e.IcebergEngine.warm_up\n"
                 "_e.IcebergEngine.warm_up = lambda self, **k: _w(self, **{**k, 'rehearse': False})\n")
-MODES = ("before", "now", "no-start")
+MODES = ("before", "base", "now", "no-start")
 
 
 class Kernel:
@@ -69,13 +76,13 @@ class Kernel:
         self.kc.wait_for_ready(timeout=300)
         self.pid = self.km.provisioner.process.pid
 
-    def run(self, source: str) -> tuple[bool, list[str]]:
-        """Run one cell; (whether it output a plotly figure, error lines)."""
+    def run(self, source: str, kinds: tuple[str, ...] = (PLOTLY,)) -> tuple[bool, list[str]]:
+        """Run one cell; (whether it output a plotly figure, or one of ``kinds``; error lines)."""
         state = {"figure": False, "errors": []}
 
         def output(msg):
             content = msg["content"]
-            if msg["msg_type"] in ("display_data", "execute_result") and PLOTLY in content.get("data", {}):
+            if msg["msg_type"] in ("display_data", "execute_result") and set(kinds) & set(content.get("data", {})):
                 state["figure"] = True
             elif msg["msg_type"] == "error":
                 state["errors"].append(f"{content['ename']}: {content['evalue'][:200]}")
@@ -101,11 +108,12 @@ def code_cells(chapter: str, commit: str | None = None) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
-def up_to_first_figure(kernel: Kernel, cells: list[str], start: int = 0) -> tuple[float, list[str]]:
+def up_to_first_figure(kernel: Kernel, cells: list[str], start: int = 0,
+                       kinds: tuple[str, ...] = (PLOTLY,)) -> tuple[float, list[str]]:
     t0 = time.perf_counter()
     errors: list[str] = []
     for source in cells[start:]:
-        figure, errs = kernel.run(source)
+        figure, errs = kernel.run(source, kinds)
         errors += errs
         if figure or errs:
             break
@@ -174,18 +182,22 @@ def _has_java(pid: int) -> bool:
         return False
 
 
-def first_figure(chapter: str, mode: str, read_s: float, before: str) -> dict:
+def first_figure(chapter: str, mode: str, read_s: float, before: str, base: str = "main") -> dict:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="bench-learner-") as work:
         kernel = Kernel(env_for(False, f"bench-{uuid.uuid4().hex[:8]}"), Path(work))
         try:
-            cells = code_cells(chapter, before if mode == "before" else None)
-            prefix = {"before": NO_REHEARSAL, "now": "", "no-start": NO_START}[mode]
+            cells = code_cells(chapter, {"before": before, "base": base}.get(mode))
+            prefix = {"before": NO_REHEARSAL, "now": "", "base": "", "no-start": NO_START}[mode]
+            kinds = (PLOTLY, *TABLE_KINDS) if chapter in FIRST_TABLE else (PLOTLY,)
             opened = time.perf_counter()
-            kernel.run(prefix + cells[0])
+            shown, errors = kernel.run(prefix + cells[0], kinds)
+            if shown or errors:  # the first cell ran the chapter's first run itself: the learner waited for it
+                return {"chapter": chapter, "mode": mode, "first_figure_s": time.perf_counter() - opened,
+                        "since_open_s": time.perf_counter() - opened, "errors": errors}
             time.sleep(read_s)
-            seconds, errors = up_to_first_figure(kernel, cells, start=1)
+            seconds, errors = up_to_first_figure(kernel, cells, start=1, kinds=kinds)
             return {"chapter": chapter, "mode": mode, "first_figure_s": seconds,
                     "since_open_s": time.perf_counter() - opened, "errors": errors}
         finally:
@@ -198,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--part", choices=("memory", "figure", "both"), default="both")
     p.add_argument("--chapters", default="", help="comma-separated chapter prefixes (01,03,...); default: all")
     p.add_argument("--before", default=BEFORE_COMMIT, help="git commit of the chapters' 'before' state")
+    p.add_argument("--base", default="main", help="git commit of the chapters' 'base' state (this tree's engine)")
     p.add_argument("--modes", default="before,now", help=f"comma-separated, of {', '.join(MODES)}")
     args = p.parse_args(argv)
     os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(kernelspec_dir()),
@@ -225,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         report["figure"] = []
         for c in chapters:  # the modes alternate chapter by chapter, so a load change hits all of them alike
             for m in modes:
-                report["figure"].append(first_figure(c, m, args.read, args.before))
+                report["figure"].append(first_figure(c, m, args.read, args.before, args.base))
                 r = report["figure"][-1]
                 print(f"  {c} [{m}]: {r['first_figure_s']:.1f} s{' ' + '; '.join(r['errors']) if r['errors'] else ''}",
                       file=sys.stderr, flush=True)

@@ -106,14 +106,15 @@ class IcebergEngine:
                                        workspace=workspace))
 
     def warm_up(self, *, spark: SparkSession | None = None, warehouse: str | Path | None = None,
-                rehearse: bool | None = None, **_: Any) -> None:
+                rehearse: bool | None = None, rehearsal: str = "basic", **_: Any) -> None:
         """Start the Spark session now (a learner's first Run then finds it running), with the catalog's
         ``warehouse`` when given, and (``rehearse``) run a small real scenario on it and drop it, so the first run
         also finds Spark's and Iceberg's code paths loaded (:mod:`explorer.iceberg.spark.rehearsal`; a run started
         meanwhile stops it at its next step). ``rehearse`` defaults to "when called from a background thread"
         (there nobody waits for it, while a Run button that warms the engine up itself must not wait for a
         rehearsal) and EXPLORER_REHEARSE allows it (unset: not in safe mode, where a room of learners is
-        CPU-bound). A session you hand over (``spark``) is left alone."""
+        CPU-bound). ``rehearsal``: which one (``basic``, or ``maintenance`` for a chapter whose first run calls
+        Spark's maintenance procedures). A session you hand over (``spark``) is left alone."""
         import threading
 
         if spark is not None:
@@ -130,9 +131,12 @@ class IcebergEngine:
             rehearse = (threading.current_thread() is not threading.main_thread()
                         and (wanted if wanted is not None else not resolve_safe(None)))
         if rehearse:
+            from explorer.iceberg.spark.rehearsal import REHEARSALS
             from explorer.iceberg.spark.rehearsal import rehearse as run_rehearsal
 
-            run_rehearsal()
+            if rehearsal not in REHEARSALS:
+                raise ValueError(f"rehearsal: {rehearsal!r} is not one of {', '.join(REHEARSALS)}")
+            run_rehearsal(name=rehearsal)
         else:
             get_spark()
 

@@ -52,3 +52,9 @@ def test_safe_mode_and_the_setting_decide(calls, monkeypatch, safe, setting, exp
 def test_a_session_handed_over_is_left_alone(calls):
     _in_thread(spark=object())
     assert calls == []
+
+
+def test_an_unknown_rehearsal_is_named(calls):
+    with pytest.raises(ValueError, match="'nope' is not one of basic, maintenance"):
+        IcebergEngine().warm_up(rehearse=True, rehearsal="nope")
+    assert calls == []

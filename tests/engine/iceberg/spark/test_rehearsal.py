@@ -15,12 +15,14 @@ def _namespaces(spark) -> set[str]:
     return {row[0] for row in spark.sql("SHOW NAMESPACES IN explorer").collect()}
 
 
-def test_the_rehearsal_runs_a_real_scenario_and_leaves_nothing(spark):
+@pytest.mark.parametrize("name", ["basic", "maintenance"])
+def test_the_rehearsal_runs_a_real_scenario_and_leaves_nothing(spark, name):
+    """``maintenance`` (chapter 09's start) calls Spark's maintenance procedures: each must run to the end."""
     from explorer.iceberg.spark.rehearsal import rehearse
     from explorer.iceberg.spark.session import DEFAULT
 
     before = _namespaces(spark)
-    seconds = rehearse()
+    seconds = rehearse(name=name)
     assert seconds is not None and seconds > 0  # it ran to the end: nobody asked for the session
     assert _namespaces(spark) == before  # its table and namespace are dropped
     assert DEFAULT._rehearsal is None  # the gate is open again

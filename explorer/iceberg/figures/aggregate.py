@@ -10,7 +10,8 @@ import plotly.graph_objects as go
 
 from explorer.engine import At, Selector
 from explorer.iceberg.columns import CONTENT_CODES, FileHistory, partition_sort_key
-from explorer.iceberg.inspection import Attachments, InspectResult
+from explorer.iceberg.inspection import InspectResult
+from explorer.iceberg.plan_summary import Attachments
 from explorer.iceberg.model import FileContent, SnapshotRecord, TableState
 from explorer.iceberg.figures.common import DATA_COLOR, DELETE_COLORS, LIGHT
 from explorer.iceberg.figures.matrix import decision_matrix_figure

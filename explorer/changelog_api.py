@@ -10,7 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from explorer.iceberg.changelog import ChangelogResult, ChangelogRun, CompareResult, Projection, parse_projection
+from explorer.iceberg.changelog import Projection, parse_projection
+from explorer.iceberg.changelog_compare import ChangelogResult, ChangelogRun, CompareResult
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.model import Scenario
 

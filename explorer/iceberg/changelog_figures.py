@@ -14,14 +14,16 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explorer.iceberg.changelog import (
-    ChangelogResult,
-    ChangelogRun,
     ChangeRow,
-    CompareResult,
     Projection,
-    StepFiles,
     format_row,
     parse_projection,
+)
+from explorer.iceberg.changelog_compare import (
+    ChangelogResult,
+    ChangelogRun,
+    CompareResult,
+    StepFiles,
 )
 from explorer.scenario.values import plain_row, to_plain
 

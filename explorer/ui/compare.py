@@ -13,7 +13,8 @@ import ipywidgets as W
 import plotly.graph_objects as go
 
 from explorer import api
-from explorer.iceberg.changelog import CompareResult, Projection, parse_projection
+from explorer.iceberg.changelog import Projection, parse_projection
+from explorer.iceberg.changelog_compare import CompareResult
 from explorer.scenario.errors import ExplorerError
 from explorer.scenario.model import InsertStep, Scenario
 from explorer.ui.common import error_html, escape

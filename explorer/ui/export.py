@@ -162,7 +162,7 @@ def run_page(result: Any, *, predict: bool = False, source: str = "") -> Page:
 
 
 def _is_compare(obj: Any) -> bool:
-    from explorer.iceberg.changelog import CompareResult
+    from explorer.iceberg.changelog_compare import CompareResult
 
     return isinstance(obj, CompareResult)
 

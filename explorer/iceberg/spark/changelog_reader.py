@@ -18,12 +18,12 @@ from explorer.iceberg.model import Capture
 from explorer.iceberg.changelog import (
     META_COLUMNS,
     Changelog,
-    ChangelogRun,
     Projection,
     build_changelog,
     identifier_columns_for,
     unavailable,
 )
+from explorer.iceberg.changelog_compare import ChangelogRun
 from explorer.scenario.errors import EngineError
 from explorer.scenario.errors import engine_reason
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import pytest
 
-from explorer.iceberg.changelog import ChangelogResult
+from explorer.iceberg.changelog_compare import ChangelogResult
 from explorer.iceberg.changelog_figures import CARRY_OVER_FILL, changelog_figure, compare_figure
 
 pytestmark = pytest.mark.spark

@@ -15,17 +15,19 @@ import pytest
 from explorer.api import to_scenario
 from explorer.iceberg.model import Capture, FileContent, FileRecord, SnapshotRecord, StepOutcome
 from explorer.iceberg.changelog import (
-    ChangelogResult,
-    ChangelogRun,
-    CompareResult,
     Projection,
     build_changelog,
     change_rows,
     classify_carry_overs,
-    compare_changelogs,
-    file_lineage,
     identifier_columns_for,
     parse_projection,
+)
+from explorer.iceberg.changelog_compare import (
+    ChangelogResult,
+    ChangelogRun,
+    CompareResult,
+    compare_changelogs,
+    file_lineage,
 )
 from explorer.scenario.errors import ScenarioError
 from explorer.api import parse_scenario

@@ -29,7 +29,8 @@ from explorer.scenario.model import Scenario
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from explorer.paimon.result import PaimonCapture, PaimonResult
+    from explorer.paimon.capture import PaimonCapture
+    from explorer.paimon.result import PaimonResult
     from explorer.paimon.writers import WritersResult
     from explorer.paimon.writers_run import WritersProgress
 

@@ -32,9 +32,10 @@ from explorer.paimon.format import FORMAT
 from explorer.paimon.java_jar import PAIMON_VERSION, require_paimon_jar
 from explorer.paimon.model import records_from_scenario
 from explorer.paimon.options import DEFAULT_BUCKETS, compact_full, java_executed_options, java_options
-from explorer.paimon.result import (ChangelogRow, DeletionVectorMark, FileRow, PaimonCapture, PaimonFile,
-                                    PaimonResult, PaimonSnapshot, SnapshotStructure, StructureFile,
-                                    attach_engine_sequences)
+from explorer.paimon.capture import (ChangelogRow, DeletionVectorMark, FileRow, PaimonCapture, PaimonFile,
+                                     PaimonSnapshot, SnapshotStructure, StructureFile,
+                                     attach_engine_sequences)
+from explorer.paimon.result import PaimonResult
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.formats import require_format
 from explorer.scenario.model import CompactStep, Scenario, Step, WriteStep

@@ -29,8 +29,9 @@ from explorer.paimon.options import (
     flag,
     merge_engine,
 )
-from explorer.paimon.result import (FileRow, PaimonCapture, PaimonFile, PaimonResult, PaimonSnapshot,
-                                    attach_engine_sequences)
+from explorer.paimon.capture import (FileRow, PaimonCapture, PaimonFile, PaimonSnapshot,
+                                     attach_engine_sequences)
+from explorer.paimon.result import PaimonResult
 from explorer.scenario.formats import require_format
 from explorer.scenario.model import CompactStep, Scenario, Step, WriteStep
 from explorer.scenario.errors import engine_reason

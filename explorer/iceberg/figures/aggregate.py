@@ -10,12 +10,12 @@ import plotly.graph_objects as go
 
 from explorer.engine import At, Selector
 from explorer.iceberg.columns import CONTENT_CODES, FileHistory, partition_sort_key
-from explorer.iceberg.inspection import InspectResult
-from explorer.iceberg.plan_summary import Attachments
-from explorer.iceberg.model import FileContent, SnapshotRecord, TableState
 from explorer.iceberg.figures.common import DATA_COLOR, DELETE_COLORS, LIGHT
 from explorer.iceberg.figures.matrix import decision_matrix_figure
 from explorer.iceberg.figures.timeline import timeline_figure
+from explorer.iceberg.inspection import InspectResult
+from explorer.iceberg.model import FileContent, SnapshotRecord, TableState
+from explorer.iceberg.plan_summary import Attachments
 
 
 # Above this many live files an inspected table's figures aggregate (per snapshot and kind, per partition and

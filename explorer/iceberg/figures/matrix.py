@@ -9,11 +9,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.engine import Selector
-from explorer.iceberg.planner import plan_cells
-from explorer.iceberg.result import SnapshotView
 from explorer.iceberg.figures.common import (
     LIGHT, MAX_MATRIX_SIDE, OUTCOME_CODES, OUTCOME_COLORS, OUTCOME_SHORT, PLANNER_SHORT, PRUNING_WORDS, explain,
     rows_removed, trace_by_role)
+from explorer.iceberg.planner import plan_cells
+from explorer.iceberg.result import SnapshotView
 
 
 def decision_matrix_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figure:

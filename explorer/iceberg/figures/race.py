@@ -7,8 +7,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from explorer.iceberg.model import Capture, JobOutcome
 from explorer.iceberg.figures.common import APPLIES_COLOR, LIGHT, Polylines, hover_lines, wrapped
+from explorer.iceberg.model import Capture, JobOutcome
 
 
 RACE_COLORS = {"committed": APPLIES_COLOR, "retried-and-committed": "#ef6c00", "rejected": "#c62828"}

@@ -9,10 +9,10 @@ from typing import Any
 import plotly.graph_objects as go
 
 from explorer.engine import Selector
+from explorer.iceberg.figures.common import MAX_TABLE_ROWS, cell_text, explain, partition_brackets, table_figure
 from explorer.iceberg.model import Lifespans
 from explorer.iceberg.resolution import RowFate
 from explorer.iceberg.result import SnapshotView
-from explorer.iceberg.figures.common import MAX_TABLE_ROWS, cell_text, explain, partition_brackets, table_figure
 
 
 def fate_text(fate: RowFate) -> str:

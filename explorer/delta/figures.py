@@ -9,12 +9,15 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from explorer.delta.result import DeltaResult
+from explorer.engine import Selector
 
 LIVE, GONE, COPY = "#2e7d32", "#9e9e9e", "#ef6c00"
 
 
-def file_timeline_figure(result: DeltaResult, version: int) -> go.Figure:
-    """Every data file added up to ``version`` as a bar over the versions it was live."""
+def file_timeline_figure(result: DeltaResult, at: Selector = None) -> go.Figure:
+    """Every data file added up to the version ``at`` selects (an :class:`~explorer.engine.At`, a Point, a
+    version number; None: the latest) as a bar over the versions it was live."""
+    version = result.version_at(at)
     files = result.files_plain(version)
     fig = go.Figure()
     commits = {c.version: c for c in result.capture.commits}

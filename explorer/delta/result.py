@@ -163,7 +163,8 @@ class DeltaResult:
         return point_on_clock(self.points(), at,
                               no_refs="a Delta table has no branches or tags; select a version", unit="version")
 
-    def _version(self, at: Selector) -> int:
+    def version_at(self, at: Selector = None) -> int:
+        """The version ``at`` selects (see :meth:`point`); None: the latest."""
         point = self.point(at)
         return self.capture.last_version if point is None else point.snapshot_id
 
@@ -233,7 +234,7 @@ class DeltaResult:
         return tuple(dict.fromkeys(out))
 
     def to_plain(self, at: Selector = None) -> dict[str, Any]:
-        v = self._version(at)
+        v = self.version_at(at)
         cap = self.capture
         return {
             "scenario": cap.scenario.name, "title": cap.scenario.display_title, "engine": "delta",

@@ -263,6 +263,15 @@ class DuckLakeResult:
     def _row_plain(self, rid: int | None, values: Mapping[str, Any]) -> dict[str, Any]:
         return {"rowid": rid, **{c: to_plain(values.get(c)) for c in self.columns}}
 
+    def snapshot_at(self, at: Selector = None) -> int:
+        """The snapshot id ``at`` selects (see :meth:`point`); None: the latest (the empty table's snapshot when
+        no step made one)."""
+        point = self.point(at)
+        if point is not None:
+            return point.snapshot_id
+        last = self.capture.last_snapshot_id
+        return self.capture.first_snapshot if last is None else last
+
     def to_plain(self, at: Selector = None) -> dict[str, Any]:
         point = self.point(at)
         snap = self.capture.last_snapshot_id if point is None else point.snapshot_id

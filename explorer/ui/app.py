@@ -29,7 +29,7 @@ import plotly.graph_objects as go
 import traitlets
 
 from explorer.api import scenario_from_yaml
-from explorer.engine import Result
+from explorer.engine import Result, Selector
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.model import Scenario
 from explorer.ui.common import STORY_HIDDEN_NOTE, error_html, escape, story_html
@@ -501,13 +501,14 @@ class App(traitlets.HasTraits):
 
     # ------------------------------------------------------------------------------------ time travel
 
-    def set_snapshot(self, sequence_number: int | None = None, *, snapshot_id: int | None = None) -> None:
-        """Show the table as of a sequence number (latest snapshot at or before it) or a snapshot id.
+    def set_snapshot(self, at: Selector = None) -> None:
+        """Show the table at the snapshot ``at`` selects: ``At(sequence_number=n)`` or a plain ``n`` (the latest
+        snapshot at or before it), ``At(snapshot_id=...)``, ``At(ref=...)`` or a Point.
 
         The slider's twin: it moves the page's slider; the page redraws from the views computed at run time.
         """
         try:
-            self.presenter.set_snapshot(sequence_number, snapshot_id=snapshot_id)
+            self.presenter.set_snapshot(at)
         except ScenarioError as exc:
             self._show_error(exc)
             return

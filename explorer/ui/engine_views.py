@@ -132,7 +132,7 @@ class IcebergViews:
             "engine_rows": lambda: None if engine_rows is None else F.rows_table_figure(
                 engine_rows, columns, f"What Spark read at sequence {ex.snapshot.sequence_number} "
                                       f"({len(engine_rows)} rows)", "engine-rows"),
-            "row_history": lambda: F.row_history_figure(self._history(result), at_snapshot_id=key),
+            "row_history": lambda: F.row_history_figure(self._history(result), At(snapshot_id=key)),
             "race": lambda: F.race_figure(result.capture),  # a concurrent step: its jobs as swimlanes
         }
         return _built(build, only)
@@ -271,7 +271,7 @@ class DeltaViews:
         def timeline() -> go.Figure:
             from explorer.delta.figures import file_timeline_figure
 
-            return file_timeline_figure(result, key)
+            return file_timeline_figure(result, At(snapshot_id=key))
 
         def cdf() -> go.Figure | None:
             rows = result.cdf_plain(key)
@@ -338,14 +338,15 @@ class DuckLakeViews:
     def figures(self, result, key: int, only: Collection[str] | None = None) -> dict[str, go.Figure]:
         from explorer.ducklake import figures as D
 
+        here = At(snapshot_id=key)
         build: dict[str, Callable[[], go.Figure | None]] = {
-            "timeline": lambda: D.timeline_figure(result, key),
-            "decisions": lambda: D.pairings_figure(result, key),
-            "rows": lambda: D.rows_figure(result, key),
-            "engine_rows": lambda: D.engine_rows_figure(result, key),
-            "row_history": lambda: D.changes_figure(result, key),
-            "snapshots": lambda: D.snapshots_figure(result, key),
-            "files": lambda: D.files_figure(result, key),
+            "timeline": lambda: D.timeline_figure(result, here),
+            "decisions": lambda: D.pairings_figure(result, here),
+            "rows": lambda: D.rows_figure(result, here),
+            "engine_rows": lambda: D.engine_rows_figure(result, here),
+            "row_history": lambda: D.changes_figure(result, here),
+            "snapshots": lambda: D.snapshots_figure(result, here),
+            "files": lambda: D.files_figure(result, here),
         }
         return _built(build, only)
 

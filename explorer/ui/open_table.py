@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from explorer.engine import At
+from explorer.engine import At, Selector
 from explorer.scenario.errors import ExplorerError
 from explorer.ui.engine_views import IcebergViews
 
@@ -59,16 +59,21 @@ class OpenTableView:
                 self._fail(f"field 'why row': write COLUMN=VALUE, not {item!r}")
                 return
             where[column.strip()] = value.strip()
-        self.open(self.table.value.strip(), at_snapshot=int(snapshot) if snapshot else None,
-                  ref=self.ref.value.strip() or None, where=where or None)
+        ref = self.ref.value.strip() or None
+        if snapshot and ref:
+            self._fail("fields 'snapshot id' and 'ref': fill in one of them, a snapshot id or a branch or tag")
+            return
+        self.open(self.table.value.strip(), At(snapshot_id=int(snapshot)) if snapshot else At(ref=ref),
+                  where=where or None)
 
-    def open(self, table: str, *, at_snapshot: int | None = None, ref: str | None = None,
-             where: dict | None = None) -> bool:
-        """Inspect ``table``; True when it opened. A problem becomes one line in ``message``, never a trace."""
+    def open(self, table: str, at: Selector = None, *, where: dict | None = None) -> bool:
+        """Inspect ``table`` at the snapshot ``at`` selects (an :class:`~explorer.engine.At`, a Point, a sequence
+        number; None: the table's current snapshot); True when it opened. A problem becomes one line in
+        ``message``, never a trace."""
         import explorer
 
         try:
-            at = At(snapshot_id=at_snapshot, ref=ref)
+            at = At.of(at)
             result = self.result = explorer.inspect(table, at=at, spark=self.spark)
             self.explanation = explorer.explain_row(table, where, at=at, spark=self.spark) if where else None
         except ExplorerError as exc:

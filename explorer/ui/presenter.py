@@ -18,7 +18,7 @@ from typing import Any, cast
 import ipywidgets as W
 import traitlets
 
-from explorer.engine import Result
+from explorer.engine import At, Result, Selector
 from explorer.scenario.errors import ScenarioError
 from explorer.ui.common import escape
 from explorer.ui.engine_views import ENGINE_VIEWS, CheckLine, ResultViews
@@ -159,14 +159,24 @@ class ResultPresenter(traitlets.HasTraits):
 
     # ------------------------------------------------------------------------------------ time travel
 
-    def set_snapshot(self, sequence_number: int | None = None, *, snapshot_id: int | None = None) -> None:
-        """Show the snapshot at a sequence number (latest at or before it) or with an id; what cannot be shown
-        raises a ScenarioError naming the field ``snapshot``."""
+    def set_snapshot(self, at: Selector = None) -> None:
+        """Show the snapshot ``at`` selects: an :class:`~explorer.engine.At` (a sequence number: the latest
+        snapshot at or before it; a snapshot id; a ref: its head), a Point, or a plain sequence number; None: the
+        last. What cannot be shown raises a ScenarioError naming the field ``snapshot``."""
         if self.result is None:
             raise ScenarioError("run the scenario first", field="snapshot")
         views = ENGINE_VIEWS[self.result.engine]
+        selected = At.of(at)
         try:
-            key = snapshot_id if snapshot_id is not None else views.key_for_sequence(self.result, sequence_number)
+            if selected.snapshot_id is not None:
+                key = selected.snapshot_id
+            elif selected.ref is not None:
+                point = self.result.point(selected)
+                if point is None:
+                    raise LookupError(f"no snapshot at ref {selected.ref!r}")
+                key = point.snapshot_id
+            else:
+                key = views.key_for_sequence(self.result, selected.sequence_number)
         except LookupError as exc:
             raise ScenarioError(str(exc), field="snapshot") from None
         keys = [k for _, k in self.snapshot_options]

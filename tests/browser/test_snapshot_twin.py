@@ -23,6 +23,7 @@ pytestmark = pytest.mark.browser
 
 # In the kernel: the app notebook 00 displayed (its cell's value, so in IPython's Out), and what Python holds.
 FIND_APP = """
+from explorer import At
 from explorer.ui.app import App as _App
 _apps = [v for v in Out.values() if isinstance(v, _App)]
 assert len(_apps) == 1, f"notebook 00 should have shown one app, Out holds {len(_apps)}"
@@ -147,7 +148,7 @@ def test_set_snapshot_in_the_kernel_moves_the_page_and_a_drag_moves_the_model(ui
             assert engine == state["engine_rows"] and "500" in user_ids(engine)
 
             # Python -> page: by snapshot id, to the first snapshot.
-            kernel.run(f"app.set_snapshot(snapshot_id={keys[0]})")
+            kernel.run(f"app.set_snapshot(At(snapshot_id={keys[0]}))")
             state, seen = kernel.state(), page_at(page, 0)
             assert state["key"] == keys[0] and (seen["step"], seen["caption"]) == (state["label"], state["caption"])
             engine = seen["tables"]["engine-rows"]
@@ -160,7 +161,7 @@ def test_set_snapshot_in_the_kernel_moves_the_page_and_a_drag_moves_the_model(ui
             assert state["engine_rows"] == seen["tables"]["engine-rows"]
 
             # A twin call that cannot be honoured: one line in the page, the slider stays; the next one clears it.
-            kernel.run("app.set_snapshot(snapshot_id=12345)")
+            kernel.run("app.set_snapshot(At(snapshot_id=12345))")
             complaint = page.get_by_text("no snapshot with id 12345").first
             complaint.wait_for(state="visible", timeout=30_000)
             assert page.evaluate(SEEN_JS)["slider"] == 3 and kernel.state()["index"] == 3

@@ -8,10 +8,11 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer.engine import At, Selector
+from explorer.iceberg.figures.common import Explained, LIGHT, explain, file_caption, table_figure
 from explorer.iceberg.model import SnapshotRecord
 from explorer.iceberg.resolution import RowFate
 from explorer.scenario.values import to_plain
-from explorer.iceberg.figures.common import Explained, LIGHT, explain, file_caption, table_figure
 
 
 # ------------------------------------------------------------------------------------------ a row over time
@@ -21,10 +22,12 @@ ROW_STATES = (("not written yet", "#eceff1"), ("visible", "#66bb6a"), ("deleted"
 
 
 def row_history_figure(history: Sequence[tuple[SnapshotRecord, Sequence[RowFate]]],
-                       at_snapshot_id: int | None = None) -> go.Figure:
+                       at: Selector = None) -> go.Figure:
     """Every row over time: one strip per row (its file and position), one cell per snapshot, green while it is
-    visible, red once a delete removes it, grey before it is written; the snapshot on screen is outlined.
-    ``history`` pairs each snapshot with the row fates at it (``IcebergResult.at(...).fates``)."""
+    visible, red once a delete removes it, grey before it is written; the snapshot ``at`` selects is outlined
+    (an :class:`~explorer.engine.At` by snapshot id or sequence number, a Point, a sequence number; None or
+    ``At()``: none outlined). ``history`` pairs each snapshot with the row fates at it
+    (``IcebergResult.at(...).fates``)."""
     labels: dict[tuple[str, int], str] = {}
     for _, fates in history:
         for f in fates:
@@ -58,11 +61,10 @@ def row_history_figure(history: Sequence[tuple[SnapshotRecord, Sequence[RowFate]
                            "colorbar": {"tickvals": [0.5, 1.5, 2.5], "ticktext": [n for n, _ in ROW_STATES]},
                            "meta": {"role": "row-history"}}], layout={"template": LIGHT})
     shapes = []
-    if at_snapshot_id is not None:
-        here = next((k for k, (s, _) in enumerate(history) if s.snapshot_id == at_snapshot_id), None)
-        if here is not None:
-            shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": here - 0.5, "x1": here + 0.5, "y0": 0,
-                           "y1": 1, "line": {"color": "#1565c0", "width": 3}})
+    here = _column_of(history, at)
+    if here is not None:
+        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": here - 0.5, "x1": here + 0.5, "y0": 0,
+                       "y1": 1, "line": {"color": "#1565c0", "width": 3}})
     title = "Each row over time (the outlined column is the snapshot on screen)"
     if total > len(keys):
         title += f" — {len(keys)} of {total:,} rows shown, those a delete touched first"
@@ -72,6 +74,20 @@ def row_history_figure(history: Sequence[tuple[SnapshotRecord, Sequence[RowFate]
     fig.update_xaxes(type="category", side="top")
     fig.update_yaxes(type="category", autorange="reversed", automargin=True)
     return fig
+
+
+def _column_of(history: Sequence[tuple[SnapshotRecord, Sequence[RowFate]]], at: Selector) -> int | None:
+    """The column of the snapshot ``at`` selects: exactly that snapshot id, or the latest snapshot at or before a
+    sequence number; None for the default selector or a snapshot the history does not hold."""
+    sel = At.of(at)
+    if sel.ref is not None:
+        raise ValueError("row_history_figure selects a snapshot by id or sequence number (the history has no refs)")
+    if sel.snapshot_id is not None:
+        return next((k for k, (s, _) in enumerate(history) if s.snapshot_id == sel.snapshot_id), None)
+    if sel.sequence_number is None:
+        return None
+    before = [k for k, (s, _) in enumerate(history) if s.sequence_number <= sel.sequence_number]
+    return before[-1] if before else None
 
 
 # ------------------------------------------------------------------------------- what a commit changed

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from explorer.engine import At
 from explorer.api import load_scenario
 from explorer.iceberg import figures as F
 from explorer.ui.app import App, explore
@@ -83,7 +84,7 @@ def test_real_paimon_run_uses_the_paimon_views(monkeypatch):
     assert "Step 4 'Full compaction' made no snapshot" in app.caption, app.caption
     assert "made no snapshot" in json.loads(app.w_time.payload)["snapshots"][-1]["caption"]
     first = result.capture.snapshots[0].snapshot_id
-    app.set_snapshot(snapshot_id=first)
+    app.set_snapshot(At(snapshot_id=first))
     assert F.table_rows(app.current_figures["rows"]) != F.table_rows(
         F.rows_table_figure([dict(zip(result.columns, r)) for r in result.predicted_rows()], list(result.columns),
                             "", "x"))

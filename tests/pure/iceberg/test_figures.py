@@ -257,13 +257,20 @@ def test_row_history_strip_follows_user_500_through_the_seed_story(seed_capture)
 
     result = IcebergResult(seed_capture)
     history = [(s, result.at(At(snapshot_id=s.snapshot_id)).fates) for s in seed_capture.snapshots]
-    fig = F.row_history_figure(history, at_snapshot_id=seed_capture.snapshot_at(5).snapshot_id)
+    fig = F.row_history_figure(history, At(snapshot_id=seed_capture.snapshot_at(5).snapshot_id))
     hm = fig.data[0]
     strip = {label: list(row) for label, row in zip(hm.y, hm.z)}
     old = next(v for k, v in strip.items() if "old-500" in k)
     new = next(v for k, v in strip.items() if "new-500" in k)
     assert old == [0, 1, 1, 2, 2, 2] and new == [0, 0, 0, 0, 1, 2]
     assert fig.layout.shapes[0].x0 == 3.5  # the snapshot on screen (sequence 5) is outlined
+    # the one selector: a sequence number outlines the latest snapshot at or before it; nothing selected, nothing
+    # outlined; a ref cannot be found in a bare history and says so
+    assert F.row_history_figure(history, 5).layout.shapes[0].x0 == 3.5
+    assert F.row_history_figure(history, At(sequence_number=99)).layout.shapes[0].x0 == len(history) - 1.5
+    assert F.row_history_figure(history).layout.shapes == ()
+    with pytest.raises(ValueError, match="no refs"):
+        F.row_history_figure(history, At(ref="main"))
 
 
 def test_a_same_commit_upsert_gets_its_own_marker_on_the_timeline(build):

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from explorer.engine import At
 from explorer.iceberg.result import IcebergResult
 from explorer.api import load_preset, load_scenario
 from explorer.scenario.errors import EngineError
@@ -231,16 +232,16 @@ def test_set_snapshot_twin_selects_like_the_slider_and_names_what_it_cannot_show
     assert app.current_figures["timeline"].layout.meta["sequence_number"] == 2
     app.set_snapshot(99)  # after the last sequence number: the last snapshot
     assert app.index == len(keys) - 1 and app.error_text == ""
-    app.set_snapshot(snapshot_id=keys[0])
+    app.set_snapshot(At(snapshot_id=keys[0]))
     assert (app.index, app.snapshot_key) == (0, keys[0]) and app.caption.startswith("Sequence 1")
     app.set_snapshot(0)  # before the first snapshot: said, and the page stays where it was
     assert app.error_text.startswith("field 'snapshot': no snapshot at or before sequence number 0"), app.error_text
     assert app.index == 0
-    app.set_snapshot(snapshot_id=12345)
+    app.set_snapshot(At(snapshot_id=12345))
     assert app.error_text == "field 'snapshot': no snapshot with id 12345" and app.index == 0
     app.set_snapshot(4)
     assert app.index == 3 and app.error_text == "", f"a stale error stays up: {app.error_text}"
-    app.set_snapshot(snapshot_id=12345)
+    app.set_snapshot(At(snapshot_id=12345))
     app.w_time.index = 4  # a drag in the page shows a snapshot: the twin's old complaint goes too
     assert app.snapshot_key == keys[4] and app.error_text == "", f"a stale error stays up: {app.error_text}"
     app.error = EngineError("the engine refused it", step=3)  # a run's error is about the run: it stays
@@ -291,7 +292,7 @@ def test_moving_the_slider_does_not_leave_widgets_behind(seed_capture):
     before = open_widgets()
     for _ in range(3):
         for snap in seed_capture.snapshots:
-            app.set_snapshot(snapshot_id=snap.snapshot_id)
+            app.set_snapshot(At(snapshot_id=snap.snapshot_id))
     app.set_snapshot(6)
     assert open_widgets() <= before
 

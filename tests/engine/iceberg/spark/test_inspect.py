@@ -177,3 +177,6 @@ def test_open_a_table_view_shows_the_run_views_and_one_line_problems(spark, pres
     view.ref.value, view.snapshot.value = "", "abc"
     view.open_from_fields()
     assert "not a snapshot id" in view.message and "\n" not in view.message
+    view.ref.value, view.snapshot.value = "main", "1"
+    view.open_from_fields()
+    assert "fill in one of them" in view.message and "\n" not in view.message

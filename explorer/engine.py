@@ -23,6 +23,10 @@ An engine joins the cross-format comparison by implementing two more methods; th
 - on the result, :class:`Comparable` ``format_facts()``: a :class:`FormatFacts` (the clock, how each delete
   found its rows, the rows the engine itself reads at the last point, the changelog as :class:`ChangeRow` s
   with who produced it, and the notes where the library differs from its format's spec).
+
+Why one module over 400 lines: it is the one contract between the explorer and its engines (the time axis
+and its selector, the Result and Engine protocols, the optional cross-format protocols and the registry that finds
+engines), read in one place by whoever adds an engine.
 """
 
 from __future__ import annotations

@@ -1,6 +1,11 @@
 """What a DuckLake run recorded (:class:`DuckLakeCapture`, plain data) and the explained result
 (:class:`DuckLakeResult`): the pure model of :mod:`explorer.ducklake.model` next to DuckDB's own read at every
-snapshot, loudly when they differ. Pure: no DuckDB here."""
+snapshot, loudly when they differ. Pure: no DuckDB here.
+
+Why one module over 400 lines: ``DuckLakeResult`` is one class, the Result protocol for DuckLake (points,
+the model's decisions, the checks against DuckDB's reads and change feed, the plain and text forms) over a
+capture of two small records defined beside it.
+"""
 
 from __future__ import annotations
 

@@ -7,6 +7,10 @@ step is one transaction, so one snapshot (a race: one per job that commits). Aft
 commit) and DuckDB's read of the table right after the commit kept; after the last step every file is read
 (positions, embedded row ids and snapshot ids), every step's snapshot is read back by time travel
 (``AT (VERSION => n)``) and the change feed (``ducklake_table_changes``) is read once.
+
+Why one module over 400 lines: a run is one DuckDB connection and one catalog log; the statements of each
+step kind, the catalog reads after every commit, the race and the final reads all share them, in the order a
+run takes.
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ DELETE and an INSERT in the new snapshot ("carry-over rows"). Two histories that
 therefore have different changelogs. This module is pure: it classifies change rows recorded by the engine
 adapter (``explorer.iceberg.spark.changelog_reader``) against a :class:`Capture`'s files;
 :mod:`explorer.iceberg.changelog_compare` compares two runs.
+
+Why one module over 400 lines: classifying a change row as real or carried over reads the statement that
+made it, the files that held the row and the rows it changed, and those helpers serve only this one
+classification; comparing two runs lives in ``changelog_compare.py``.
 """
 
 from __future__ import annotations

@@ -3,6 +3,10 @@
 These records are produced by the engine adapters (``explorer.iceberg.spark``) and consumed by the pure resolver and
 by every view. They hold plain Python values only, so a capture can be built by hand in a unit test, saved as
 JSON, and time-travelled without the engine.
+
+Why one module over 400 lines: the capture's records (snapshots, files, deleted positions, job outcomes
+and their checks) are one data model, and ``Capture``'s time travel (``state``, ``snapshot_at``, lineage)
+reads all of them.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ as a ScenarioError naming the step and field, and the editor stays usable while 
 and the app's method twins (``add_step``, ``edit_step``, ``set_table``...) change. Its invariants live on its
 traits (``@validate``, as ipywidgets' bounded widgets do): a click and a line of code obey the same bounds.
 Nothing here imports ipywidgets or plotly, so it is tested without widgets (tests/pure/ui/test_editor_model.py).
+
+Why one module over 400 lines: ``EditorModel`` and the step-draft helpers it validates with are one
+model (the scenario as typed text and the bounds on it), tested without widgets as a unit.
 """
 
 from __future__ import annotations

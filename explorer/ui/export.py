@@ -23,6 +23,10 @@ with its licence, under a third of the full bundle) when every figure of the pag
 package's; otherwise the plotly package's own full ``plotly.min.js``; none for a page without a figure
 (:func:`bundle_for`). The data is inline JSON. Nothing is fetched: no CDN, no font, no image
 (``tests/browser/test_export.py`` refuses every request).
+
+Why one module over 400 lines: a page's sections, the builder of each exportable object and the choice
+of plotly.js bundle are one pipeline from an object to one self-contained HTML file, and a new view plugs into
+it with one registered builder.
 """
 
 from __future__ import annotations

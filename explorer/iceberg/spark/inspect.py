@@ -34,7 +34,7 @@ from explorer.iceberg.spark.metadata import (
     snapshot_record,
 )
 from explorer.iceberg.spark.planning import java_plan
-from explorer.iceberg.spark.readback import engine_rows_at
+from explorer.iceberg.spark.readback import matches, read_back
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.model import Column, Scenario, TableSpec, read_yaml
 from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
@@ -210,7 +210,7 @@ def inspect_table(spark: SparkSession, name: str, *, at_snapshot: int | None = N
         try:
             recorder.engine_plans[focus] = java_plan(driver_jvm(spark), jtable, focus)
             if contents:
-                recorder.engine_rows[focus] = engine_rows_at(spark, name, focus)
+                recorder.engine_rows[focus] = read_back(spark, name, focus).rows
         except Exception as exc:
             raise EngineError(f"Spark could not read {name} at snapshot {focus}", field="table",
                               detail=engine_reason(exc)) from None
@@ -306,7 +306,7 @@ def explain_table_row(spark: SparkSession, name: str, where: Mapping[str, Any], 
             raise ScenarioError(f"{name} has no column {column!r} (columns: {', '.join(columns)})", field="where")
         typed[column] = _typed(value, columns[column], column)
     view = result.at()
-    engine = _spark_rows(spark, name, view.snapshot.snapshot_id, typed)
+    engine = tuple(row for row in read_back(spark, name, view.snapshot.snapshot_id).rows if matches(row, typed))
     return explain_row(view, typed, engine_rows=engine)
 
 
@@ -323,13 +323,3 @@ def _typed(value: Any, kind: str, column: str) -> Any:
         return coerce_value(kind, value)
     except Exception as exc:
         raise ScenarioError(f"{value!r} is not a {kind} value: {exc}", field=f"where.{column}") from None
-
-
-def _spark_rows(spark: SparkSession, name: str, snapshot_id: int,
-                where: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
-    from pyspark.sql import functions as F
-
-    frame = spark.read.format("iceberg").option("snapshot-id", snapshot_id).load(name)
-    for column, value in where.items():
-        frame = frame.filter(F.col(column).isNull() if value is None else F.col(column) == F.lit(value))
-    return tuple(MappingProxyType(r.asDict()) for r in frame.collect())

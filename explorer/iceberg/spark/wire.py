@@ -7,13 +7,17 @@ no pickle, no hand-made binary layout, no decoding by hand on either side.
 **One payload is one table.** A payload is an Arrow IPC *stream* (the streaming format: a schema message, record
 batches, the end-of-stream marker; not the random-access file format). A helper hands it over in one of two ways:
 
-- **bytes over py4j**: a Java method returns the stream as ``byte[]`` (py4j copies it into a Python
-  ``bytearray``). Right for what fits comfortably in memory twice (a snapshot's rows, a scan plan). A helper with
-  several tables returns ``byte[][]``, one stream per table, in an order its Java comment documents.
-- **a file path**: the helper writes the stream to a file (``.arrows``) Python names, and Python maps the file
-  into memory instead of copying it through py4j's socket. Right for big reads (every manifest entry of a table).
+- **bytes over py4j**: a Java method returns the stream as ``byte[]`` (py4j copies it into Python ``bytes``).
+  Right for small streams (a small snapshot's rows, a scan plan). A helper with several tables returns
+  ``byte[][]``, one stream per table, in an order its Java comment documents.
+- **a file path**: the helper writes the stream to a file (``.arrows``; in a folder Python names, or a temporary
+  file of the JVM's) and returns its path as a ``String``; Python maps the file into memory instead of copying it
+  through py4j, which rebuilds a ``byte[]`` in Python one byte at a time. Right for big reads (a big snapshot's
+  rows, every manifest entry of a table). A helper may choose per stream by size, returning an ``Object[]`` of
+  ``byte[]`` and ``String``: :func:`read_tables` reads either, and removes each file handed over to it (the
+  mapping stays valid after the name is gone).
 
-:func:`read_table` takes either and returns a :class:`pyarrow.Table`; :func:`read_tables` reads a ``byte[][]``.
+:func:`read_table` takes either and returns a :class:`pyarrow.Table`; :func:`read_tables` reads several.
 
 **Schema conventions.**
 
@@ -24,7 +28,9 @@ batches, the end-of-stream marker; not the random-access file format). A helper 
   zone>, true, false)``), exactly as ``Dataset.toArrow`` / PySpark's ``_collect_as_arrow`` do, so Spark's type
   mapping holds: ``TimestampType`` is ``timestamp[us, tz=<session time zone>]`` (the instant),
   ``TimestampNTZType`` ``timestamp[us]``, ``DateType`` ``date32``, ``DecimalType(p, s)`` ``decimal128(p, s)``,
-  ``BinaryType`` ``binary``, strings ``utf8``, arrays ``list``, maps ``map``, structs ``struct``.
+  ``BinaryType`` ``binary``, strings ``utf8``, arrays ``list``, maps ``map``, structs ``struct``. Such a
+  stream carries Spark's schema (``StructType.json()``) in the Arrow schema's metadata under ``spark.schema``,
+  so Python converts each value with its exact Spark type (``readback.collected_values``).
 - A missing value is Arrow's null (the validity bitmap), never a sentinel such as ``-1`` or ``""``: a nullable
   offset (a deletion vector's ``content_offset``) is a nullable ``int64``.
 - Several values per row are a ``list<...>`` column; a *set* (the delete files attached to a data file, an
@@ -66,7 +72,18 @@ def read_table(payload: Payload) -> pa.Table:
         return reader.read_all()
 
 
-def read_tables(payloads: Iterable[Payload]) -> tuple[pa.Table, ...]:
-    """The tables of a helper that hands over several streams (a Java ``byte[][]``, or several file paths), in
-    the order given."""
-    return tuple(read_table(payload) for payload in payloads)
+def read_tables(payloads: Iterable[Payload], *, remove_files: bool = True) -> tuple[pa.Table, ...]:
+    """The tables of a helper that hands over several streams (a Java ``byte[][]`` or ``Object[]`` of ``byte[]``
+    and file paths), in the order given. Each file handed over is removed once read (``remove_files``), also when
+    another stream fails to read, so a helper's temporary files never outlive the call."""
+    items = list(payloads)
+    try:
+        return tuple(read_table(payload) for payload in items)
+    finally:
+        if remove_files:
+            for payload in items:
+                if not isinstance(payload, (bytes, bytearray, memoryview)):
+                    try:
+                        os.unlink(payload)
+                    except FileNotFoundError:
+                        pass

@@ -6,24 +6,40 @@
 // `spark.read.option("snapshot-id", id)` resolves it), its scan builder with the same options, Iceberg's scan
 // planning (planFiles: every FileScanTask with its deletes), the input partitions and the partition reader
 // factory Spark's BatchScanExec would use (vectorized or row-based, as the session's settings choose), and each
-// partition read to the end, so Iceberg's delete filter runs exactly as in a task. Rows become Python values
-// through PySpark's own collect path (EvaluatePython.toJava, then its picklers), so the values and their types
-// are the ones DataFrame.collect() gives.
+// partition read to the end, so Iceberg's delete filter runs exactly as in a task. The rows are written as Arrow
+// by Spark's own Arrow writer (ArrowWriter over ArrowUtils.toArrowSchema with the session time zone, as
+// Dataset.toArrow does), so Python reads them with pyarrow and turns them into the values DataFrame.collect()
+// gives (explorer/iceberg/spark/readback.py).
 //
 // Compiled at first use inside Spark's driver JVM with Janino (which Spark ships for its own code generation),
 // so it is written in the Java subset Janino accepts: no lambdas, raw collections with casts.
 //
-// read() returns one pickle of a Python tuple (column names, rows, plan):
-//   column names  the table's columns at that snapshot, then the metadata columns asked for
-//   rows          pyspark Rows of those columns
-//   plan          one (data file location, [(delete file location, content offset or None), ...]) per scan task
+// read() returns two Arrow IPC streams (the wire format: explorer/iceberg/spark/wire.py), each a byte[], or when
+// big the path of a temporary file holding it, which the caller reads and removes:
+//   [0] rows  the table's columns at that snapshot, then the metadata columns asked for; Spark's schema as JSON
+//             in the Arrow schema's metadata under "spark.schema"
+//   [1] plan  one row per scan task: file_path (the data file's location), deletes (list of struct<location,
+//             content_offset>: the delete files attached, a deletion vector's blob offset, else null)
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.lang.reflect.Method;
-import java.util.ArrayList;
+import java.nio.channels.Channels;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import net.razorvine.pickle.Pickler;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.ArrowStreamWriter;
+import org.apache.arrow.vector.ipc.WriteChannel;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.ipc.message.IpcOption;
+import org.apache.arrow.vector.ipc.message.MessageSerializer;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
@@ -32,6 +48,7 @@ import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
@@ -44,24 +61,32 @@ import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
-import org.apache.spark.sql.execution.python.EvaluatePython;
-import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.execution.arrow.ArrowWriter;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.ArrowUtils;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
 
 public class SnapshotRead {
 
+  private static final int BATCH_ROWS = 8192; // rows per Arrow record batch
+  private static final long IN_MEMORY = 1 << 16; // bytes of batches handed over as a byte[]; more: a file
+  // The plan's schema: one row per scan task.
+  private static final StructType PLAN = new StructType()
+      .add("file_path", DataTypes.StringType, false)
+      .add("deletes", new ArrayType(new StructType()
+          .add("location", DataTypes.StringType, false)
+          .add("content_offset", DataTypes.LongType, true), false), false);
+
   private final HashMap resolved = new HashMap(); // table name -> Spark3Util.CatalogAndIdentifier (parsed once)
 
-  public SnapshotRead() {
-    EvaluatePython.registerPicklers();
-  }
-
   // metadataColumns: the metadata columns to read after the table's own, comma-separated ("" for none).
-  public byte[] read(SparkSession spark, String tableName, long snapshotId, String metadataColumnList)
+  public Object[] read(SparkSession spark, String tableName, long snapshotId, String metadataColumnList)
       throws Exception {
     String[] metadataColumns = metadataColumnList.isEmpty() ? new String[0] : metadataColumnList.split(",");
     Spark3Util.CatalogAndIdentifier name;
@@ -83,11 +108,6 @@ public class SnapshotRead {
     ScanBuilder builder = ((SupportsRead) table).newScanBuilder(new CaseInsensitiveStringMap(options));
 
     StructType wanted = table.schema();
-    ArrayList names = new ArrayList();
-    String[] columns = wanted.fieldNames();
-    for (int i = 0; i < columns.length; i++) {
-      names.add(columns[i]);
-    }
     if (metadataColumns.length > 0) {
       MetadataColumn[] offered = ((SupportsMetadataColumns) table).metadataColumns();
       for (int i = 0; i < metadataColumns.length; i++) {
@@ -102,7 +122,6 @@ public class SnapshotRead {
         }
         wanted = wanted.add(new StructField(column.name(), column.dataType(), column.isNullable(),
             Metadata.empty()));
-        names.add(column.name());
       }
     }
     if (builder instanceof SupportsPushDownRequiredColumns) {
@@ -113,36 +132,91 @@ public class SnapshotRead {
     Batch batch = scan.toBatch();
     InputPartition[] partitions = batch.planInputPartitions();
     PartitionReaderFactory factory = batch.createReaderFactory();
+    String timeZone = spark.sessionState().conf().sessionLocalTimeZone();
 
-    StructField[] fields = schema.fields();
-    DataType[] types = new DataType[fields.length];
-    for (int i = 0; i < fields.length; i++) {
-      types[i] = fields[i].dataType();
+    Stream plan = new Stream(PLAN, timeZone);
+    try {
+      for (int p = 0; p < partitions.length; p++) {
+        addTasks(partitions[p], plan);
+      }
+      plan.flush();
+    } finally {
+      plan.close();
     }
-    ArrayList plan = new ArrayList();
-    for (int p = 0; p < partitions.length; p++) {
-      addTasks(partitions[p], plan);
-    }
-    // The second half of the partitions is read on a second thread, as Spark runs tasks side by side.
+    // The second half of the partitions is read on a second thread, as Spark runs tasks side by side; each half
+    // writes its own record batches, and the stream is the schema, the first half's batches, then the second's.
     int half = (partitions.length + 1) / 2;
-    Partitions second = new Partitions(factory, partitions, half, partitions.length, schema, types);
+    Partitions second = new Partitions(factory, partitions, half, partitions.length, schema, timeZone);
     Thread other = null;
     if (half < partitions.length) {
       other = new Thread(second, "explorer-read-back");
       other.setDaemon(true);
       other.start();
     }
-    Partitions first = new Partitions(factory, partitions, 0, half, schema, types);
+    Partitions first = new Partitions(factory, partitions, 0, half, schema, timeZone);
     first.run();
     if (other != null) {
       other.join();
     }
     rethrow(first.failure);
     rethrow(second.failure);
-    ArrayList rows = first.rows;
-    rows.addAll(second.rows);
-    Object[] out = new Object[] {names, rows, plan};
-    return new Pickler(true, false).dumps(out);
+    HashMap metadata = new HashMap();
+    metadata.put("spark.schema", schema.json());
+    Object rows = handOver(arrowSchema(schema, timeZone, metadata),
+        new ByteArrayOutputStream[] {first.batches, second.batches});
+    try {
+      return new Object[] {rows, handOver(arrowSchema(PLAN, timeZone, new HashMap()),
+          new ByteArrayOutputStream[] {plan.batches})};
+    } catch (IOException e) {
+      if (rows instanceof String) {
+        new File((String) rows).delete();
+      }
+      throw e;
+    }
+  }
+
+  private static Schema arrowSchema(StructType schema, String timeZone, HashMap metadata) {
+    Schema arrow = ArrowUtils.toArrowSchema(schema, timeZone, true, false);
+    return metadata.isEmpty() ? arrow : new Schema(arrow.getFields(), metadata);
+  }
+
+  // One Arrow IPC stream: the schema message, the record batches already serialized, the end-of-stream marker
+  // (every message is padded to 8 bytes, so batches serialized apart can follow each other). Up to IN_MEMORY
+  // bytes of batches it is handed over as a byte[]; a bigger one is written to a temporary file whose path is
+  // handed over instead (Python maps the file and removes it), since py4j rebuilds a byte[] byte by byte.
+  private static Object handOver(Schema schema, ByteArrayOutputStream[] batches) throws IOException {
+    long size = 0;
+    for (int i = 0; i < batches.length; i++) {
+      size += batches[i].size();
+    }
+    if (size <= IN_MEMORY) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      writeStream(schema, batches, out);
+      return out.toByteArray();
+    }
+    File file = File.createTempFile("explorer-snapshot-read-", ".arrows");
+    try {
+      FileOutputStream out = new FileOutputStream(file);
+      try {
+        writeStream(schema, batches, out);
+      } finally {
+        out.close();
+      }
+    } catch (IOException e) {
+      file.delete();
+      throw e;
+    }
+    return file.getAbsolutePath();
+  }
+
+  private static void writeStream(Schema schema, ByteArrayOutputStream[] batches, OutputStream out)
+      throws IOException {
+    WriteChannel channel = new WriteChannel(Channels.newChannel(out));
+    MessageSerializer.serialize(channel, schema);
+    for (int i = 0; i < batches.length; i++) {
+      batches[i].writeTo(out);
+    }
+    ArrowStreamWriter.writeEndOfStream(channel, IpcOption.DEFAULT);
   }
 
   private static void rethrow(Throwable failure) throws Exception {
@@ -154,6 +228,60 @@ public class SnapshotRead {
     }
   }
 
+  // Rows of one Spark schema written by Spark's ArrowWriter into record batches of BATCH_ROWS rows, each
+  // serialized (as an IPC message) as soon as it is full. ArrowWriter reads only the schema's columns, asking
+  // isNullAt first, as Spark's own code does (Iceberg's row reader appends the columns its delete filter needs,
+  // such as _pos, and a columnar row's get() would read a null boolean as false).
+  private static final class Stream {
+    final ByteArrayOutputStream batches = new ByteArrayOutputStream();
+    private final WriteChannel channel = new WriteChannel(Channels.newChannel(batches));
+    private final BufferAllocator allocator;
+    private final VectorSchemaRoot root;
+    private final ArrowWriter writer;
+    private int count = 0;
+
+    Stream(StructType schema, String timeZone) {
+      allocator = ArrowUtils.rootAllocator().newChildAllocator("explorer-snapshot-read", 0, Long.MAX_VALUE);
+      VectorSchemaRoot made = null;
+      try {
+        made = VectorSchemaRoot.create(ArrowUtils.toArrowSchema(schema, timeZone, true, false), allocator);
+      } catch (RuntimeException e) {
+        allocator.close();
+        throw e;
+      }
+      root = made;
+      writer = ArrowWriter.create(root);
+    }
+
+    void write(InternalRow row) throws IOException {
+      writer.write(row);
+      count++;
+      if (count == BATCH_ROWS) {
+        flush();
+      }
+    }
+
+    void flush() throws IOException {
+      if (count == 0) {
+        return;
+      }
+      writer.finish();
+      ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch();
+      try {
+        MessageSerializer.serialize(channel, batch);
+      } finally {
+        batch.close();
+      }
+      writer.reset();
+      count = 0;
+    }
+
+    void close() {
+      root.close();
+      allocator.close();
+    }
+  }
+
   // Reads partitions [from, to) to the end, each with the reader Spark would use (vectorized or row-based).
   private static final class Partitions implements Runnable {
     private final PartitionReaderFactory factory;
@@ -161,38 +289,45 @@ public class SnapshotRead {
     private final int from;
     private final int to;
     private final StructType schema;
-    private final DataType[] types;
-    final ArrayList rows = new ArrayList();
+    private final String timeZone;
+    ByteArrayOutputStream batches = new ByteArrayOutputStream();
     Throwable failure; // rethrown by the calling thread, so a failed half never passes for an empty one
 
     Partitions(PartitionReaderFactory factory, InputPartition[] partitions, int from, int to, StructType schema,
-        DataType[] types) {
+        String timeZone) {
       this.factory = factory;
       this.partitions = partitions;
       this.from = from;
       this.to = to;
       this.schema = schema;
-      this.types = types;
+      this.timeZone = timeZone;
     }
 
     public void run() {
       try {
-        for (int p = from; p < to; p++) {
-          read(partitions[p]);
+        Stream out = new Stream(schema, timeZone);
+        try {
+          for (int p = from; p < to; p++) {
+            read(partitions[p], out);
+          }
+          out.flush();
+        } finally {
+          out.close();
         }
+        batches = out.batches;
       } catch (Throwable t) {
         failure = t;
       }
     }
 
-    private void read(InputPartition partition) throws Exception {
+    private void read(InputPartition partition, Stream out) throws Exception {
       if (factory.supportColumnarReads(partition)) {
         PartitionReader reader = factory.createColumnarReader(partition);
         try {
           while (reader.next()) {
             Iterator batchRows = ((ColumnarBatch) reader.get()).rowIterator();
             while (batchRows.hasNext()) {
-              rows.add(toPython((InternalRow) batchRows.next(), schema, types));
+              out.write((InternalRow) batchRows.next());
             }
           }
         } finally {
@@ -202,7 +337,7 @@ public class SnapshotRead {
         PartitionReader reader = factory.createReader(partition);
         try {
           while (reader.next()) {
-            rows.add(toPython((InternalRow) reader.get(), schema, types));
+            out.write((InternalRow) reader.get());
           }
         } finally {
           reader.close();
@@ -211,20 +346,9 @@ public class SnapshotRead {
     }
   }
 
-  // One row of the read schema's columns as PySpark's collect() hands it over. As Spark's own generated code does,
-  // it asks isNullAt before reading a value (a columnar row's get() would read a null boolean as false) and reads
-  // only the schema's columns (Iceberg's row reader appends the columns its delete filter needs, such as _pos).
-  private static Object toPython(InternalRow row, StructType schema, DataType[] types) {
-    Object[] values = new Object[types.length];
-    for (int i = 0; i < types.length; i++) {
-      values[i] = row.isNullAt(i) ? null : row.get(i, types[i]);
-    }
-    return EvaluatePython.toJava(new GenericInternalRow(values), schema);
-  }
-
   // The scan tasks behind one input partition (Iceberg's SparkInputPartition keeps them; its class is not public,
-  // so its public taskGroup() is called by reflection).
-  private static void addTasks(InputPartition partition, List plan) throws Exception {
+  // so its public taskGroup() is called by reflection), one plan row each.
+  private static void addTasks(InputPartition partition, Stream plan) throws Exception {
     Method method = partition.getClass().getMethod("taskGroup", new Class[0]);
     method.setAccessible(true);
     ScanTaskGroup group = (ScanTaskGroup) method.invoke(partition, new Object[0]);
@@ -232,13 +356,15 @@ public class SnapshotRead {
     Iterator it = tasks.iterator();
     while (it.hasNext()) {
       FileScanTask task = (FileScanTask) it.next();
-      ArrayList deletes = new ArrayList();
       List attached = task.deletes();
+      Object[] deletes = new Object[attached.size()];
       for (int i = 0; i < attached.size(); i++) {
         DeleteFile delete = (DeleteFile) attached.get(i);
-        deletes.add(new Object[] {delete.location(), delete.contentOffset()});
+        deletes[i] = new GenericInternalRow(new Object[] {
+            UTF8String.fromString(delete.location()), delete.contentOffset()});
       }
-      plan.add(new Object[] {((ContentFile) task.file()).location(), deletes});
+      plan.write(new GenericInternalRow(new Object[] {
+          UTF8String.fromString(((ContentFile) task.file()).location()), new GenericArrayData(deletes)}));
     }
   }
 }

@@ -16,6 +16,7 @@ from explorer.scenario.errors import EngineError
 from explorer.ui.cli import EXIT_ENGINE, EXIT_INVALID, EXIT_OK, main
 from explorer.engine import At
 from explorer_testing.bad_input import LEAKS
+from explorer_testing.spark_jobs import job_rows_at
 
 pytestmark = pytest.mark.spark
 
@@ -87,6 +88,24 @@ def test_why_user_500_on_the_seed_story(spark, preset_capture):
     assert [c.visible for c in at5.copies] == [False, True]
     assert [dict(r) for r in at5.engine_rows] == [{"user_id": 500, "name": "new-500"}] and at5.agrees
     assert "copy in D4 ignored by E1 (5 < 4 false) → visible" in at5.headline()
+
+
+@pytest.mark.parametrize("preset", ["partition-scoped-delete", "seed-deletion-vectors-v3"])
+def test_inspect_and_why_read_the_rows_a_spark_job_reads(spark, preset_capture, preset):
+    """Inspect's rows (the explorer's one reader, read_back) equal a Spark job's at the focus snapshot, and why's
+    rows for a value and for a null equal the job filtered by the same ``column = value``; on a
+    partitioned table and a v3 table with deletion vectors."""
+    capture = preset_capture(preset)
+    name = capture.table_name
+    inspected = inspect_table(spark, name)
+    focus = inspected.at().snapshot.snapshot_id
+    assert inspected.capture.engine_rows[focus] == job_rows_at(spark, name, focus)
+    column = capture.columns[0].name
+    present = inspected.capture.engine_rows[focus][0][column]
+    for where in ({column: present}, {column: None}):
+        why = explain_table_row(spark, name, where)
+        assert tuple(why.engine_rows) == job_rows_at(spark, name, focus, where), where
+    assert why.engine_rows == ()  # no row has a null key
 
 
 def test_inspect_views_a_ref_a_snapshot_and_a_sequence_number(spark, preset_capture):

@@ -58,10 +58,25 @@ def test_an_empty_stream_keeps_its_schema():
     assert empty.num_rows == 0 and empty.schema == SCHEMA
 
 
-def test_several_streams_are_several_tables_in_order():
+def test_several_streams_are_several_tables_in_order_and_files_handed_over_are_removed(tmp_path):
     other = pa.table({"x": pa.array([1, 2, 3], pa.int32())})
-    first, second = read_tables([_stream(TABLE), bytearray(_stream(other))])
+    big = tmp_path / "rows.arrows"
+    big.write_bytes(_stream(TABLE))
+    first, second, third = read_tables([_stream(TABLE), bytearray(_stream(other)), str(big)])
     assert first.num_rows == 2 and second.column("x").to_pylist() == [1, 2, 3]
+    assert third.to_pylist() == TABLE.to_pylist()
+    assert not big.exists()  # the helper's file is the reader's to remove
+
+
+def test_a_file_handed_over_is_removed_even_when_another_stream_is_bad(tmp_path):
+    big = tmp_path / "rows.arrows"
+    big.write_bytes(_stream(TABLE))
+    with pytest.raises(pa.ArrowInvalid):
+        read_tables([b"not a stream", str(big)])
+    assert not big.exists()
+    kept = tmp_path / "kept.arrows"
+    kept.write_bytes(_stream(TABLE))
+    assert read_tables([kept], remove_files=False)[0].num_rows == 2 and kept.exists()
 
 
 def test_anything_but_a_stream_is_refused():

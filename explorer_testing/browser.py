@@ -106,16 +106,20 @@ class Launched:
 _KERNEL_FILE = re.compile(r"kernel-([0-9a-f-]+)\.json$")
 
 
-def _server_request(server: Launched, method: str, path: str):
+def _server_request(server: Launched, method: str, path: str, body: dict | None = None):
     """One request to the server's REST API, authenticated as its pages are: the token of the printed URL
-    (JupyterLab), or a double-submitted XSRF cookie (voila, which has no token)."""
+    (JupyterLab), or a double-submitted XSRF cookie (voila, which has no token); ``body`` is sent as JSON."""
     parts = urllib.parse.urlsplit(server.url)
     token = urllib.parse.parse_qs(parts.query).get("token", [""])[0]
     xsrf = secrets.token_hex(16)
     headers = {"Cookie": f"_xsrf={xsrf}", "X-XSRFToken": xsrf}
     if token:
         headers["Authorization"] = f"token {token}"
-    request = urllib.request.Request(f"{parts.scheme}://{parts.netloc}{path}", method=method, headers=headers)
+    data = None if body is None else json.dumps(body).encode()
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(f"{parts.scheme}://{parts.netloc}{path}", data=data, method=method,
+                                     headers=headers)
     with urllib.request.urlopen(request, timeout=60) as resp:
         body = resp.read()
     return json.loads(body) if body else None
@@ -145,6 +149,28 @@ def shutdown_kernels(server: Launched, timeout: float = 60.0) -> bool:
             _server_request(server, "DELETE", f"/api/kernels/{kernel}")
     _, alive = psutil.wait_procs(started, timeout=timeout)
     return not alive
+
+
+def put_notebook(server: Launched, name: str, *sources: str) -> None:
+    """Save a notebook of these code cells as ``name`` in JupyterLab's folder (a scratch copy of notebooks/), for
+    a test that opens one small cell in JupyterLab (``lab_url``) and in voila (``voila_url``)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    _server_request(server, "PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": nb})
+
+
+def lab_url(server: Launched, name: str) -> str:
+    """JupyterLab's page for the notebook ``name`` (reset: no workspace left from an earlier page)."""
+    return re.sub(r"/lab/tree/[^?]+\?", f"/lab/tree/{name}?reset&", server.url)
+
+
+def voila_url(server: Launched, name: str) -> str:
+    """The notebook ``name`` as a voila dashboard served by JupyterLab's own server (as on Binder)."""
+    parts = urllib.parse.urlsplit(server.url)
+    token = urllib.parse.parse_qs(parts.query)["token"][0]
+    return f"{parts.scheme}://{parts.netloc}/voila/render/{name}?token={token}"
 
 
 def port_open(url: str) -> bool:

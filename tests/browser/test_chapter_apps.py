@@ -1,0 +1,65 @@
+"""The apps a chapter shows in one cell, in JupyterLab and in voila (headless Chromium, 1400x900): chapter 03's
+compare app shows every label whole (#31.12: "A: files/insert" was cut to "A: files/ins…").
+
+Each test saves a one-cell notebook into the server's scratch copy of notebooks/ and opens it in JupyterLab and
+as a voila dashboard served by the same server (as on Binder); a screenshot of each is kept in
+artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer_testing import browser as B
+
+pytestmark = pytest.mark.browser
+
+# Every control's text in the widget area: a label, a button (toggle buttons too) or a dropdown's chosen
+# option. Cut: the text is wider than the box that shows it (the browser cuts it or draws an ellipsis).
+CUT_LABELS_JS = """() => {
+  const out = [];
+  const canvas = document.createElement('canvas').getContext('2d');
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  for (const e of document.querySelectorAll('.widget-label, .widget-label-basic, .widget-toggle-buttons button, '
+                                            + 'button.jupyter-button, .widget-checkbox label')) {
+    const text = e.textContent.trim();
+    if (!text || !shown(e)) continue;
+    if (e.scrollWidth > e.clientWidth + 1) out.push(`'${text}' is cut (${e.scrollWidth} px of text in ${e.clientWidth} px)`);
+  }
+  for (const s of document.querySelectorAll('.widget-dropdown select')) {
+    if (!shown(s) || s.selectedIndex < 0) continue;
+    const st = getComputedStyle(s);
+    canvas.font = `${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
+    const text = s.options[s.selectedIndex].text;
+    const room = s.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+    if (canvas.measureText(text).width > room) out.push(`dropdown value '${text}' is cut (${Math.round(room)} px)`);
+  }
+  return out;
+}"""
+
+
+def open_cell(page, server, name: str, kind: str, ready: str) -> None:
+    """Open the saved notebook ``name`` in JupyterLab (Run All Cells) or voila; wait for the button ``ready``."""
+    button = page.locator("button.jupyter-button", has_text=ready).first
+    if kind == "lab":
+        page.goto(B.lab_url(server, name))
+        page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(state="visible", timeout=60_000)
+        B.accept_kernel_dialog(page)
+        B.run_all_cells(page)
+    else:
+        page.goto(B.voila_url(server, name), timeout=180_000)
+    button.wait_for(state="visible", timeout=180_000)
+    page.wait_for_timeout(500)
+
+
+@pytest.mark.parametrize("kind", ["lab", "voila"])
+def test_the_compare_app_shows_every_label_whole(lab_server, page, artifacts, kind):
+    B.put_notebook(lab_server, "compare-app.ipynb",
+                   'from explorer import compare_explorer\n'
+                   'compare_explorer("changelog-sequence-a", "changelog-sequence-b")')
+    with B.session_on(page, lab_server, artifacts, f"compare-app-{kind}", {}, stop=False):
+        open_cell(page, lab_server, "compare-app.ipynb", kind, "Compare")
+        page.screenshot(path=str(artifacts / f"compare-app-labels-{kind}.png"))
+        labels = page.locator(".widget-label").all_text_contents()
+        assert "A: files/insert" in [t.strip() for t in labels], labels
+        assert page.evaluate(CUT_LABELS_JS) == []

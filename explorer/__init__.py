@@ -32,6 +32,7 @@ from explorer.api import (
     to_scenario,
 )
 from explorer.engine import At, Point, Result
+from explorer.fonts import large_font
 from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
 from explorer.scenario.model import Scenario
 
@@ -87,6 +88,6 @@ def __dir__() -> list[str]:
 __all__ = [
     "At", "DeltaResult", "DuckLakeResult", "EngineError", "ExplorerError", "FormatsApp", "IcebergResult",
     "InspectResult", "OrdersView", "PaimonResult", "Point", "Projection", "Result", "Scenario", "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
-    "explain_row", "explore", "inspect", "list_presets", "load_preset", "load_scenario", "metadata_table",
+    "explain_row", "explore", "inspect", "large_font", "list_presets", "load_preset", "load_scenario", "metadata_table",
     "orders", "parse_scenario", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
 ]

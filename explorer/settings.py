@@ -161,6 +161,11 @@ REHEARSE: Setting[bool | None] = Setting(
     "the first run finds Spark's code loaded (a run started meanwhile stops it at its next step). Unset: on, "
     "except in safe mode (a shared dashboard, where many learners start at once and CPU limits the room).")
 
+LARGE_FONT: Setting[bool] = Setting(
+    "EXPLORER_LARGE_FONT", False, _switch, "1 or 0",
+    "Large-font mode for a projector: the app's text and every figure's fonts 1.4x (`explorer.large_font()` "
+    "turns it on or off for one kernel; docs/workshop.md).")
+
 # ------------------------------------------------------------------------------------------ Paimon
 
 PAIMON_RUNNER: Setting[str] = Setting(
@@ -172,7 +177,8 @@ PAIMON_JAR: Setting[Path | None] = Setting(
     "Paimon's Java bridge jar. Unset: paimon/ under the cache directory, where the install scripts put it.")
 
 ALL: tuple[Setting[Any], ...] = (SAFE, DEBUG, TOKEN, SPARK_MASTER, SPARK_CONF, DRIVER_MEMORY, JVM_OPTIONS,
-                            CLASS_ARCHIVE, CACHE_DIR, ONE_ENGINE, ENGINE_GROUP, REHEARSE, PAIMON_RUNNER, PAIMON_JAR)
+                            CLASS_ARCHIVE, CACHE_DIR, ONE_ENGINE, ENGINE_GROUP, REHEARSE, LARGE_FONT, PAIMON_RUNNER,
+                            PAIMON_JAR)
 
 # Not a setting: class_archive.prepare hands its child the file to dump the archive into.
 CLASS_ARCHIVE_DUMP = "_EXPLORER_CLASS_ARCHIVE_DUMP"

@@ -32,7 +32,7 @@ from explorer.api import scenario_from_yaml
 from explorer.engine import Result, Selector
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.model import Scenario
-from explorer.ui.common import STORY_HIDDEN_NOTE, error_html, escape, story_html
+from explorer.ui.common import STORY_HIDDEN_NOTE, error_html, escape, large_font_mode, story_html
 from explorer.ui.editor import EditorModel
 from explorer.ui.editor_view import EditorView
 from explorer.ui.engine_views import CheckLine
@@ -171,6 +171,7 @@ class App(traitlets.HasTraits):
             self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor, self.w_orders,
             self.w_open_table, self.w_formats],
             layout=W.Layout(width="100%"))
+        large_font_mode(self.widget)  # EXPLORER_LARGE_FONT / explorer.large_font(): a projector's text size
 
     def _ipython_display_(self) -> None:  # pragma: no cover - notebook display hook
         from IPython.display import display

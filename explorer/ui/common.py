@@ -42,3 +42,17 @@ def story_html(title: str | None, description: str | None, *, note: str = "") ->
     body = mistune.create_markdown(escape=True)(description) if description else ""  # raw HTML stays text
     tail = f"<p class='sx-story-note' style='color:#6d4c41;font-style:italic'>{escape(note)}</p>" if note else ""
     return f"<div class='sx-story' style='max-width:100%'>{head}{body}{tail}</div>"
+
+
+def large_font_mode(box) -> None:
+    """In large-font mode (:mod:`explorer.fonts`), make an app's root box (an ipywidgets Box) show its text
+    larger: the box gets the mode's class and, first among its children, the style that enlarges what is inside
+    it (nothing outside it changes)."""
+    from explorer import fonts
+
+    if not fonts.is_large():
+        return
+    import ipywidgets as W
+
+    box.add_class(fonts.CLASS)
+    box.children = (W.HTML(fonts.style_html()), *box.children)

@@ -17,7 +17,7 @@ from explorer.iceberg.changelog import Projection, parse_projection
 from explorer.iceberg.changelog_compare import CompareResult
 from explorer.scenario.errors import ExplorerError
 from explorer.scenario.model import InsertStep, Scenario
-from explorer.ui.common import error_html, escape
+from explorer.ui.common import error_html, escape, large_font_mode
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -63,6 +63,7 @@ class CompareApp:
         self.widget = W.VBox([
             W.HBox([self.w_a, self.w_b]), W.HBox([self.w_files, self.w_idents, self.w_run]), self.w_view,
             self.w_status, self.w_error, self.w_summary, self.w_figure, self.w_details])
+        large_font_mode(self.widget)
 
     def _ipython_display_(self):
         from IPython.display import display
@@ -162,10 +163,10 @@ def figure_output(fig: go.Figure) -> dict:
     """A figure as one output of an Output widget: plotly's own mime type, which JupyterLab and voila draw with
     plotly's renderer at the panel's width (a FigureWidget kept its 700 px and left a comm behind each time it was
     replaced)."""
-    import json
+    from explorer.ui.timetravel import figure_spec
 
     return {"output_type": "display_data", "metadata": {},
-            "data": {"application/vnd.plotly.v1+json": {**json.loads(fig.to_json()),
+            "data": {"application/vnd.plotly.v1+json": {**figure_spec(fig),
                                                         "config": {"responsive": True}},
                      "text/plain": f"<compare figure: {fig.layout.title.text or ''}>"}}
 

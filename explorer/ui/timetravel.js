@@ -21,7 +21,7 @@ function loadPlotly(model) {
 }
 
 const CSS = `
-.sx-tt { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 13px; width: 100%;
+.sx-tt { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: calc(13px * var(--sx-font-scale, 1)); width: 100%;
   box-sizing: border-box; position: relative; }
 .sx-tt .sx-cache { display: none; }
 .sx-tt .sx-stage { position: absolute; left: 0; top: 0; height: 0; overflow: hidden; visibility: hidden;
@@ -36,7 +36,7 @@ const CSS = `
   border-radius: 4px; }
 .sx-tt .sx-tabs { display: flex; gap: 2px; border-bottom: 1px solid #cfd8dc; margin-top: 6px; }
 .sx-tt .sx-tab { border: 1px solid #cfd8dc; border-bottom: none; background: #eceff1; padding: 5px 12px;
-  cursor: pointer; border-radius: 4px 4px 0 0; font-size: 13px; }
+  cursor: pointer; border-radius: 4px 4px 0 0; font-size: calc(13px * var(--sx-font-scale, 1)); }
 .sx-tt .sx-tab.sx-active { background: white; font-weight: 600; }
 .sx-tt .sx-panel { padding: 6px 0; width: 100%; }
 .sx-tt .sx-fig { width: 100%; }

@@ -8,6 +8,8 @@ artifacts/browser/.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from explorer_testing import browser as B
@@ -40,7 +42,7 @@ CUT_LABELS_JS = """() => {
 
 def open_cell(page, server, name: str, kind: str, ready: str) -> None:
     """Open the saved notebook ``name`` in JupyterLab (Run All Cells) or voila; wait for the button ``ready``."""
-    button = page.locator("button.jupyter-button", has_text=ready).first
+    button = page.locator("button.jupyter-button", has_text=re.compile(rf"^\s*{ready}\s*$")).first
     if kind == "lab":
         page.goto(B.lab_url(server, name))
         page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(state="visible", timeout=60_000)
@@ -62,4 +64,31 @@ def test_the_compare_app_shows_every_label_whole(lab_server, page, artifacts, ki
         page.screenshot(path=str(artifacts / f"compare-app-labels-{kind}.png"))
         labels = page.locator(".widget-label").all_text_contents()
         assert "A: files/insert" in [t.strip() for t in labels], labels
+        assert page.evaluate(CUT_LABELS_JS) == []
+
+
+# Large-font mode (a projector): the app's text and its figures' fonts, as the page draws them.
+FONT_SIZES_JS = """() => {
+  const px = e => e ? parseFloat(getComputedStyle(e).fontSize) : 0;
+  const label = [...document.querySelectorAll('.widget-label')].find(e => e.textContent.trim() === 'Preset');
+  const tick = document.querySelector('.sx-tt .js-plotly-plot .xtick text');
+  return { label: px(label), caption: px(document.querySelector('.sx-tt .sx-step')),
+           tab: px(document.querySelector('.sx-tt .sx-tab')), tick: tick ? parseFloat(tick.style.fontSize) : 0 };
+}"""
+
+
+@pytest.mark.parametrize("kind", ["lab", "voila"])
+def test_large_font_mode_enlarges_the_apps_text_and_figures(lab_server, page, artifacts, kind):
+    B.put_notebook(lab_server, "large-font.ipynb",
+                   'import explorer\nexplorer.large_font()\nexplorer.explore(preset="seed-delete-insert-delete")')
+    with B.session_on(page, lab_server, artifacts, f"large-font-{kind}", {}, stop=False):
+        open_cell(page, lab_server, "large-font.ipynb", kind, "Run")
+        page.screenshot(path=str(artifacts / f"large-font-{kind}-controls.png"))
+        B.click_run(page)
+        page.wait_for_timeout(1000)
+        page.locator(".sx-tt .js-plotly-plot").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / f"large-font-{kind}.png"))
+        sizes = page.evaluate(FONT_SIZES_JS)
+        assert sizes["label"] >= 18 and sizes["caption"] >= 18 and sizes["tab"] >= 18, sizes  # 13 px without
+        assert sizes["tick"] >= 16, sizes  # plotly's 12 px without
         assert page.evaluate(CUT_LABELS_JS) == []

@@ -49,7 +49,7 @@ _MARGIN_KEYS = ("l", "r", "t", "b", "pad")
 def scale_figure(spec: Mapping[str, Any], scale: float) -> dict[str, Any]:
     """A figure's JSON form with every font size and the room for text multiplied by ``scale`` (a new dict;
     ``spec`` is left as it was). A size left unset follows ``layout.font.size``, which is set."""
-    out = _scaled(spec, scale, top=True)
+    out: dict[str, Any] = _scaled(spec, scale, top=True)
     layout = out.setdefault("layout", {})
     font = layout.setdefault("font", {})
     if "size" not in font:

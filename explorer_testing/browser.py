@@ -121,8 +121,8 @@ def _server_request(server: Launched, method: str, path: str, body: dict | None 
     request = urllib.request.Request(f"{parts.scheme}://{parts.netloc}{path}", data=data, method=method,
                                      headers=headers)
     with urllib.request.urlopen(request, timeout=60) as resp:
-        body = resp.read()
-    return json.loads(body) if body else None
+        answer = resp.read()
+    return json.loads(answer) if answer else None
 
 
 def shutdown_kernels(server: Launched, timeout: float = 60.0) -> bool:

@@ -4,7 +4,7 @@ The jar (``explorer.paimon.java_jar``, installed by the project's install step) 
 ``URLClassLoader`` of Spark's class loader at first use, and the small helper ``java/PaimonSteps.java`` is
 compiled against it with Janino, as the Iceberg helpers are: Spark and Iceberg never see Paimon's classes, so
 their class path and start-up are unchanged. The helper returns JSON; this module turns it into the same typed
-capture the pypaimon runner makes (:class:`~explorer.paimon.result.PaimonCapture`), plus Paimon's structure as
+capture the pypaimon runner makes (:class:`~explorer.paimon.capture.PaimonCapture`), plus Paimon's structure as
 it happens: every snapshot's live files (level, sequence numbers), the files a compaction merged and wrote, the
 deletion vectors a read applies, and the changelog files and rows a streaming reader gets.
 

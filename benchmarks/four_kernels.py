@@ -124,7 +124,7 @@ def check(results: dict, presets: list[str]) -> dict:
 
 def next_start(results: dict) -> None:
     """What the next kernel's start does (remove_stale_warehouses); record whether each warehouse is gone."""
-    from explorer.iceberg.spark.session import remove_stale_warehouses
+    from explorer.iceberg.spark.processes import remove_stale_warehouses
 
     remove_stale_warehouses()
     for k in results.values():

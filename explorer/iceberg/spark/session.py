@@ -10,9 +10,9 @@ warehouse folder is shared with its workers). Each scenario run gets its own fre
 namespace and table inside the ``explorer`` catalog (a Hadoop catalog on a per-process temporary warehouse);
 :func:`new_run_table` makes it and :func:`drop_run_table` removes it with its files.
 
-Why one module over 400 lines: the process's one JVM is configured, started, shared, restarted and reaped
-here under one lock (the class archive and the one-engine-per-learner rule are options of how that JVM starts),
-and ``class_archive`` re-exports the archive's part for its own command.
+Why one module over 400 lines: the process's one JVM is configured (its Java, jars and class archive options),
+started, shared, restarted and reaped here under one lock; the other processes it lives with (stale
+warehouses, the learner's other kernels' JVMs) are :mod:`explorer.iceberg.spark.processes`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import itertools
 import logging
 import os
 import re
-import signal
 import shutil
 import sys
 import tempfile
@@ -35,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from explorer import settings as env_settings  # (a session's Spark settings are `settings` below)
+from explorer.iceberg.spark.processes import (ENGINE_GROUP_CONF, WAREHOUSE_PREFIX, engine_group, one_engine_per_user,
+                                              remove_stale_warehouses, stop_other_engines)
 from explorer.scenario.errors import EngineError
 
 if TYPE_CHECKING:
@@ -191,92 +192,6 @@ class EngineStopped(EngineError):
         super().__init__(ENGINE_STOPPED, step=step, detail=detail)
 
 
-# A temporary warehouse's name carries its owner's pid, so a later start can tell a dead kernel's leftovers.
-_WAREHOUSE_PREFIX = "explorer-warehouse-"
-_OWNED = re.compile(re.escape(_WAREHOUSE_PREFIX) + r"(\d+)-")
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's live process
-        return True
-    return True
-
-
-def remove_stale_warehouses(root: str | os.PathLike | None = None) -> list[Path]:
-    """Remove temporary warehouses whose owning process is gone (a kernel killed with SIGKILL never ran its
-    exit hook); a live owner's warehouse, and directories of any other name, are left alone."""
-    removed: list[Path] = []
-    base = Path(root or tempfile.gettempdir())
-    try:
-        candidates = list(base.glob(_WAREHOUSE_PREFIX + "*"))
-    except OSError:
-        return removed
-    for path in candidates:
-        found = _OWNED.match(path.name)
-        if not found or not path.is_dir() or int(found.group(1)) == os.getpid() or _pid_alive(int(found.group(1))):
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        removed.append(path)
-    return removed
-
-
-# ---------------------------------------------------------------------------------------- one engine per learner
-
-ENGINE_GROUP_CONF = "spark.explorer.engineGroup"
-
-
-def engine_group() -> str:
-    """The group whose JVMs share one learner's memory: EXPLORER_ENGINE_GROUP, else this user ("uid-0"). Every
-    explorer JVM carries it on its command line (a Spark setting), so only the group's own JVMs are stopped."""
-    return env_settings.ENGINE_GROUP.get() or f"uid-{os.getuid()}"
-
-
-def one_engine_per_user() -> bool:
-    """EXPLORER_ONE_ENGINE=1 (binder/start sets it for a 2 GB pod): a learner's notebooks share the memory of one
-    Spark driver. Each open chapter keeps its own kernel and JVM (BENCHMARKS.md has their size), so three
-    chapters open at once would not fit; with this on, a kernel that starts Spark first stops the explorer JVMs
-    the user's other kernels hold (those kernels start a fresh one, in seconds, if they run again)."""
-    return env_settings.ONE_ENGINE.get()
-
-
-def other_engines(group: str | None = None) -> list[int]:
-    """The pids of the explorer's Spark driver JVMs of ``group`` (default: :func:`engine_group`) that processes
-    other than this one started, run by this user (found in /proc by the group setting on their command line)."""
-    mark = f"{ENGINE_GROUP_CONF}={group or engine_group()}".encode()
-    me, uid, found = os.getpid(), os.getuid(), []
-    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if entry.stat().st_uid != uid:
-                continue
-            if mark not in (entry / "cmdline").read_bytes().split(b"\0"):
-                continue
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue  # gone meanwhile, or not ours to read
-        if ppid != me and int(entry.name) != me:
-            found.append(int(entry.name))
-    return found
-
-
-def stop_other_engines(group: str | None = None) -> list[int]:
-    """SIGTERM the explorer JVMs of ``group`` that other processes of this user started (see
-    :func:`one_engine_per_user`); returns their pids."""
-    stopped = []
-    for pid in other_engines(group):
-        try:
-            os.kill(pid, signal.SIGTERM)
-            stopped.append(pid)
-        except OSError:
-            pass
-    return stopped
-
-
 def parse_conf(items) -> dict[str, str]:
     """``k=v`` settings (a list, or one text with one per line or separated by ';') as a dict; a malformed
     item is an EngineError naming it."""
@@ -420,7 +335,7 @@ class Workspace:
                 stop_other_engines()
             if wanted is None:
                 remove_stale_warehouses()
-                wanted = Path(tempfile.mkdtemp(prefix=f"{_WAREHOUSE_PREFIX}{os.getpid()}-"))
+                wanted = Path(tempfile.mkdtemp(prefix=f"{WAREHOUSE_PREFIX}{os.getpid()}-"))
                 owned = True
             else:
                 wanted.mkdir(parents=True, exist_ok=True)

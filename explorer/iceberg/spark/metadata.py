@@ -1,11 +1,11 @@
 """Record what each commit did to an Iceberg table by reading the table's own metadata files.
 
-After every step the recorder asks Iceberg's Java API for the current metadata file (two py4j calls), then
-reads everything else in Python: snapshots from the metadata JSON, added and removed files from the manifest
-list and manifests (Avro, via fastavro), and file contents straight from the files: data rows, equality-delete
-rows and position deletes with pyarrow, deletion vectors with :mod:`explorer.iceberg.spark.puffin`. No Spark job
-runs, and sequence-number inheritance follows the spec (an ADDED entry with no sequence number takes its
-manifest's).
+After every step the recorder asks Iceberg's Java API for the current metadata file (two py4j calls) and reads
+the snapshots from the metadata JSON; the new snapshots' manifest lists and the manifests no earlier snapshot
+listed come from the explorer's one manifest reader (:mod:`explorer.iceberg.spark.manifests`: Iceberg Java's
+own manifest reading, which inherits snapshot ids and sequence numbers as the spec says, handed over as Arrow).
+File contents come straight from the files: data rows, equality-delete rows and position deletes with pyarrow,
+deletion vectors with :mod:`explorer.iceberg.spark.puffin`. No Spark job runs.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def load_iceberg_table(spark: SparkSession, full_name: str):
 
 
 def plain_value(value: Any) -> Any:
-    """Naive UTC for timestamps (pyarrow/fastavro may hand back tz-aware ones), everything else as is."""
+    """Naive UTC for timestamps (pyarrow may hand back tz-aware ones), everything else as is."""
     if isinstance(value, datetime) and value.tzinfo is not None:
         return value.astimezone(UTC).replace(tzinfo=None)
     return value
@@ -157,13 +157,6 @@ def snapshot_record(snap: Mapping[str, Any], ordinal: int, step: Step | None = N
         kind=step.kind if step else None,
         label=step.label if step else None,
     )
-
-
-def parse_avro(data: bytes) -> list[dict]:
-    import fastavro
-
-    # fastavro types what it reads as any Avro value; a manifest (list) file's values are records, read as dicts
-    return list(fastavro.reader(io.BytesIO(data)))  # type: ignore[arg-type]
 
 
 @dataclass
@@ -305,10 +298,30 @@ class IcebergRecorder:
         # Manifests never change, so each is read once per run however many snapshots list it.
         # A file is known by its path *and* data sequence number: a cherry-pick adds the same path again as a
         # new entry that inherits the new snapshot's sequence number, so on that branch it is another file.
+        manifests = self.manifest_reader.manifest_lists([sid]).to_pylist()
+        self._read_manifests(sid, [str(m["manifest_path"]) for m in manifests])
         entries: dict[str, EntryStatus] = {}
-        for manifest in parse_avro(self.read_bytes(snap["manifest-list"])):
+        for manifest in manifests:
             entries.update(self._manifest_view(manifest, sid))
         self.snapshots[-1] = replace(self.snapshots[-1], entries=MappingProxyType(entries))
+
+    def _read_manifests(self, sid: int, paths: list[str]) -> None:
+        """Read the manifests snapshot ``sid`` lists that no snapshot recorded before listed, in one ask of the
+        manifest reader, and key their entries: (status, snapshot id, file key, file sequence number, entry).
+
+        Manifests never change, so each is read and keyed once per table, however many snapshots list it: a big
+        table's 20 snapshots list ~1M entries. The reader inherits snapshot ids and sequence numbers from the
+        manifest list as the spec says (an ADDED entry written without them takes its manifest's)."""
+        if all(path in self._manifests for path in paths):
+            return
+        table = self.manifest_reader.entries(sid, skip=[p for p in paths if p in self._manifests])
+        for path in paths:
+            self._manifests.setdefault(path, [])
+        for entry in table.to_pylist():
+            data_seq = int(entry["sequence_number"] or 0)
+            self._manifests[str(entry["manifest"])].append(
+                (entry["status"], entry["snapshot_id"], (_entry_key(entry), data_seq),
+                 entry["file_sequence_number"], entry))
 
     def _manifest_view(self, manifest: dict, sid: int) -> dict[str, EntryStatus]:
         """File id -> status of one manifest's entries as snapshot ``sid`` lists them; files first seen are born.
@@ -316,8 +329,8 @@ class IcebergRecorder:
         A manifest's view depends on the listing snapshot only through ``entry's snapshot id == sid``, so it is
         the same for every snapshot that wrote none of its entries (all carried-over entries EXISTING, earlier
         deletions left out) and is kept: a big table's 20 snapshots would otherwise walk ~1M entries again."""
-        rows = self._manifest_rows(manifest)
         path = manifest["manifest_path"]
+        rows = self._manifests[path]  # (status, snapshot id, file key, file sequence number, entry or None)
         writers = self._manifest_writers.get(path)
         if writers is None:
             writers = self._manifest_writers[path] = frozenset(row[1] for row in rows)
@@ -352,29 +365,6 @@ class IcebergRecorder:
             # data_file again: drop it (on a big table the decoded entries are most of the memory).
             self._manifests[path] = [row[:4] + (None,) for row in rows]
         return view
-
-    def _manifest_rows(self, manifest: dict) -> list[tuple]:
-        """(status, snapshot id, file key, file sequence number or None, data_file) for every entry of a manifest
-        (data_file None once a view of the manifest has been made, see :meth:`_manifest_view`).
-
-        Manifests never change (nor does the sequence number a manifest list gives one), so each is read and
-        keyed once per table, however many snapshots list it: a big table's 20 snapshots list ~1M entries.
-        """
-        path = manifest["manifest_path"]
-        cached = self._manifests.get(path)
-        if cached is None:
-            manifest_seq = manifest.get("sequence_number") or 0
-            added_by = manifest.get("added_snapshot_id")
-            cached = []
-            for entry in parse_avro(self.read_bytes(path)):
-                entry_sid = entry.get("snapshot_id")  # null in v2 means: the manifest's added_snapshot_id
-                data_file = entry["data_file"]
-                data_seq = entry.get("sequence_number")
-                data_seq = int(manifest_seq if data_seq is None else data_seq)
-                cached.append((entry["status"], added_by if entry_sid is None else entry_sid,
-                               (_entry_key(data_file), data_seq), entry.get("file_sequence_number"), data_file))
-            self._manifests[path] = cached
-        return cached
 
     # ------------------------------------------------------------------------------------------------ files
 
@@ -413,22 +403,24 @@ class IcebergRecorder:
         path_bounds: list[str | None] = [None, None]
         columns = self._columns
         for side, key in enumerate(("lower_bounds", "upper_bounds")):
-            for item in data_file.get(key) or ():
-                field_id = int(item["key"])
+            for field_id, raw in data_file.get(key) or ():
                 if field_id == FILE_PATH_ID:
-                    path_bounds[side] = self.relative(bytes(item["value"]).decode("utf-8", errors="replace"))
+                    path_bounds[side] = self.relative(bytes(raw).decode("utf-8", errors="replace"))
                     continue
                 name, type_name = columns.get(field_id, (None, None))
-                value = decode_bound(type_name, item["value"]) if name and type_name else None
+                value = decode_bound(type_name, raw) if name and type_name and raw is not None else None
                 if value is not None and not (isinstance(value, float) and math.isnan(value)):
                     bounds[side][name] = value
         counts: list[dict] = [{}, {}]
         for side, key in enumerate(("null_value_counts", "value_counts")):
-            for item in data_file.get(key) or ():
-                column = columns.get(int(item["key"]))
-                if column is not None:
-                    counts[side][column[0]] = int(item["value"])
+            for field_id, count in data_file.get(key) or ():
+                column = columns.get(field_id)
+                if column is not None and count is not None:
+                    counts[side][column[0]] = int(count)
         location = str(data_file["file_path"])
+        # the entry's partition struct has every spec's fields: this file's spec's, in its order, are its own
+        spec_fields = [str(f["name"]) for f in self._spec(spec_id).get("fields", ())]
+        values = data_file.get("partition") or {}
         record = FileRecord(
             id=f"{prefix}{number}",
             content=content,
@@ -439,8 +431,7 @@ class IcebergRecorder:
             removed_snapshot_id=None,
             record_count=int(data_file["record_count"]),
             spec_id=spec_id,
-            partition=MappingProxyType({str(k): plain_value(v)
-                                        for k, v in (data_file.get("partition") or {}).items()}),
+            partition=MappingProxyType({name: plain_value(values.get(name)) for name in spec_fields}),
             spec_unpartitioned=not self._spec(spec_id).get("fields"),
             equality_columns=tuple(self._columns.get(int(i), (str(i), ""))[0]
                                    for i in (data_file.get("equality_ids") or ())),

@@ -67,6 +67,7 @@ def test_a_columnar_inspect_answers_and_draws_without_the_capture(spark, preset_
     """Summary, per-partition loads, attachments at any snapshot and, above the aggregation threshold (lowered
     here to 0), the timeline and decision figures: as the full inspect gives them, and no capture is built."""
     from explorer.iceberg import figures
+    from explorer.iceberg.figures import aggregate
 
     capture = preset_capture(preset)
     full = inspect_table(spark, capture.table_name, contents=False, check=False, columnar=False)
@@ -77,7 +78,7 @@ def test_a_columnar_inspect_answers_and_draws_without_the_capture(spark, preset_
     assert columnar.attachments() == full.attachments()
     assert [s.snapshot_id for s in columnar._selection_capture().snapshots] == \
         [s.snapshot_id for s in full.capture.snapshots if s.operation != "expired"]
-    monkeypatch.setattr(figures, "AGGREGATE_ABOVE_FILES", 0)
+    monkeypatch.setattr(aggregate, "AGGREGATE_ABOVE_FILES", 0)  # the module that reads it
     for snap in full.capture.snapshots:
         if snap.operation == "expired":
             continue

@@ -98,11 +98,7 @@ class JvmManifestReader:
 
     def entries(self, snapshot_id: int | None = None, *, skip: Collection[str] = (),
                 all_bounds: bool = True) -> pa.Table:
-        skipped = None
-        if skip:
-            skipped = py4j_gateway(self.spark).new_array(driver_jvm(self.spark).java.lang.String, len(skip))
-            for i, path in enumerate(skip):
-                skipped[i] = str(path)
+        skipped = "\n".join(str(path) for path in skip)  # one py4j argument however many (none holds a newline)
         helper = java_helper(self.spark, "ManifestColumns")
         sid = -1 if snapshot_id is None else int(snapshot_id)
         return self._read(lambda path: helper.entries(self.jtable, sid, skipped, all_bounds, path, self.threads))

@@ -80,6 +80,8 @@ public class ManifestColumns {
       "data_file.equality_ids", "data_file.referenced_data_file", "data_file.content_offset",
       "data_file.content_size_in_bytes"};
 
+  private static final int POOL_FROM = 8;  // manifests from which a question is read by a pool of threads
+
   // How a partition field is written (its Iceberg type's Arrow counterpart).
   private static final int BOOLEAN = 0, INT = 1, LONG = 2, FLOAT = 3, DOUBLE = 4, DATE = 5, TIME = 6,
       TIMESTAMP = 7, TIMESTAMPTZ = 8, TIMESTAMP_NS = 9, TIMESTAMPTZ_NS = 10, STRING = 11, BINARY = 12,
@@ -329,8 +331,7 @@ public class ManifestColumns {
     }
 
     public Object call() throws Exception {
-      root = VectorSchemaRoot.create(at.schema, allocator);
-      root.allocateNew();
+      root = VectorSchemaRoot.create(at.schema, allocator);  // vectors grow as they are set
       VarCharVector manifestColumn = (VarCharVector) root.getVector("manifest");
       IntVector position = (IntVector) root.getVector("position");
       IntVector status = (IntVector) root.getVector("status");
@@ -451,10 +452,10 @@ public class ManifestColumns {
 
   /**
    * The entries of the manifests snapshot ``snapshotId`` lists (every snapshot's when negative), without the
-   * manifests in ``skip`` (may be null), written to ``path`` as one Arrow IPC stream, one batch per manifest;
+   * manifests in ``skip`` (their locations, one a line; a location holds no line break), written to ``path`` as one Arrow IPC stream, one batch per manifest;
    * the number of entries. ``allBounds`` false: a data file's bounds and counts only for equality-delete columns.
    */
-  public long entries(Table table, long snapshotId, String[] skip, boolean allBounds, String path, int threads)
+  public long entries(Table table, long snapshotId, String skip, boolean allBounds, String path, int threads)
       throws Exception {
     Table metadataTable = MetadataTableUtils.createMetadataTableInstance(table,
         snapshotId >= 0 ? MetadataTableType.ENTRIES : MetadataTableType.ALL_ENTRIES);
@@ -494,8 +495,9 @@ public class ManifestColumns {
     at.schema = entrySchema(partFields, at.kinds);
 
     Set skipped = new HashSet();
-    for (int s = 0; skip != null && s < skip.length; s++) {
-      skipped.add(skip[s]);
+    String[] skipLines = skip == null || skip.isEmpty() ? new String[0] : skip.split("\n");
+    for (int s = 0; s < skipLines.length; s++) {
+      skipped.add(skipLines[s]);
     }
     Set deleteManifests = new HashSet();
     List snaps = snapshots(table, snapshotId);
@@ -525,8 +527,9 @@ public class ManifestColumns {
     } finally {
       tasks.close();
     }
-    java.util.concurrent.ExecutorService pool =
-        java.util.concurrent.Executors.newFixedThreadPool(Math.max(1, threads));
+    // a pool only pays for itself on many manifests (starting its threads costs milliseconds)
+    java.util.concurrent.ExecutorService pool = order.size() < POOL_FROM || threads <= 1 ? null
+        : java.util.concurrent.Executors.newFixedThreadPool(threads);
     VectorSchemaRoot out = VectorSchemaRoot.create(at.schema, allocator);
     long written = 0;
     try {
@@ -562,7 +565,9 @@ public class ManifestColumns {
         writer.close();
       }
     } finally {
-      pool.shutdown();
+      if (pool != null) {
+        pool.shutdown();
+      }
       for (int c = 0; c < order.size(); c++) {
         Chunk chunk = (Chunk) order.get(c);
         if (chunk.root != null) {
@@ -576,6 +581,12 @@ public class ManifestColumns {
   }
 
   private static void run(java.util.concurrent.ExecutorService pool, List chunks) throws Exception {
+    if (pool == null) {
+      for (int c = 0; c < chunks.size(); c++) {
+        ((Chunk) chunks.get(c)).call();
+      }
+      return;
+    }
     List futures = pool.invokeAll(chunks);
     for (int c = 0; c < futures.size(); c++) {
       ((java.util.concurrent.Future) futures.get(c)).get();  // rethrows a worker's failure

@@ -298,12 +298,17 @@ class IcebergRecorder:
         # Manifests never change, so each is read once per run however many snapshots list it.
         # A file is known by its path *and* data sequence number: a cherry-pick adds the same path again as a
         # new entry that inherits the new snapshot's sequence number, so on that branch it is another file.
-        manifests = self.manifest_reader.manifest_lists([sid]).to_pylist()
+        manifests = self._reader().manifest_lists([sid]).to_pylist()
         self._read_manifests(sid, [str(m["manifest_path"]) for m in manifests])
         entries: dict[str, EntryStatus] = {}
         for manifest in manifests:
             entries.update(self._manifest_view(manifest, sid))
         self.snapshots[-1] = replace(self.snapshots[-1], entries=MappingProxyType(entries))
+
+    def _reader(self) -> ManifestReader:
+        if self.manifest_reader is None:
+            raise RuntimeError("the recorder reads manifests once attached to its table (attach())")
+        return self.manifest_reader
 
     def _read_manifests(self, sid: int, paths: list[str]) -> None:
         """Read the manifests snapshot ``sid`` lists that no snapshot recorded before listed, in one ask of the
@@ -314,7 +319,7 @@ class IcebergRecorder:
         manifest list as the spec says (an ADDED entry written without them takes its manifest's)."""
         if all(path in self._manifests for path in paths):
             return
-        table = self.manifest_reader.entries(sid, skip=[p for p in paths if p in self._manifests])
+        table = self._reader().entries(sid, skip=[p for p in paths if p in self._manifests])
         for path in paths:
             self._manifests.setdefault(path, [])
         for entry in table.to_pylist():

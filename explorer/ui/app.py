@@ -32,7 +32,14 @@ from explorer.api import scenario_from_yaml
 from explorer.engine import Result, Selector
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.model import Scenario
-from explorer.ui.common import STORY_HIDDEN_NOTE, error_html, escape, large_font_mode, story_html
+from explorer.ui.common import (
+    STORY_HIDDEN_NOTE,
+    error_html,
+    escape,
+    large_font_mode,
+    preset_from_link,
+    story_html,
+)
 from explorer.ui.editor import EditorModel
 from explorer.ui.editor_view import EditorView
 from explorer.ui.engine_views import CheckLine
@@ -642,9 +649,14 @@ def explore(preset: str | None = None, scenario: Scenario | str | Mapping[str, A
     """Open the explorer on a preset (default: the seed story) or a scenario (object, YAML text or mapping).
 
     ``safe`` (default: ``EXPLORER_SAFE``, else on in voila): safe mode for a shared dashboard (docs/workshop.md,
-    "Running a workshop safely")."""
+    "Running a workshop safely"). A dashboard opened by a link naming a preset (``?preset=NAME``) opens on that
+    preset instead (an unknown name is said on the app's error line)."""
     if scenario is not None and not isinstance(scenario, Scenario):
         from explorer import api
 
         scenario = api.to_scenario(scenario, safe=safe)
-    return App(scenario, preset=preset, spark=spark, safe=safe)
+    app = App(scenario, preset=preset, spark=spark, safe=safe)
+    linked = preset_from_link()
+    if linked is not None:
+        app.select_preset(linked)
+    return app

@@ -4,6 +4,8 @@ the story above a result, and swapping a box's children."""
 from __future__ import annotations
 
 import html
+import os
+from collections.abc import Mapping
 
 from explorer.scenario.errors import EngineError, ExplorerError
 
@@ -56,3 +58,13 @@ def large_font_mode(box) -> None:
 
     box.add_class(fonts.CLASS)
     box.children = (W.HTML(fonts.style_html()), *box.children)
+
+
+def preset_from_link(environ: Mapping[str, str] | None = None) -> str | None:
+    """The preset a dashboard link asks for, ``…/05-playground.ipynb?preset=NAME`` (voila hands the page's query
+    to the kernel as QUERY_STRING); None when the page was opened without one, or outside voila."""
+    from urllib.parse import parse_qs
+
+    query = (os.environ if environ is None else environ).get("QUERY_STRING", "")
+    names = parse_qs(query).get("preset")
+    return names[0].strip() or None if names else None

@@ -92,3 +92,19 @@ def test_large_font_mode_enlarges_the_apps_text_and_figures(lab_server, page, ar
         assert sizes["label"] >= 18 and sizes["caption"] >= 18 and sizes["tab"] >= 18, sizes  # 13 px without
         assert sizes["tick"] >= 16, sizes  # plotly's 12 px without
         assert page.evaluate(CUT_LABELS_JS) == []
+
+
+@pytest.mark.parametrize("kind", ["lab", "voila"])
+def test_a_link_opens_the_dashboard_on_its_preset(request, page, artifacts, kind):
+    """A link names the preset: the dashboard served by JupyterLab's server (``kind`` lab, as on Binder) and voila
+    on its own (``scripts/lab --voila``) open the playground on it, picker and story included."""
+    server = request.getfixturevalue("lab_server" if kind == "lab" else "voila_server")
+    url = B.voila_url(server, "05-playground.ipynb") + "&" if kind == "lab" else server.url.rstrip("/") + "/?"
+    with B.session_on(page, server, artifacts, f"preset-link-{kind}", {}, stop=False):
+        page.goto(url + "preset=cherry-pick", timeout=180_000)
+        B.run_button(page).first.wait_for(state="visible", timeout=180_000)
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(artifacts / f"preset-link-{kind}.png"))
+        chosen = B.preset_select(page).evaluate("s => s.options[s.selectedIndex] ? s.options[s.selectedIndex].text : ''")
+        assert "cherry-pick" in chosen, chosen
+        assert "cherry-pick" in page.locator(".widget-text input").first.input_value()  # the editor's name field

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.engine import At, Selector
+from explorer.engine import Selector
 from explorer.iceberg.model import Capture, FileContent, FileRecord, SnapshotRecord, TableState
 from explorer.iceberg.planner import Attachment, Pruning
 from explorer.iceberg.resolution import Decision, Outcome, RowFate

@@ -166,9 +166,19 @@ def table_identifier_fields(spark: SparkSession, table: str) -> tuple[str, ...]:
 
 
 def read_table_rows(spark: SparkSession, capture: Capture, table: str | None = None) -> tuple[dict, ...]:
+    """The table's rows at its current snapshot, read by the explorer's one reader of a snapshot's rows
+    (:func:`explorer.iceberg.spark.readback.read_back`); () for a table with no snapshot yet."""
+    from explorer.iceberg.spark.metadata import load_iceberg_table
+    from explorer.iceberg.spark.readback import read_back
+
     table = table or capture.table_name
     columns = [c.name for c in capture.columns]
-    rows = _collect(capture, lambda: spark.table(table).collect(), what="table")
+
+    def current_rows():
+        current = load_iceberg_table(spark, table).currentSnapshot()
+        return () if current is None else read_back(spark, table, int(current.snapshotId())).rows
+
+    rows = _collect(capture, current_rows, what="table")
     return tuple({c: r[c] for c in columns} for r in rows)
 
 

@@ -7,7 +7,7 @@ source in the driver exactly as a Spark job reading ``spark.read.option("snapsho
 executors: the catalog's time-travel table and scan builder, Iceberg's scan planning (``planFiles()``: a
 ``FileScanTask`` per data file with the deletes it attaches), Spark's input partitions and partition readers,
 each partition read to the end so Iceberg's delete filter runs as in a task. The rows come back as an Arrow IPC
-stream written by Spark's own Arrow writer and the plan as a second one (the wire format:
+stream written by Spark's own Arrow writer and the plan as a second one, back to back (the wire format:
 :mod:`explorer.iceberg.spark.wire`); :func:`collected_values` turns the rows into exactly the Python values
 ``DataFrame.collect()`` gives, through PySpark's own ``fromInternal`` conversions. What it leaves out is the part
 of a job that decides nothing about which rows come back: analysing and optimising a query plan, generating code,
@@ -18,6 +18,7 @@ Spark job's ``collect()`` and the attachments equal ``table.newScan().useSnapsho
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -34,7 +35,7 @@ from explorer.iceberg.spark.wire import read_tables
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import SparkSession
-    from pyspark.sql.types import DataType
+    from pyspark.sql.types import DataType, StructField
 
 _LINEAGE_READ = ("_file", "_pos", *LINEAGE_COLUMNS)
 _MICRO = timedelta(microseconds=1)
@@ -54,8 +55,8 @@ def read_back(spark: SparkSession, full_name: str, snapshot_id: int, *, lineage:
     """Spark's Iceberg source reads ``full_name`` at ``snapshot_id`` (see the module docstring); with ``lineage``
     (format v3) every row's ``_row_id`` and ``_last_updated_sequence_number`` by ``(_file, _pos)`` as well."""
     extra = _LINEAGE_READ if lineage else ()
-    streams = java_helper(spark, "SnapshotRead").read(spark._jsparkSession, full_name, snapshot_id, ",".join(extra))
-    read, tasks = read_tables(streams)
+    payload = java_helper(spark, "SnapshotRead").read(spark._jsparkSession, full_name, snapshot_id, ",".join(extra))
+    read, tasks = read_tables(payload, remove_file=True)
     names = read.column_names
     columns = names[:len(names) - len(extra)]
     values = collected_values(read.select(columns))
@@ -80,11 +81,11 @@ def collected_values(table: pa.Table) -> list[list[Any]]:
     with the Spark types the stream carries (Spark's schema JSON under ``spark.schema``). A ``TimestampType``
     becomes a naive datetime in this process's local time zone, exactly as ``collect()`` gives it."""
     import pyarrow as pa
-    from pyspark.sql.types import StructType
 
-    schema = StructType.fromJson(json.loads(table.schema.metadata[b"spark.schema"]))
+    fields = _spark_fields(table.schema.metadata[b"spark.schema"])
     out = []
-    for field, column in zip(schema.fields, table.columns):
+    for name, column in zip(table.column_names, table.columns):
+        field = fields[name]
         kind = column.type
         if pa.types.is_timestamp(kind):
             convert = field.dataType.fromInternal
@@ -101,6 +102,14 @@ def collected_values(table: pa.Table) -> list[list[Any]]:
         else:  # numbers, booleans, strings, dates: pyarrow's values are collect()'s
             out.append(column.to_pylist())
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _spark_fields(schema_json: bytes) -> Mapping[str, StructField]:
+    """A stream's Spark schema by column name (a run reads one table's schema at every snapshot: parsed once)."""
+    from pyspark.sql.types import StructType
+
+    return MappingProxyType({f.name: f for f in StructType.fromJson(json.loads(schema_json)).fields})
 
 
 def _internal_of(kind: DataType) -> Callable[[Any], Any]:

@@ -4,20 +4,22 @@ Spark ships Arrow Java (``arrow-vector``, ``arrow-memory-*``, ``arrow-format``, 
 ``pyspark/jars``) and the project depends on pyarrow, so a helper writes Arrow and Python reads it with pyarrow:
 no pickle, no hand-made binary layout, no decoding by hand on either side.
 
-**One payload is one table.** A payload is an Arrow IPC *stream* (the streaming format: a schema message, record
-batches, the end-of-stream marker; not the random-access file format). A helper hands it over in one of two ways:
+**A payload is one or more tables.** A table is an Arrow IPC *stream* (the streaming format: a schema message,
+record batches, the end-of-stream marker; not the random-access file format); a payload is one stream, or several
+back to back, one per table, in an order the helper's Java comment documents. A helper hands a payload over in
+one of two ways:
 
-- **bytes over py4j**: a Java method returns the stream as ``byte[]`` (py4j copies it into Python ``bytes``).
-  Right for small streams (a small snapshot's rows, a scan plan). A helper with several tables returns
-  ``byte[][]``, one stream per table, in an order its Java comment documents.
-- **a file path**: the helper writes the stream to a file (``.arrows``; in a folder Python names, or a temporary
-  file of the JVM's) and returns its path as a ``String``; Python maps the file into memory instead of copying it
-  through py4j, which rebuilds a ``byte[]`` in Python one byte at a time. Right for big reads (a big snapshot's
-  rows, every manifest entry of a table). A helper may choose per stream by size, returning an ``Object[]`` of
-  ``byte[]`` and ``String``: :func:`read_tables` reads either, and removes each file handed over to it (the
-  mapping stays valid after the name is gone).
+- **bytes over py4j**: a Java method returns the payload as ``byte[]`` (py4j copies it into Python ``bytes``, in
+  one round trip; a Java array of anything else would be a proxy costing a round trip per element). Right for
+  small payloads (a small snapshot's rows, a scan plan).
+- **a file path**: the helper writes the payload to a file (``.arrows``; in a folder Python names, or a
+  temporary file of the JVM's) and returns its path as a ``String``; Python maps the file into memory instead of
+  copying it through py4j, which rebuilds a ``byte[]`` in Python one byte at a time. Right for big payloads (a
+  big snapshot's rows, every manifest entry of a table). A helper may choose by size, declaring ``Object`` as its
+  return type; a temporary file is the reader's to remove (``remove_file=True``).
 
-:func:`read_table` takes either and returns a :class:`pyarrow.Table`; :func:`read_tables` reads several.
+:func:`read_table` reads a payload of one table and returns a :class:`pyarrow.Table`; :func:`read_tables` reads
+every table of a payload.
 
 **Schema conventions.**
 
@@ -49,41 +51,51 @@ channel. Janino (which compiles the helpers) accepts all of it: plain classes an
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 Payload = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
-"""An Arrow IPC stream: in memory (what py4j returns for a Java ``byte[]``) or the path of a file holding it."""
+"""Arrow IPC streams (one, or several back to back): in memory (what py4j returns for a Java ``byte[]``) or the
+path of a file holding them."""
 
 
-def read_table(payload: Payload) -> pa.Table:
-    """The table one Arrow IPC stream holds: ``payload`` is the stream's bytes or the path of a file holding it
-    (memory-mapped, not copied). An empty stream (a schema and no batch) is an empty table with that schema."""
+def _source(payload: Payload) -> pa.NativeFile:
     import pyarrow as pa
 
     if isinstance(payload, (bytes, bytearray, memoryview)):
-        source = pa.BufferReader(pa.py_buffer(payload))
-        with pa.ipc.open_stream(source) as reader:
-            return reader.read_all()
-    with pa.memory_map(os.fspath(payload), "r") as mapped, pa.ipc.open_stream(mapped) as reader:
+        return pa.BufferReader(pa.py_buffer(payload))
+    return pa.memory_map(os.fspath(payload), "r")  # buffers keep the mapping alive after the file is closed
+
+
+def read_table(payload: Payload) -> pa.Table:
+    """The table a payload of one Arrow IPC stream holds: ``payload`` is the stream's bytes or the path of a file
+    holding it (memory-mapped, not copied). An empty stream (a schema and no batch) is an empty table with that
+    schema."""
+    import pyarrow as pa
+
+    with _source(payload) as source, pa.ipc.open_stream(source) as reader:
         return reader.read_all()
 
 
-def read_tables(payloads: Iterable[Payload], *, remove_files: bool = True) -> tuple[pa.Table, ...]:
-    """The tables of a helper that hands over several streams (a Java ``byte[][]`` or ``Object[]`` of ``byte[]``
-    and file paths), in the order given. Each file handed over is removed once read (``remove_files``), also when
-    another stream fails to read, so a helper's temporary files never outlive the call."""
-    items = list(payloads)
+def read_tables(payload: Payload, *, remove_file: bool = False) -> tuple[pa.Table, ...]:
+    """Every table of a payload of Arrow IPC streams back to back, in order. With ``remove_file``, a payload
+    handed over as a file is removed once read, also when reading fails, so a helper's temporary file never
+    outlives the call (the tables' memory mapping stays valid after the name is gone)."""
+    import pyarrow as pa
+
     try:
-        return tuple(read_table(payload) for payload in items)
+        with _source(payload) as source:
+            tables = []
+            while True:
+                with pa.ipc.open_stream(source) as reader:
+                    tables.append(reader.read_all())
+                if source.tell() >= source.size():
+                    return tuple(tables)
     finally:
-        if remove_files:
-            for payload in items:
-                if not isinstance(payload, (bytes, bytearray, memoryview)):
-                    try:
-                        os.unlink(payload)
-                    except FileNotFoundError:
-                        pass
+        if remove_file and not isinstance(payload, (bytes, bytearray, memoryview)):
+            try:
+                os.unlink(payload)
+            except FileNotFoundError:
+                pass

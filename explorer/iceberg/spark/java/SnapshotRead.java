@@ -14,8 +14,8 @@
 // Compiled at first use inside Spark's driver JVM with Janino (which Spark ships for its own code generation),
 // so it is written in the Java subset Janino accepts: no lambdas, raw collections with casts.
 //
-// read() returns two Arrow IPC streams (the wire format: explorer/iceberg/spark/wire.py), each a byte[], or when
-// big the path of a temporary file holding it, which the caller reads and removes:
+// read() returns two Arrow IPC streams back to back (the wire format: explorer/iceberg/spark/wire.py) as a byte[],
+// or when big the path of a temporary file holding them, which the caller reads and removes:
 //   [0] rows  the table's columns at that snapshot, then the metadata columns asked for; Spark's schema as JSON
 //             in the Arrow schema's metadata under "spark.schema"
 //   [1] plan  one row per scan task: file_path (the data file's location), deletes (list of struct<location,
@@ -86,7 +86,7 @@ public class SnapshotRead {
   private final HashMap resolved = new HashMap(); // table name -> Spark3Util.CatalogAndIdentifier (parsed once)
 
   // metadataColumns: the metadata columns to read after the table's own, comma-separated ("" for none).
-  public Object[] read(SparkSession spark, String tableName, long snapshotId, String metadataColumnList)
+  public Object read(SparkSession spark, String tableName, long snapshotId, String metadataColumnList)
       throws Exception {
     String[] metadataColumns = metadataColumnList.isEmpty() ? new String[0] : metadataColumnList.split(",");
     Spark3Util.CatalogAndIdentifier name;
@@ -162,17 +162,8 @@ public class SnapshotRead {
     rethrow(second.failure);
     HashMap metadata = new HashMap();
     metadata.put("spark.schema", schema.json());
-    Object rows = handOver(arrowSchema(schema, timeZone, metadata),
-        new ByteArrayOutputStream[] {first.batches, second.batches});
-    try {
-      return new Object[] {rows, handOver(arrowSchema(PLAN, timeZone, new HashMap()),
-          new ByteArrayOutputStream[] {plan.batches})};
-    } catch (IOException e) {
-      if (rows instanceof String) {
-        new File((String) rows).delete();
-      }
-      throw e;
-    }
+    Schema[] schemas = new Schema[] {arrowSchema(schema, timeZone, metadata), arrowSchema(PLAN, timeZone, new HashMap())};
+    return handOver(schemas, new ByteArrayOutputStream[][] {{first.batches, second.batches}, {plan.batches}});
   }
 
   private static Schema arrowSchema(StructType schema, String timeZone, HashMap metadata) {
@@ -180,25 +171,28 @@ public class SnapshotRead {
     return metadata.isEmpty() ? arrow : new Schema(arrow.getFields(), metadata);
   }
 
-  // One Arrow IPC stream: the schema message, the record batches already serialized, the end-of-stream marker
-  // (every message is padded to 8 bytes, so batches serialized apart can follow each other). Up to IN_MEMORY
-  // bytes of batches it is handed over as a byte[]; a bigger one is written to a temporary file whose path is
-  // handed over instead (Python maps the file and removes it), since py4j rebuilds a byte[] byte by byte.
-  private static Object handOver(Schema schema, ByteArrayOutputStream[] batches) throws IOException {
+  // Arrow IPC streams back to back, one per table: each the schema message, the record batches already serialized,
+  // the end-of-stream marker (every message is padded to 8 bytes, so batches serialized apart can follow each
+  // other). Up to IN_MEMORY bytes of batches they are handed over as one byte[] (one py4j round trip); more are
+  // written to a temporary file whose path is handed over instead (Python maps the file and removes it), since
+  // py4j rebuilds a byte[] in Python byte by byte.
+  private static Object handOver(Schema[] schemas, ByteArrayOutputStream[][] batches) throws IOException {
     long size = 0;
-    for (int i = 0; i < batches.length; i++) {
-      size += batches[i].size();
+    for (int t = 0; t < batches.length; t++) {
+      for (int i = 0; i < batches[t].length; i++) {
+        size += batches[t][i].size();
+      }
     }
     if (size <= IN_MEMORY) {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
-      writeStream(schema, batches, out);
+      writeStreams(schemas, batches, out);
       return out.toByteArray();
     }
     File file = File.createTempFile("explorer-snapshot-read-", ".arrows");
     try {
       FileOutputStream out = new FileOutputStream(file);
       try {
-        writeStream(schema, batches, out);
+        writeStreams(schemas, batches, out);
       } finally {
         out.close();
       }
@@ -209,14 +203,16 @@ public class SnapshotRead {
     return file.getAbsolutePath();
   }
 
-  private static void writeStream(Schema schema, ByteArrayOutputStream[] batches, OutputStream out)
+  private static void writeStreams(Schema[] schemas, ByteArrayOutputStream[][] batches, OutputStream out)
       throws IOException {
     WriteChannel channel = new WriteChannel(Channels.newChannel(out));
-    MessageSerializer.serialize(channel, schema);
-    for (int i = 0; i < batches.length; i++) {
-      batches[i].writeTo(out);
+    for (int t = 0; t < schemas.length; t++) {
+      MessageSerializer.serialize(channel, schemas[t]);
+      for (int i = 0; i < batches[t].length; i++) {
+        batches[t][i].writeTo(out);
+      }
+      ArrowStreamWriter.writeEndOfStream(channel, IpcOption.DEFAULT);
     }
-    ArrowStreamWriter.writeEndOfStream(channel, IpcOption.DEFAULT);
   }
 
   private static void rethrow(Throwable failure) throws Exception {

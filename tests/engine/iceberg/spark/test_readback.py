@@ -139,7 +139,7 @@ def test_decimals_binary_timestamps_and_nested_values_read_as_collect_gives_them
 
 
 def test_a_big_read_comes_through_a_file_that_is_removed(spark):
-    """A stream over SnapshotRead's in-memory limit (64 KB of batches) is handed over as a temporary file's path
+    """A payload over SnapshotRead's in-memory limit (64 KB of batches) is handed over as a temporary file's path
     (py4j would rebuild a byte[] in Python byte by byte): the rows are still a Spark job's, and no file stays."""
     from pathlib import Path
 
@@ -154,11 +154,10 @@ def test_a_big_read_comes_through_a_file_that_is_removed(spark):
             .writeTo(table.full_name).append()
         sid = spark.sql(f"SELECT snapshot_id FROM {table.full_name}.snapshots").collect()[0][0]
         before = set(temp.glob("explorer-snapshot-read-*"))
-        handed = list(java_helper(spark, "SnapshotRead").read(spark._jsparkSession, table.full_name, sid, ""))
-        for payload in handed:
-            if isinstance(payload, str):
-                Path(payload).unlink()
-        assert isinstance(handed[0], str) and isinstance(handed[1], (bytes, bytearray))  # big rows, a small plan
+        handed = java_helper(spark, "SnapshotRead").read(spark._jsparkSession, table.full_name, sid, "")
+        if isinstance(handed, str):
+            Path(handed).unlink()
+        assert isinstance(handed, str)  # a path, not a byte[]
         read = read_back(spark, table.full_name, sid).rows
         assert len(read) == 4000 and read == job_rows_at(spark, table.full_name, sid)
         assert set(temp.glob("explorer-snapshot-read-*")) == before

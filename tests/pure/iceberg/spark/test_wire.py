@@ -58,25 +58,29 @@ def test_an_empty_stream_keeps_its_schema():
     assert empty.num_rows == 0 and empty.schema == SCHEMA
 
 
-def test_several_streams_are_several_tables_in_order_and_files_handed_over_are_removed(tmp_path):
+def test_streams_back_to_back_are_several_tables_in_order():
     other = pa.table({"x": pa.array([1, 2, 3], pa.int32())})
+    payload = _stream(TABLE) + _stream(TABLE.slice(0, 0), batches=0) + _stream(other)
+    for kind in (bytes, bytearray):
+        first, empty, second = read_tables(kind(payload))
+        assert first.to_pylist() == TABLE.to_pylist() and empty.num_rows == 0 and empty.schema == SCHEMA
+        assert second.column("x").to_pylist() == [1, 2, 3]
+    assert read_table(payload).to_pylist() == TABLE.to_pylist()  # read_table: the first (the only) table
+
+
+def test_a_file_handed_over_is_removed_once_read_also_when_it_is_bad(tmp_path):
     big = tmp_path / "rows.arrows"
-    big.write_bytes(_stream(TABLE))
-    first, second, third = read_tables([_stream(TABLE), bytearray(_stream(other)), str(big)])
-    assert first.num_rows == 2 and second.column("x").to_pylist() == [1, 2, 3]
-    assert third.to_pylist() == TABLE.to_pylist()
+    big.write_bytes(_stream(TABLE) + _stream(TABLE))
+    assert [t.num_rows for t in read_tables(str(big), remove_file=True)] == [2, 2]
     assert not big.exists()  # the helper's file is the reader's to remove
-
-
-def test_a_file_handed_over_is_removed_even_when_another_stream_is_bad(tmp_path):
-    big = tmp_path / "rows.arrows"
-    big.write_bytes(_stream(TABLE))
+    bad = tmp_path / "bad.arrows"
+    bad.write_bytes(_stream(TABLE) + b"not a stream")
     with pytest.raises(pa.ArrowInvalid):
-        read_tables([b"not a stream", str(big)])
-    assert not big.exists()
+        read_tables(bad, remove_file=True)
+    assert not bad.exists()
     kept = tmp_path / "kept.arrows"
     kept.write_bytes(_stream(TABLE))
-    assert read_tables([kept], remove_files=False)[0].num_rows == 2 and kept.exists()
+    assert read_tables(kept)[0].num_rows == 2 and kept.exists()
 
 
 def test_anything_but_a_stream_is_refused():

@@ -89,7 +89,7 @@ class PaimonEngine:
         """Every commit order of the scenario's named writers, each run on Paimon 0.9's Java library, with the
         same commits modelled under ``sequence.snapshot-ordering``; a
         :class:`~explorer.paimon.writers.WritersResult`."""
-        from explorer.paimon.writers import writers_race
+        from explorer.paimon.writer_histories import writers_race
         from explorer.paimon.writers_run import run_writers
 
         writers_race(scenario)  # refuses what the grid cannot explore before the engine starts

@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING
 
 from explorer.paimon.java_runner import capture_paimon_java
 from explorer.paimon.result import PaimonResult
+from explorer.paimon.writer_histories import enumerate_writer_histories, scenario_in
 from explorer.paimon.writers import (
     WriterHistoryRun,
     WritersResult,
-    enumerate_writer_histories,
     judge_writers,
-    scenario_in,
 )
 from explorer.scenario.errors import EngineError
 from explorer.scenario.model import Scenario

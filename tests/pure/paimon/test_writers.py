@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.api import load_preset, parse_scenario
-from explorer.paimon.writers import (
+from explorer.paimon.writer_histories import (
     count_writer_histories,
     enumerate_writer_histories,
     ordering_unavailable,

@@ -29,6 +29,7 @@ import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
@@ -203,6 +204,14 @@ public class ManifestColumns {
     return out;
   }
 
+  /** A null list or map at ``row``. Not ListVector.setNull: it fills the offsets from the last value it knows
+   *  of up to the row without moving past it, so rows set null one after another would cost a quadratic time. */
+  private static void setNullList(ListVector vector, int row) {
+    vector.startNewValue(row);
+    vector.endValue(row, 0);
+    BitVectorHelper.unsetBit(vector.getValidityBuffer(), row);
+  }
+
   private static void setLong(BigIntVector vector, int row, Object value) {
     if (value == null) {
       vector.setNull(row);
@@ -280,7 +289,7 @@ public class ManifestColumns {
 
     private void bounds(MapVector vector, int row, Map items, boolean filter) {
       if (items == null) {
-        vector.setNull(row);
+        setNullList(vector, row);
         return;
       }
       StructVector entries = (StructVector) vector.getDataVector();
@@ -308,7 +317,7 @@ public class ManifestColumns {
 
     private void counts(MapVector vector, int row, Map items, boolean filter) {
       if (items == null) {
-        vector.setNull(row);
+        setNullList(vector, row);
         return;
       }
       StructVector entries = (StructVector) vector.getDataVector();
@@ -395,7 +404,7 @@ public class ManifestColumns {
           counts(values, row, (Map) f.get(at.values, Map.class), filter);
           List ids = (List) f.get(at.eq, List.class);
           if (ids == null) {
-            eq.setNull(row);
+            setNullList(eq, row);
           } else {
             int start = eq.startNewValue(row);
             for (int k = 0; k < ids.size(); k++) {

@@ -14,8 +14,8 @@ The interface is :class:`ManifestReader`; :class:`JvmManifestReader` is its one 
 ``content`` (0 data, 1 deletes), ``partition_spec_id``, ``sequence_number``, ``min_sequence_number``,
 ``added_snapshot_id``.
 
-``entries`` (:data:`ENTRY_COLUMNS`), one row per manifest entry, manifests in the order Iceberg's metadata-table
-scan plans them, entries in manifest order: ``manifest`` (its path), ``position`` (the entry's place in it),
+``entries`` (:data:`ENTRY_COLUMNS`), one row per manifest entry, each manifest's entries together and in its
+order (the manifests in no promised order: delete manifests come first): ``manifest`` (its path), ``position`` (the entry's place in it),
 ``status`` (0 existing, 1 added, 2 deleted), ``snapshot_id``, ``sequence_number``, ``file_sequence_number``
 (inherited), then the data file's fields as the manifest holds them: ``content`` (0 data, 1 position deletes, 2
 equality deletes), ``file_path``, ``file_format``, ``spec_id``, ``partition`` (a struct of the table's partition

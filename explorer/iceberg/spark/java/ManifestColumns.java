@@ -9,7 +9,7 @@
 //   entries        every entry of the manifests one snapshot lists (or every snapshot, Iceberg's ALL_ENTRIES
 //                  table), except the manifests the caller already has: read through Iceberg's own metadata
 //                  table scan (the table's FileIO, Iceberg's manifest reader, inherited snapshot ids and sequence
-//                  numbers), one manifest per worker thread, one record batch per manifest, in scan order.
+//                  numbers), one manifest per worker thread, one record batch per manifest (delete manifests first).
 // Partition values keep their Iceberg type (int, long, float, double, boolean, date, time, timestamp with and
 // without zone, nanosecond timestamps, string, binary, fixed, decimal); a type with no Arrow counterpart here
 // (uuid, geometry, ...) is written as its text. With ``allBounds`` false, delete manifests are read first and a
@@ -519,7 +519,6 @@ public class ManifestColumns {
     BufferAllocator allocator = allocator();
     List first = new ArrayList();  // delete manifests, read first
     List then = new ArrayList();
-    List order = new ArrayList();  // every chunk, in scan order
     CloseableIterable tasks = scan.planFiles();
     try {
       Iterator taskIt = tasks.iterator();
@@ -530,19 +529,19 @@ public class ManifestColumns {
           continue;
         }
         Chunk chunk = new Chunk(task, manifest, at, allocator);
-        order.add(chunk);
         (deleteManifests.contains(manifest) ? first : then).add(chunk);
       }
     } finally {
       tasks.close();
     }
     // a pool only pays for itself on many manifests (starting its threads costs milliseconds)
-    java.util.concurrent.ExecutorService pool = order.size() < POOL_FROM || threads <= 1 ? null
+    java.util.concurrent.ExecutorService pool = first.size() + then.size() < POOL_FROM || threads <= 1 ? null
         : java.util.concurrent.Executors.newFixedThreadPool(threads);
     VectorSchemaRoot out = VectorSchemaRoot.create(at.schema, allocator);
-    long written = 0;
+    Sink sink = null;
     try {
-      run(pool, first);
+      sink = new Sink(out, path);
+      run(pool, first, sink);
       if (!allBounds) {
         Set keep = new HashSet();
         for (int c = 0; c < first.size(); c++) {
@@ -552,33 +551,20 @@ public class ManifestColumns {
           ((Chunk) then.get(c)).keep = keep;
         }
       }
-      run(pool, then);
-      ArrowStreamWriter writer = open(out, path);
-      try {
-        VectorLoader loader = new VectorLoader(out);
-        for (int c = 0; c < order.size(); c++) {
-          Chunk chunk = (Chunk) order.get(c);
-          ArrowRecordBatch batch = new VectorUnloader(chunk.root).getRecordBatch();
-          try {
-            loader.load(batch);
-          } finally {
-            batch.close();
-          }
-          written += chunk.root.getRowCount();
-          chunk.root.close();
-          chunk.root = null;
-          writer.writeBatch();
-        }
-        writer.end();
-      } finally {
-        writer.close();
-      }
+      run(pool, then, sink);
+      sink.writer.end();
     } finally {
       if (pool != null) {
-        pool.shutdown();
+        pool.shutdownNow();  // after a failure: no worker may still fill vectors when the allocator closes
+        pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
       }
-      for (int c = 0; c < order.size(); c++) {
-        Chunk chunk = (Chunk) order.get(c);
+      if (sink != null) {
+        sink.writer.close();
+      }
+      List all = new ArrayList(first);
+      all.addAll(then);
+      for (int c = 0; c < all.size(); c++) {
+        Chunk chunk = (Chunk) all.get(c);
         if (chunk.root != null) {
           chunk.root.close();
         }
@@ -586,19 +572,49 @@ public class ManifestColumns {
       out.close();
       allocator.close();
     }
-    return written;
+    return sink.written;
   }
 
-  private static void run(java.util.concurrent.ExecutorService pool, List chunks) throws Exception {
+  /** The stream being written: each manifest's batch goes out (and its vectors go) as soon as it is read. */
+  private static final class Sink {
+    final ArrowStreamWriter writer;
+    final VectorLoader loader;
+    long written = 0;
+
+    Sink(VectorSchemaRoot out, String path) throws Exception {
+      writer = open(out, path);
+      loader = new VectorLoader(out);
+    }
+
+    void write(Chunk chunk) throws Exception {
+      ArrowRecordBatch batch = new VectorUnloader(chunk.root).getRecordBatch();
+      try {
+        loader.load(batch);
+      } finally {
+        batch.close();
+      }
+      written += chunk.root.getRowCount();
+      chunk.root.close();
+      chunk.root = null;
+      writer.writeBatch();
+    }
+  }
+
+  private static void run(java.util.concurrent.ExecutorService pool, List chunks, Sink sink) throws Exception {
     if (pool == null) {
       for (int c = 0; c < chunks.size(); c++) {
         ((Chunk) chunks.get(c)).call();
+        sink.write((Chunk) chunks.get(c));
       }
       return;
     }
-    List futures = pool.invokeAll(chunks);
+    List futures = new ArrayList();
+    for (int c = 0; c < chunks.size(); c++) {
+      futures.add(pool.submit((java.util.concurrent.Callable) chunks.get(c)));
+    }
     for (int c = 0; c < futures.size(); c++) {
       ((java.util.concurrent.Future) futures.get(c)).get();  // rethrows a worker's failure
+      sink.write((Chunk) chunks.get(c));
     }
   }
 

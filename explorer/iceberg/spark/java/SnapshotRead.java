@@ -32,6 +32,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ValueVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowStreamWriter;
@@ -75,6 +76,7 @@ import org.apache.spark.unsafe.types.UTF8String;
 public class SnapshotRead {
 
   private static final int BATCH_ROWS = 8192; // rows per Arrow record batch
+  private static final int INITIAL_ROWS = 64; // rows a batch's vectors first have room for
   private static final long IN_MEMORY = 1 << 16; // bytes of batches handed over as a byte[]; more: a file
   // The plan's schema: one row per scan task.
   private static final StructType PLAN = new StructType()
@@ -84,6 +86,7 @@ public class SnapshotRead {
           .add("content_offset", DataTypes.LongType, true), false), false);
 
   private final HashMap resolved = new HashMap(); // table name -> Spark3Util.CatalogAndIdentifier (parsed once)
+  private final HashMap schemaJson = new HashMap(); // StructType -> the Arrow schema metadata naming it
 
   // metadataColumns: the metadata columns to read after the table's own, comma-separated ("" for none).
   public Object read(SparkSession spark, String tableName, long snapshotId, String metadataColumnList)
@@ -134,7 +137,9 @@ public class SnapshotRead {
     PartitionReaderFactory factory = batch.createReaderFactory();
     String timeZone = spark.sessionState().conf().sessionLocalTimeZone();
 
-    Stream plan = new Stream(PLAN, timeZone);
+    Schema rowsSchema = arrowSchema(schema, timeZone, sparkSchemaJson(schema));
+    Schema planSchema = arrowSchema(PLAN, timeZone, null);
+    Stream plan = new Stream(planSchema);
     try {
       for (int p = 0; p < partitions.length; p++) {
         addTasks(partitions[p], plan);
@@ -146,29 +151,45 @@ public class SnapshotRead {
     // The second half of the partitions is read on a second thread, as Spark runs tasks side by side; each half
     // writes its own record batches, and the stream is the schema, the first half's batches, then the second's.
     int half = (partitions.length + 1) / 2;
-    Partitions second = new Partitions(factory, partitions, half, partitions.length, schema, timeZone);
+    Partitions second = new Partitions(factory, partitions, half, partitions.length, rowsSchema);
     Thread other = null;
     if (half < partitions.length) {
       other = new Thread(second, "explorer-read-back");
       other.setDaemon(true);
       other.start();
     }
-    Partitions first = new Partitions(factory, partitions, 0, half, schema, timeZone);
+    Partitions first = new Partitions(factory, partitions, 0, half, rowsSchema);
     first.run();
     if (other != null) {
       other.join();
     }
     rethrow(first.failure);
     rethrow(second.failure);
-    HashMap metadata = new HashMap();
-    metadata.put("spark.schema", schema.json());
-    Schema[] schemas = new Schema[] {arrowSchema(schema, timeZone, metadata), arrowSchema(PLAN, timeZone, new HashMap())};
-    return handOver(schemas, new ByteArrayOutputStream[][] {{first.batches, second.batches}, {plan.batches}});
+    return handOver(new Schema[] {rowsSchema, planSchema},
+        new ByteArrayOutputStream[][] {{first.batches, second.batches}, {plan.batches}});
   }
 
+  // Spark's Arrow schema for a Spark schema (Spark's type mapping, the session time zone on timestamps), with
+  // the given schema metadata (null for none).
   private static Schema arrowSchema(StructType schema, String timeZone, HashMap metadata) {
     Schema arrow = ArrowUtils.toArrowSchema(schema, timeZone, true, false);
-    return metadata.isEmpty() ? arrow : new Schema(arrow.getFields(), metadata);
+    return metadata == null ? arrow : new Schema(arrow.getFields(), metadata);
+  }
+
+  // {"spark.schema": the schema's JSON}, made once per schema (a run reads one table's schema at every snapshot).
+  private HashMap sparkSchemaJson(StructType schema) {
+    synchronized (schemaJson) {
+      HashMap metadata = (HashMap) schemaJson.get(schema);
+      if (metadata == null) {
+        if (schemaJson.size() > 64) {
+          schemaJson.clear();
+        }
+        metadata = new HashMap();
+        metadata.put("spark.schema", schema.json());
+        schemaJson.put(schema, metadata);
+      }
+      return metadata;
+    }
   }
 
   // Arrow IPC streams back to back, one per table: each the schema message, the record batches already serialized,
@@ -224,10 +245,10 @@ public class SnapshotRead {
     }
   }
 
-  // Rows of one Spark schema written by Spark's ArrowWriter into record batches of BATCH_ROWS rows, each
-  // serialized (as an IPC message) as soon as it is full. ArrowWriter reads only the schema's columns, asking
-  // isNullAt first, as Spark's own code does (Iceberg's row reader appends the columns its delete filter needs,
-  // such as _pos, and a columnar row's get() would read a null boolean as false).
+  // Rows of one schema (Spark's Arrow schema for it) written by Spark's ArrowWriter into record batches of
+  // BATCH_ROWS rows, each serialized (as an IPC message) as soon as it is full. ArrowWriter reads only the
+  // schema's columns, asking isNullAt first, as Spark's own code does (Iceberg's row reader appends the columns
+  // its delete filter needs, such as _pos, and a columnar row's get() would read a null boolean as false).
   private static final class Stream {
     final ByteArrayOutputStream batches = new ByteArrayOutputStream();
     private final WriteChannel channel = new WriteChannel(Channels.newChannel(batches));
@@ -236,16 +257,22 @@ public class SnapshotRead {
     private final ArrowWriter writer;
     private int count = 0;
 
-    Stream(StructType schema, String timeZone) {
+    Stream(Schema schema) {
       allocator = ArrowUtils.rootAllocator().newChildAllocator("explorer-snapshot-read", 0, Long.MAX_VALUE);
       VectorSchemaRoot made = null;
       try {
-        made = VectorSchemaRoot.create(ArrowUtils.toArrowSchema(schema, timeZone, true, false), allocator);
+        made = VectorSchemaRoot.create(schema, allocator);
       } catch (RuntimeException e) {
         allocator.close();
         throw e;
       }
       root = made;
+      // Vectors start small and double as rows come (Arrow's default first allocation is about 4,000 values
+      // per vector, which a snapshot of a few rows would allocate and zero for nothing).
+      List vectors = root.getFieldVectors();
+      for (int i = 0; i < vectors.size(); i++) {
+        ((ValueVector) vectors.get(i)).setInitialCapacity(INITIAL_ROWS);
+      }
       writer = ArrowWriter.create(root);
     }
 
@@ -284,24 +311,21 @@ public class SnapshotRead {
     private final InputPartition[] partitions;
     private final int from;
     private final int to;
-    private final StructType schema;
-    private final String timeZone;
+    private final Schema schema;
     ByteArrayOutputStream batches = new ByteArrayOutputStream();
     Throwable failure; // rethrown by the calling thread, so a failed half never passes for an empty one
 
-    Partitions(PartitionReaderFactory factory, InputPartition[] partitions, int from, int to, StructType schema,
-        String timeZone) {
+    Partitions(PartitionReaderFactory factory, InputPartition[] partitions, int from, int to, Schema schema) {
       this.factory = factory;
       this.partitions = partitions;
       this.from = from;
       this.to = to;
       this.schema = schema;
-      this.timeZone = timeZone;
     }
 
     public void run() {
       try {
-        Stream out = new Stream(schema, timeZone);
+        Stream out = new Stream(schema);
         try {
           for (int p = from; p < to; p++) {
             read(partitions[p], out);

@@ -86,8 +86,8 @@ def _scaled(value: Any, scale: float, *, top: bool = False, in_font: bool = Fals
 
 
 # The app's widgets and views, larger inside an element of class CLASS: ipywidgets' own size variables (labels,
-# buttons, dropdowns, text boxes) and the time-travel widget's text (its CSS follows --sx-font-scale). A dropdown
-# given a width in pixels (the app's preset picker) grows with its text instead, up to its row's width.
+# buttons, dropdowns, text boxes) and the time-travel widget's text (its CSS follows --sx-font-scale). A row of
+# controls wider than its panel then wraps; widths the app sets itself are in em, so they grow with the text.
 CSS = f"""
 .{CLASS} {{
   --sx-font-scale: {SCALE};
@@ -104,8 +104,7 @@ CSS = f"""
 .{CLASS} .widget-html-content, .{CLASS} .widget-label, .{CLASS} .jupyter-button, .{CLASS} select,
 .{CLASS} input, .{CLASS} textarea {{ font-size: {round(13 * SCALE)}px; }}
 .{CLASS} .widget-html-content {{ line-height: 1.4; }}
-.{CLASS} .widget-dropdown {{ width: auto !important; max-width: 100%; }}
-.{CLASS} .widget-dropdown > select {{ flex: 1 1 auto; min-width: 0; }}
+.{CLASS} .widget-hbox {{ flex-wrap: wrap; }}
 """
 
 

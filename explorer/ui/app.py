@@ -102,7 +102,7 @@ class App(traitlets.HasTraits):
         # By chapter in reading order, one line each (explorer/ui/preset_menu.py). A preset the menu does not offer
         # (a regression scenario loaded by name) leaves the picker blank.
         self.w_preset = W.Dropdown(options=preset_menu(self._presets), value=None, description="Preset",
-                                   layout=W.Layout(width="560px"))
+                                   layout=W.Layout(width="43em"))  # 560 px; larger in large-font mode
         offered = {name for _, name in self.w_preset.options}
         self.observe(lambda c: setattr(self.w_preset, "value", c["new"] if c["new"] in offered else None), "preset")
         self.w_preset.observe(lambda c: setattr(self, "preset", c["new"]) if c["new"] is not None else None,

@@ -28,7 +28,7 @@ class StepRow:
 
     def __init__(self, index: int, draft: StepDraft, kinds: list[str], act: Callable[..., None]) -> None:
         self.kind = W.Dropdown(options=kinds if draft.kind in kinds else [*kinds, draft.kind], value=draft.kind,
-                               layout=W.Layout(width="140px"))
+                               layout=W.Layout(width="10.8em"))  # 140 px, larger in large-font mode
         # The label wraps in a text area (never cut); the modifiers field stays empty until used (a greyed
         # "{files: 2}" on every step read like a value).
         self.label = W.Textarea(value=draft.label, placeholder="label", rows=2,
@@ -45,7 +45,7 @@ class StepRow:
         up.on_click(lambda _: act("move_step", index, -1))
         down.on_click(lambda _: act("move_step", index, 1))
         rm.on_click(lambda _: act("remove_step", index))
-        self.widget = W.HBox([W.Label(f"{index}.", layout=W.Layout(width="28px")), self.kind, self.label,
+        self.widget = W.HBox([W.Label(f"{index}.", layout=W.Layout(width="2.2em")), self.kind, self.label,
                               self.body, self.mods, up, down, rm], layout=W.Layout(width="100%"))
 
     def show(self, draft: StepDraft) -> None:

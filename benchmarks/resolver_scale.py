@@ -6,24 +6,39 @@ every data file) and, where it finishes within the time box, through the naive c
 through the same rules without the index's groups (``brute_force_for_data_files``). Only measured ratios are
 reported; a size whose naive run did not finish is marked "naive not run", never extrapolated.
 
+``--before TREE`` compares instead this checkout's code with the code of another checkout (say
+``git worktree add /tmp/old <commit>``) on the same files, in one run: each measurement is a fresh child process
+whose ``explorer`` is imported from that tree, before and after alternate (the order flips every round), and
+the best of all rounds is kept. Per size it reports the time to build the index and answer every data file, the
+peak Python allocations (``tracemalloc``) while doing it with the answers kept (what a caller holding every
+data file's answer needs) and with each answer dropped as it comes (possible only where the code answers one
+data file at a time), and whether both trees gave every data file the same set of delete files.
+
     python benchmarks/resolver_scale.py [--smoke] [--json PATH] [--naive-budget SECONDS]
+    python benchmarks/resolver_scale.py --before /tmp/old [--rounds N] [--smoke] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
+import os
 import platform
 import random
+import subprocess
 import sys
 import time
 import tracemalloc
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from types import MappingProxyType
 
 from explorer.iceberg.model import DeletedPosition, FileContent, FileRecord
-from explorer.iceberg.resolver import DeleteFileIndex, brute_force_for_data_files
+from explorer.iceberg.resolver import DeleteFileIndex
+
+ROOT = Path(__file__).resolve().parents[1]
 
 FULL_SIZES = [(1_000, 1_000), (10_000, 1_000), (1_000, 10_000), (10_000, 10_000), (100_000, 1_000),
               (100_000, 10_000)]
@@ -128,6 +143,8 @@ def peak_memory_mib(data: list[FileRecord], deletes: list[FileRecord]) -> float:
 def run_naive(data: list[FileRecord], deletes: list[FileRecord], budget_s: float) -> tuple[float | None, bool | None]:
     """All pairs through the same rules, a slice of data files at a time; stops (returns None) once ``budget_s``
     is spent. Checks answers too."""
+    from explorer.iceberg.resolver import brute_force_for_data_files
+
     fast_answers = DeleteFileIndex(deletes).for_data_files(data)
     spent = 0.0
     match = True
@@ -182,13 +199,244 @@ def table(results: list[Measure]) -> str:
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------------------- before / after, in one run
+
+
+def answer_every_data_file(data: list[FileRecord], deletes: list[FileRecord]) -> list[tuple[FileRecord, ...]]:
+    """Build the index and answer every data file, the way the tree's code offers: one call for all of them
+    when it has ``for_data_files``, else one call per data file."""
+    index = DeleteFileIndex(deletes)
+    if hasattr(index, "for_data_files"):
+        return list(index.for_data_files(data))
+    return [index.for_data_file(d) for d in data]
+
+
+def _peak_mib(work) -> float:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        kept = work()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del kept
+    return peak / 2**20
+
+
+def with_bounds(files: list[FileRecord], seed: int) -> list[FileRecord]:
+    """The same files with column statistics on ``id``: data files hold a range of ids, equality deletes one id
+    (about half of the in-scope pairs overlap), so the planner's column-stats pruning has work to do."""
+    rnd = random.Random(seed)
+    out = []
+    for f in files:
+        if f.content is FileContent.DATA:
+            low = rnd.randrange(1_000_000)
+            f = replace(f, lower_bounds={"id": low}, upper_bounds={"id": low + 20_000}, null_counts={"id": 0},
+                        value_counts={"id": f.record_count})
+        elif f.content is FileContent.EQUALITY_DELETES:
+            v = rnd.randrange(1_000_000)
+            f = replace(f, lower_bounds={"id": v}, upper_bounds={"id": v}, null_counts={"id": 0},
+                        value_counts={"id": 1})
+        out.append(f)
+    return out
+
+
+def measure_columns(data: list[FileRecord], deletes: list[FileRecord], repeats: int) -> dict:
+    """The planner's question on a snapshot held as columns (``planned_pairs``, the inspect path for big tables),
+    with column statistics: the columns are built first (not timed)."""
+    from explorer.iceberg.columns import FileColumns
+    from explorer.iceberg.planner import planned_pairs
+
+    cols = FileColumns.from_records(with_bounds(data + deletes, seed=len(data)))
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        t0 = time.process_time()
+        d, x = planned_pairs(cols)
+        times.append(time.process_time() - t0)
+        del d, x
+    d, x = planned_pairs(cols)
+    digest = hashlib.sha256(d.tobytes() + x.tobytes() + "\n".join(cols.ids).encode()).hexdigest()
+    pairs = len(d)
+    del d, x
+    peak = _peak_mib(lambda: planned_pairs(cols))
+    return {"cpu_s": times, "pairs": pairs, "digest": digest, "peak_mib": peak}
+
+
+def measure_one(n_data: int, n_deletes: int, repeats: int) -> dict:
+    """One tree's figures for one size (run in a child process whose ``explorer`` is that tree's).
+
+    "First call": records the code has never seen (it may cache things on them, as the code before did with
+    each record's partition key), after a warm-up on other files; "repeated": the same records again, best of
+    ``repeats``. Peaks are measured on runs of their own (``tracemalloc`` slows a run down)."""
+    seed = n_data * 31 + n_deletes
+    answer_every_data_file(*synthetic_files(50, 50, seed=1))  # the process warm, not these records
+    data, deletes = synthetic_files(n_data, n_deletes, seed=seed)
+    gc.collect()
+    c0 = time.process_time()
+    answer_every_data_file(data, deletes)
+    first_cpu = time.process_time() - c0
+    data, deletes = synthetic_files(n_data, n_deletes, seed=seed)  # unseen again, for the first call's peak
+    first_peak = _peak_mib(lambda: answer_every_data_file(data, deletes))
+    times, cpu = [], []
+    for _ in range(repeats):
+        gc.collect()
+        t0, c0 = time.perf_counter(), time.process_time()
+        answers = answer_every_data_file(data, deletes)
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+        del answers
+    answers = answer_every_data_file(data, deletes)
+    digest = hashlib.sha256("\n".join(",".join(sorted(f.id for f in a)) for a in answers).encode()).hexdigest()
+    count = sum(map(len, answers))
+    del answers
+    kept = _peak_mib(lambda: answer_every_data_file(data, deletes))
+    dropped = None
+    if not hasattr(DeleteFileIndex, "for_data_files"):
+        def one_at_a_time() -> None:
+            index = DeleteFileIndex(deletes)
+            for d in data:
+                index.for_data_file(d)
+        dropped = _peak_mib(one_at_a_time)
+    return {"first_cpu_s": first_cpu, "first_peak_mib": first_peak, "best_s": min(times), "times_s": times,
+            "cpu_s": cpu, "peak_kept_mib": kept, "peak_dropped_mib": dropped, "answers": count, "digest": digest,
+            "columns": measure_columns(data, deletes, repeats), "load_1m": os.getloadavg()[0]}
+
+
+def run_tree(tree: Path, n_data: int, n_deletes: int, repeats: int) -> dict:
+    """:func:`measure_one` in a fresh child process importing ``explorer`` from ``tree``."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import resolver_scale as r; "
+            "print(json.dumps(r.measure_one(*map(int, sys.argv[2:]))))")
+    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), str(n_data), str(n_deletes),
+                          str(repeats)], env=env, capture_output=True, text=True, check=False, cwd="/")
+    if out.returncode:
+        raise SystemExit(f"measuring {n_data} x {n_deletes} with {tree} failed:\n{out.stderr[-2000:]}")
+    where = subprocess.run([sys.executable, "-c", "import explorer; print(explorer.__file__)"], env=env,
+                           capture_output=True, text=True, check=True, cwd="/").stdout.strip()
+    if not where.startswith(str(tree)):
+        raise SystemExit(f"the child imported explorer from {where}, not from {tree}")
+    result: dict = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def compare(before: Path, sizes: list[tuple[int, int]], rounds: int, repeats: int, log=print) -> list[dict]:
+    """Before and after alternating (the order flips every round); per size the best time of every run and the
+    smallest peak of every round."""
+    trees = {"before": before, "after": ROOT}
+    runs: dict[tuple[int, int], dict[str, list[dict]]] = {size: {"before": [], "after": []} for size in sizes}
+    for r in range(rounds):
+        for size in sizes:
+            for name in (("before", "after") if r % 2 == 0 else ("after", "before")):
+                m = run_tree(trees[name], *size, repeats)
+                runs[size][name].append(m)
+                log(f"  round {r + 1}, {size[0]:>7,} x {size[1]:>6,}, {name:<6}: best {m['best_s']:.3f} s, peak "
+                    f"kept {m['peak_kept_mib']:.1f} MiB, load {m['load_1m']:.1f}")
+    rows = []
+    for size, by in runs.items():
+        row: dict = {"data_files": size[0], "delete_files": size[1]}
+        for name, ms in by.items():
+            row[name] = {"first_cpu_s": min(m["first_cpu_s"] for m in ms),
+                         "first_peak_mib": min(m["first_peak_mib"] for m in ms),
+                         "best_s": min(t for m in ms for t in m["times_s"]),
+                         "times_s": [t for m in ms for t in m["times_s"]],
+                         "best_cpu_s": min(t for m in ms for t in m["cpu_s"]),
+                         "peak_kept_mib": min(m["peak_kept_mib"] for m in ms),
+                         "peak_dropped_mib": (None if ms[0]["peak_dropped_mib"] is None
+                                              else min(m["peak_dropped_mib"] for m in ms)),
+                         "answers": ms[0]["answers"], "digests": sorted({m["digest"] for m in ms}),
+                         "columns_best_cpu_s": min(t for m in ms for t in m["columns"]["cpu_s"]),
+                         "columns_peak_mib": min(m["columns"]["peak_mib"] for m in ms),
+                         "columns_pairs": ms[0]["columns"]["pairs"],
+                         "columns_digests": sorted({m["columns"]["digest"] for m in ms})}
+        row["first_cpu_ratio"] = row["after"]["first_cpu_s"] / row["before"]["first_cpu_s"]
+        row["time_ratio"] = row["after"]["best_s"] / row["before"]["best_s"]
+        row["cpu_ratio"] = row["after"]["best_cpu_s"] / row["before"]["best_cpu_s"]
+        row["peak_kept_ratio"] = row["after"]["peak_kept_mib"] / row["before"]["peak_kept_mib"]
+        row["columns_cpu_ratio"] = row["after"]["columns_best_cpu_s"] / row["before"]["columns_best_cpu_s"]
+        row["answers_equal"] = row["before"]["digests"] == row["after"]["digests"] and \
+            len(row["after"]["digests"]) == 1
+        row["columns_equal"] = row["before"]["columns_digests"] == row["after"]["columns_digests"] and \
+            len(row["after"]["columns_digests"]) == 1
+        rows.append(row)
+    return rows
+
+
+def compare_table(rows: list[dict]) -> str:
+    def mib(v: float | None) -> str:
+        return "-" if v is None else f"{v:.1f}"
+
+    def ms(v: float) -> str:
+        return f"{v * 1000:.1f}"
+
+    def size(r: dict) -> str:
+        return f"{r['data_files']:>10,} {r['delete_files']:>7,}"
+
+    head = (f"{'data files':>10} {'deletes':>7}  {'first call: before':>18} {'after':>6} {'ratio':>6}  "
+            f"{'repeated: before':>16} {'after':>6} {'ratio':>6}  {'wall: before':>12} {'after':>6} {'ratio':>6}  answers")
+    lines = ["The spec's question on FileRecords (build the index, answer every data file), CPU milliseconds "
+             "(wall: best elapsed ms):", head, "-" * len(head)]
+    for r in rows:
+        b, a = r["before"], r["after"]
+        lines.append(f"{size(r)}  {ms(b['first_cpu_s']):>18} {ms(a['first_cpu_s']):>6} {r['first_cpu_ratio']:5.2f}x  "
+                     f"{ms(b['best_cpu_s']):>16} {ms(a['best_cpu_s']):>6} {r['cpu_ratio']:5.2f}x  "
+                     f"{ms(b['best_s']):>12} {ms(a['best_s']):>6} {r['time_ratio']:5.2f}x  "
+                     + ("equal" if r["answers_equal"] else "DIFFER"))
+    head = (f"{'data files':>10} {'deletes':>7}  {'first call: before':>18} {'after':>6}  "
+            f"{'repeated: before':>16} {'after':>6}  {'one at a time, answers dropped: before':>38}")
+    lines += ["", "Peak Python allocations (tracemalloc, MiB), every data file's answer kept:", head,
+              "-" * len(head)]
+    for r in rows:
+        b, a = r["before"], r["after"]
+        lines.append(f"{size(r)}  {mib(b['first_peak_mib']):>18} {mib(a['first_peak_mib']):>6}  "
+                     f"{mib(b['peak_kept_mib']):>16} {mib(a['peak_kept_mib']):>6}  {mib(b['peak_dropped_mib']):>38}")
+    head = (f"{'data files':>10} {'deletes':>7} {'attached pairs':>14} {'CPU ms: before':>14} {'after':>6} "
+            f"{'ratio':>6} {'peak MiB before':>15} {'after':>6}  pairs")
+    lines += ["", "The planner's question on columns (planned_pairs, column bounds on id), best CPU ms, peak MiB:",
+              head, "-" * len(head)]
+    for r in rows:
+        b, a = r["before"], r["after"]
+        lines.append(f"{r['data_files']:>10,} {r['delete_files']:>7,} {a['columns_pairs']:>14,} "
+                     f"{ms(b['columns_best_cpu_s']):>14} {ms(a['columns_best_cpu_s']):>6} {r['columns_cpu_ratio']:5.2f}x "
+                     f"{mib(b['columns_peak_mib']):>15} {mib(a['columns_peak_mib']):>6}  "
+                     + ("equal" if r["columns_equal"] else "DIFFER"))
+    return "\n".join(lines)
+
+
+def main_compare(args: argparse.Namespace) -> int:
+    before = Path(args.before).resolve()
+    sizes = SMOKE_SIZES if args.smoke else FULL_SIZES
+    start = os.getloadavg()
+    print(f"Resolver scale, before ({before}) and after ({ROOT}), {args.rounds} rounds of {args.repeats} runs, "
+          f"Python {platform.python_version()}, load {start[0]:.1f} {start[1]:.1f} {start[2]:.1f}")
+    rows = compare(before, sizes, args.rounds, args.repeats)
+    end = os.getloadavg()
+    print()
+    print(compare_table(rows))
+    print(f"\nload average at the end: {end[0]:.1f} {end[1]:.1f} {end[2]:.1f}")
+    ok = all(r["answers_equal"] and r["columns_equal"] for r in rows)
+    if not ok:
+        print("BEFORE AND AFTER ANSWERS DIFFER", file=sys.stderr)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"mode": "compare", "before": str(before), "after": str(ROOT), "rounds": args.rounds,
+                       "load_start": start, "load_end": end, "sizes": rows, "answers_equal": ok}, fh, indent=2)
+    return 0 if ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, about a second")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--naive-budget", type=float, default=60.0, metavar="SECONDS",
                         help="time box for one naive all-pairs run (default 60)")
+    parser.add_argument("--before", metavar="TREE",
+                        help="compare with the code of this checkout instead of the naive check")
+    parser.add_argument("--rounds", type=int, default=3, help="with --before: alternating rounds (default 3)")
+    parser.add_argument("--repeats", type=int, default=3, help="with --before: runs per child (default 3)")
     args = parser.parse_args(argv)
+    if args.before:
+        return main_compare(args)
     sizes = SMOKE_SIZES if args.smoke else FULL_SIZES
     print(f"Resolver scale ({'smoke' if args.smoke else 'full'}), Python {platform.python_version()}, "
           f"naive budget {args.naive_budget:g} s per size")

@@ -34,7 +34,7 @@ UNKNOWN_COUNT = -1  # a null or value count the manifest does not give
 
 def _objects(values: Iterable[Any], n: int) -> np.ndarray:
     out = np.empty(n, dtype=object)
-    out[:] = list(values) if n else []
+    out[:] = (values if isinstance(values, list) else list(values)) if n else []
     return out
 
 
@@ -130,24 +130,28 @@ class FileColumns:
         records = list(files) if ordered else \
             sorted(files, key=lambda f: birth_order_key(f.file_sequence_number, f.id))
         n = len(records)
-        # each attribute in one C-level pass; files sharing a partition mapping share its key
-        (ids, contents, paths, seqs, file_seqs, specs, unpartitioned, partitions, counts, equality, refs) = (
-            list(map(attrgetter(name), records)) for name in (
-                "id", "content", "path", "sequence_number", "file_sequence_number", "spec_id",
-                "spec_unpartitioned", "partition", "record_count", "equality_columns", "referenced_data_file"))
+
+        def column(name: str, dtype: Any) -> np.ndarray:  # one attribute, one C-level pass, no list between
+            return np.fromiter(map(attrgetter(name), records), dtype=dtype, count=n)
+
+        # files sharing a partition mapping share its key
         codes: dict[tuple[Any, ...], int] = {}
-        spec_ids = np.fromiter(specs, dtype=np.int64, count=n)
-        _, mapping_code = np.unique(np.fromiter(map(id, partitions), dtype=np.uint64, count=n), return_inverse=True)
-        pair = mapping_code.reshape(-1).astype(np.int64) * (int(spec_ids.max(initial=0)) + 1) + spec_ids
-        _, first, shared = np.unique(pair, return_index=True, return_inverse=True)
+        spec_ids = column("spec_id", np.int64)
+        _, first, shared = np.unique(np.fromiter(map(id, map(attrgetter("partition"), records)), dtype=np.uint64,
+                                                 count=n), return_index=True, return_inverse=True)
+        shared = shared.reshape(-1)
+        if not np.array_equal(spec_ids[first][shared], spec_ids):  # a mapping shared by files of several specs
+            pair = shared.astype(np.int64) * (int(spec_ids.max(initial=0)) + 1) + spec_ids
+            _, first, shared = np.unique(pair, return_index=True, return_inverse=True)
         # the partition key of each distinct (spec, partition mapping), in order of first appearance
         code_of = np.empty(len(first), dtype=np.int64)
         for j in np.argsort(first).tolist():
-            i = int(first[j])
-            code_of[j] = codes.setdefault((specs[i], tuple(sorted(partitions[i].items()))), len(codes))
+            f = records[int(first[j])]
+            code_of[j] = codes.setdefault((f.spec_id, tuple(sorted(f.partition.items()))), len(codes))
         partition = code_of[shared.reshape(-1)]
         content_code = {kind: code for kind, code in CONTENT_CODES.items()}
-        content = np.fromiter((content_code[c] for c in contents), dtype=np.int8, count=n)
+        content = np.fromiter(map(content_code.__getitem__, map(attrgetter("content"), records)), dtype=np.int8,
+                              count=n)
         deletes = np.flatnonzero((content == CONTENT_CODES[FileContent.POSITION_DELETES]) |
                                  (content == CONTENT_CODES[FileContent.DELETION_VECTOR])).tolist()
         scoped: list[str | None] = [None] * n
@@ -159,20 +163,21 @@ class FileColumns:
                  for name in ("lower_bounds", "upper_bounds", "null_counts", "value_counts")}
         present = {name: sorted(set(chain.from_iterable(maps))) for name, maps in stats.items()}
         return cls(
-            ids=tuple(ids),
+            ids=tuple(map(attrgetter("id"), records)),
             content=content,
-            path=_objects(paths, n),
-            sequence_number=np.fromiter(seqs, dtype=np.int64, count=n),
-            file_sequence_number=np.fromiter(file_seqs, dtype=np.int64, count=n),
-            spec_id=np.fromiter(specs, dtype=np.int32, count=n),
-            unpartitioned=np.fromiter(unpartitioned, dtype=bool, count=n),
+            path=column("path", object),
+            sequence_number=column("sequence_number", np.int64),
+            file_sequence_number=column("file_sequence_number", np.int64),
+            spec_id=spec_ids.astype(np.int32),
+            unpartitioned=column("spec_unpartitioned", bool),
             partition=partition,
             partition_labels=tuple(partition_key_label(k) for k in codes),
             partition_keys=tuple(codes),
             listed=_objects(listed, n),
-            record_count=np.fromiter(counts, dtype=np.int64, count=n),
-            equality_columns=_objects((tuple(e) for e in equality), n),
-            referenced_data_file=_objects(refs, n),
+            record_count=column("record_count", np.int64),
+            equality_columns=np.fromiter(map(tuple, map(attrgetter("equality_columns"), records)), dtype=object,
+                                         count=n),
+            referenced_data_file=column("referenced_data_file", object),
             scoped_path=_objects(scoped, n),
             lower=MappingProxyType({c: _objects((m.get(c) for m in stats["lower_bounds"]), n)
                                     for c in present["lower_bounds"]}),

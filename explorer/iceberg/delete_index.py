@@ -35,11 +35,11 @@ Pure: numpy, no engine, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -51,6 +51,8 @@ from explorer.iceberg.resolution import Outcome
 Rows = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 Codes = npt.NDArray[np.int8]
+
+T = TypeVar("T")
 
 _EMPTY: Rows = np.empty(0, dtype=np.int64)
 _NONE: npt.NDArray[np.object_] = np.asarray(None, dtype=object)  # compared element by element: "is None"
@@ -83,8 +85,10 @@ def dv_map(cols: FileColumns, pairs: tuple[Rows, Rows] | None = None) -> tuple[C
     first = np.full(len(cols), -1, dtype=np.int64)
     dv = np.flatnonzero(cols.content == DELETION_VECTOR)
     if dv.size:
-        d, x = pairs if pairs is not None else \
-            Paths(cols, np.flatnonzero(cols.content == DATA)).pairs(dv, cols.referenced_data_file[dv])
+        if pairs is None:
+            refs = cols.referenced_data_file[dv]
+            pairs = Paths(cols, np.flatnonzero(cols.content == DATA), refs.tolist()).pairs(dv, refs)
+        d, x = pairs
         applies = cols.sequence_number[x] >= cols.sequence_number[d]
         state[d] = DV_OLDER
         state[d[applies]] = DV_APPLIES
@@ -110,8 +114,8 @@ class Facts:
     def __len__(self) -> int:
         return len(self.data_rows)
 
-    def take(self, k: Rows) -> Facts:
-        """The facts of pairs ``k`` only (computed afresh, for those pairs alone)."""
+    def take(self, k: Rows | slice) -> Facts:
+        """The facts of pairs ``k`` only (computed afresh, for those pairs alone; a slice takes no copy)."""
         return Facts(self.cols, self.data_rows[k], self.delete_rows[k], self.column_stats, self.dv_by_row,
                      self.stats_source)
 
@@ -273,20 +277,27 @@ class Question:
             return code
         index = {v: i for i, v in enumerate(self.verdicts)}
         kinds = facts.content
-        if not np.isin(kinds, list(self.rules)).all():
-            raise ValueError("a data file was asked as a delete file")
+        asked = 0
         for content, conditions in self.rules.items():
             rows = np.flatnonzero(kinds == content)
             if not rows.size:
                 continue
-            mine = facts.take(rows)  # each kind's facts over its own pairs only
+            asked += rows.size
+            # each kind's facts over its own pairs only (a run of pairs as a view, without a copy)
+            run = slice(int(rows[0]), int(rows[-1]) + 1) if rows[-1] - rows[0] + 1 == rows.size else None
+            mine = facts if rows.size == len(facts) else facts.take(rows if run is None else run)
             open_ = np.ones(len(rows), dtype=bool)
             for condition in conditions:
                 fails = open_ & ~condition.holds(mine)
-                code[rows[fails]] = index[condition.verdict]
+                if run is None:
+                    code[rows[fails]] = index[condition.verdict]
+                else:
+                    code[run][fails] = index[condition.verdict]
                 open_ &= ~fails
                 if not open_.any():
                     break
+        if asked != len(facts):
+            raise ValueError("a data file was asked as a delete file")
         return code
 
 
@@ -385,7 +396,7 @@ def all_pairs(cols: FileColumns) -> tuple[Rows, Rows]:
 
 # ------------------------------------------------------------------------------------ any size: the index
 
-_CHUNK = 1 << 17  # pairs pruned by column stats at a time
+_CHUNK = 1 << 16  # pairs judged (or pruned by column stats) at a time
 
 
 @dataclass(frozen=True, eq=False)
@@ -406,6 +417,17 @@ class Kinds:
         out: Rows = self.listed[int(self.starts[k]):int(self.starts[k] + self.lengths[k])]
         return out
 
+    def tuples(self, items: Sequence[T]) -> list[tuple[T, ...]]:
+        """Each kind's list as a tuple of ``items[row]`` (a piece of kinds at a time)."""
+        objects = np.fromiter(items, dtype=object, count=len(items))
+        out: list[tuple[T, ...]] = []
+        for a, b in _pieces(self.lengths):
+            at = int(self.starts[a])
+            found = objects[self.listed[at:int(self.starts[b - 1] + self.lengths[b - 1])]]
+            out += [tuple(found[i:i + n].tolist())
+                    for i, n in zip((self.starts[a:b] - at).tolist(), self.lengths[a:b].tolist())]
+        return out
+
 
 def kinds(cols: FileColumns, question: Question) -> Kinds:
     """The pairs ``question`` accepts (column statistics aside), found through the index's groups.
@@ -413,11 +435,16 @@ def kinds(cols: FileColumns, question: Question) -> Kinds:
     Candidates come from where the index files each delete: global equality deletes for every data file;
     equality deletes (and, for the planner, unscoped position deletes) of the data file's spec and partition;
     DVs and position deletes filed under its path (for the spec, under each path a position delete lists). They
-    then go through the question's conditions (:meth:`Question.decide`): the groups only narrow, never decide.
+    then go through the question's conditions (:meth:`Question.decide`), all in one call: the groups only
+    narrow, never decide.
 
-    Data files of one partition and one sequence number with nothing filed under their path read the same facts
-    of every candidate (no path fact decides for them), so each such kind of data file is judged once, through
-    one of them; a data file with deletes filed under its path is a kind of its own.
+    A delete found by scope (globally or by partition) is filed under no path, so what the conditions read of it
+    and a data file depends on the data file's partition and sequence number and, for a position delete, on what
+    the DV map files under the data file's path, never on the path itself: each such *class* of data files is
+    judged once, through one of them. A
+    delete filed under a path is judged with each data file at that path. A data file's list is its class's list
+    and, when any delete filed under its path is accepted, those merged in (a kind of its own); data files of
+    one kind share one list.
     """
     n = len(cols)
     content = cols.content
@@ -445,24 +472,31 @@ def kinds(cols: FileColumns, question: Question) -> Kinds:
         scoped = cols.scoped_path[pos]
         has_scope = np.not_equal(scoped, _NONE).astype(bool)
         by_path_pos, keys, by_partition_pos = pos[has_scope], scoped[has_scope], pos[~has_scope]
-    paths = Paths(cols, data if dv.size or by_path_pos.size else _EMPTY)
-    d_dv, x_dv = paths.pairs(dv, cols.referenced_data_file[dv])
+    refs = cols.referenced_data_file[dv]
+    paths = Paths(cols, data, [*refs.tolist(), *keys.tolist()])
+    d_dv, x_dv = paths.pairs(dv, refs)
     d_pos, x_pos = paths.pairs(by_path_pos, keys)
     dv_by_row = dv_map(cols, (d_dv, x_dv))
 
-    # Kinds of data files, each judged once through its representative.
-    own = np.zeros(n, dtype=bool)
-    own[d_dv] = True
-    own[d_pos] = True
-    own = own[data]
-    levels, level = np.unique(cols.sequence_number[data], return_inverse=True)
-    kinds = cols.partition[data] * len(levels) + level.reshape(-1)
-    kinds[own] = (kinds.max() + 1 if kinds.size else 0) + np.arange(int(own.sum()))
-    _, first, kind_of = np.unique(kinds, return_index=True, return_inverse=True)
-    kind_of = kind_of.reshape(-1)
+    # Classes of data files (partition, sequence number and, when position deletes are found by partition, the
+    # DV map's state: it bears on position deletes only), each judged through its first member.
+    seq = cols.sequence_number[data]
+    low_seq, high_seq = int(seq.min()), int(seq.max())
+    if (high_seq - low_seq + 1) * (int(cols.partition[data].max()) + 1) < 1 << 60:
+        level = seq - low_seq
+        levels = high_seq - low_seq + 1
+    else:  # sequence numbers too far apart to number the classes directly
+        unique_seq, level = np.unique(seq, return_inverse=True)
+        levels = len(unique_seq)
+    classes = cols.partition[data] * levels + level.reshape(-1)
+    if by_partition_pos.size:
+        classes = classes * 3 + dv_by_row[0][data]
+    _, first, class_of = np.unique(classes, return_index=True, return_inverse=True)
+    class_of = class_of.reshape(-1)
     reps = data[first]
 
-    # Candidates per representative.
+    # Candidates by scope, per class representative: the global equality deletes, then those filed under its
+    # partition; through the conditions a cache-sized piece (of whole classes) at a time.
     unpartitioned = cols.unpartitioned[eq]
     glob = eq[unpartitioned]
     by_partition = np.concatenate((eq[~unpartitioned], by_partition_pos))
@@ -470,20 +504,64 @@ def kinds(cols: FileColumns, question: Question) -> Kinds:
     by_partition, part_keys = by_partition[order], cols.partition[by_partition[order]]
     low = np.searchsorted(part_keys, cols.partition[reps], side="left")
     count = np.searchsorted(part_keys, cols.partition[reps], side="right") - low
-    d_cand = np.concatenate((np.repeat(reps, len(glob)), np.repeat(reps, count), d_dv, d_pos))
-    x_cand = np.concatenate((np.tile(glob, len(reps)), by_partition[_runs(low, count)], x_dv, x_pos))
-    facts = Facts(cols, d_cand, x_cand, column_stats=False, dv_by_row=dv_by_row)
-    ok = question.decide(facts) == 0
+    index_of = np.zeros(n, dtype=np.int64)
+    index_of[reps] = np.arange(len(reps))
+    accepted = []
+    for a, b in _pieces(count + len(glob)):
+        d = np.concatenate((np.repeat(reps[a:b], len(glob)), np.repeat(reps[a:b], count[a:b])))
+        x = np.concatenate((np.tile(glob, b - a), by_partition[_runs(low[a:b], count[a:b])]))
+        ok = question.decide(Facts(cols, d, x, column_stats=False, dv_by_row=dv_by_row)) == 0
+        accepted.append(index_of[d[ok]] * n + x[ok])
 
-    # Each kind's accepted deletes in order of birth, then every data file its kind's list.
-    rep_of = np.zeros(n, dtype=np.int64)
-    rep_of[reps] = np.arange(len(reps))
-    listed = np.sort(rep_of[d_cand[ok]] * n + x_cand[ok])
-    if listed.size > 1:  # a delete found twice (listed twice, or by two groups) counts once
-        listed = listed[np.r_[True, listed[1:] != listed[:-1]]]
-    list_len = np.bincount(listed // n, minlength=len(reps))
-    listed %= n
-    return Kinds(data, kind_of, np.cumsum(list_len) - list_len, list_len, listed)
+    # Each class's accepted deletes, in order of birth.
+    class_keys = _sorted_once(np.concatenate(accepted)) if accepted else _EMPTY  # class * n + row
+    del accepted
+    class_len = np.bincount(class_keys // n, minlength=len(reps))
+    class_lists = class_keys % n
+    class_start = np.cumsum(class_len) - class_len
+
+    # Candidates by path: each with the data file at that path.
+    d_path, x_path = np.concatenate((d_dv, d_pos)), np.concatenate((x_dv, x_pos))
+    path_ok = question.decide(Facts(cols, d_path, x_path, column_stats=False, dv_by_row=dv_by_row)) == 0
+
+    # Data files with an accepted delete filed under their path: a copy of their class's list with those merged
+    # in (a delete is found either by scope or by path, never both).
+    own_d, own_x = d_path[path_ok], x_path[path_ok]
+    own_rows = np.unique(own_d)
+    index_of[data] = np.arange(len(data))
+    own_of = index_of[own_rows]  # their places in ``data``
+    own_class = class_of[own_of]
+    index_of[own_rows] = np.arange(len(own_rows))
+    filed = _sorted_once(index_of[own_d] * n + own_x)  # (own file, delete row), sorted
+    filed_own, filed_x = filed // n, filed % n
+    part_len = class_len[own_class]
+    lengths = np.concatenate((class_len, part_len + np.bincount(filed_own, minlength=len(own_rows))))
+    starts = np.cumsum(lengths) - lengths
+    listed = np.empty(int(lengths.sum()), dtype=np.int64)
+    listed[:len(class_lists)] = class_lists
+    # each filed delete goes after its class's deletes born before it; own files a piece at a time
+    c = own_class[filed_own]
+    before = np.searchsorted(class_keys, c * n + filed_x) - class_start[c]
+    for a, b in _pieces(part_len):
+        f0, f1 = np.searchsorted(filed_own, (a, b)).tolist()
+        copies = class_lists[_runs(class_start[own_class[a:b]], part_len[a:b])]
+        first = np.cumsum(part_len[a:b]) - part_len[a:b]
+        merged = np.insert(copies, first[filed_own[f0:f1] - a] + before[f0:f1], filed_x[f0:f1])
+        at = int(starts[len(reps) + a])
+        listed[at:at + len(merged)] = merged
+
+    kind_of = class_of.copy()
+    kind_of[own_of] = len(reps) + np.arange(len(own_rows))
+    return Kinds(data, kind_of, starts, lengths, listed)
+
+
+def _sorted_once(keys: Rows) -> Rows:
+    """``keys`` sorted, each value once (a delete found twice, listed twice or by two groups, counts once).
+    Sorted runs merge cheaply (a stable sort is a merge of the runs it finds)."""
+    keys = np.sort(keys, kind="stable")
+    if keys.size > 1:
+        keys = keys[np.r_[True, keys[1:] != keys[:-1]]]
+    return keys
 
 
 def answer(cols: FileColumns, question: Question) -> tuple[Rows, Rows]:
@@ -505,16 +583,24 @@ def answer(cols: FileColumns, question: Question) -> tuple[Rows, Rows]:
         delete_rows = _runs(starts, counts)
         np.take(listed, delete_rows, out=delete_rows)
         return data_rows, delete_rows
-    ends = np.cumsum(counts)
-    cuts = np.unique(np.searchsorted(ends, np.arange(_CHUNK, int(ends[-1]), _CHUNK)))
     pieces_d, pieces_x = [], []
-    for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), len(data)]):
+    for a, b in _pieces(counts):
         d = np.repeat(data[a:b], counts[a:b])
         x = listed[_runs(starts[a:b], counts[a:b])]
         keep = stats.keep(d, x)
         pieces_d.append(d if keep is None else d[keep])
         pieces_x.append(x if keep is None else x[keep])
     return np.concatenate(pieces_d), np.concatenate(pieces_x)
+
+
+def _pieces(counts: Rows) -> list[tuple[int, int]]:
+    """Consecutive ranges [a, b) of ``counts``'s entries holding about :data:`_CHUNK` pairs each (an entry is
+    never split); none when ``counts`` is empty."""
+    if not counts.size:
+        return []
+    ends = np.cumsum(counts)
+    cuts = np.unique(np.searchsorted(ends, np.arange(_CHUNK, int(ends[-1]), _CHUNK))).tolist()
+    return list(zip([0, *cuts], [*cuts, len(counts)]))
 
 
 def _runs(start: Rows, count: Rows) -> Rows:
@@ -532,11 +618,20 @@ def _runs(start: Rows, count: Rows) -> Rows:
 
 
 class Paths:
-    """Data rows by path, for deletes filed under the path they name."""
+    """Data rows by path, for deletes filed under the path they name; only the data rows at one of ``wanted``
+    (the paths the deletes name) are held."""
 
-    def __init__(self, cols: FileColumns, data: Rows):
-        rows = data.tolist()
-        paths = cols.path[data].tolist()
+    def __init__(self, cols: FileColumns, data: Rows, wanted: Iterable[object] = ()):
+        named = set(wanted)
+        named.discard(None)
+        at = data
+        if named and len(data) > len(named):  # keep only the data rows at a named path
+            hit = np.fromiter(map(named.__contains__, cols.path[data].tolist()), dtype=bool, count=len(data))
+            at = data[hit]
+        elif not named:
+            at = _EMPTY
+        rows = at.tolist()
+        paths = cols.path[at].tolist()
         self.row: dict[object, int] = dict(zip(paths, rows))  # one int per path: no object for the GC to track
         self.rows: dict[object, list[int]] = {}  # paths of several live data files (never in a real table)
         if len(self.row) < len(rows):

@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from explorer.iceberg.column_stats import KEEP
 from explorer.iceberg.columns import FileColumns, birth_order_key
@@ -147,7 +149,7 @@ class Batch:
 
     columns: FileColumns
     records: tuple[FileRecord, ...]
-    rows: tuple[int, ...]  # the row of each data file asked about, in the order asked
+    rows: npt.NDArray[np.int64]  # the row of each data file asked about, in the order asked
 
 
 class DeleteFileIndex:
@@ -162,9 +164,9 @@ class DeleteFileIndex:
     def __init__(self, delete_files: Iterable[FileRecord]):
         self._deletes: tuple[FileRecord, ...] = tuple(_by_birth(delete_files))
         self._ids = frozenset(map(id, self._deletes))
-        for f in self._deletes:
-            if not f.is_delete:
-                raise ValueError(f"{f.id} is a data file; a DeleteFileIndex holds delete files only")
+        if not all(kind.is_delete for kind in set(map(attrgetter("content"), self._deletes))):
+            f = next(f for f in self._deletes if not f.is_delete)
+            raise ValueError(f"{f.id} is a data file; a DeleteFileIndex holds delete files only")
 
     def __len__(self) -> int:
         return len(self._deletes)
@@ -182,16 +184,16 @@ class DeleteFileIndex:
         extra = [f for f in deletes if id(f) not in self._ids]
         files = _by_birth((*self._deletes, *extra)) if extra else list(self._deletes)
         first = len(files)
-        ids = set(map(id, asked))
-        if len(ids) == len(asked) and self._ids.isdisjoint(ids):
-            files += asked  # the usual case: each data file asked once
-            rows = tuple(range(first, len(files)))
+        if self._ids.isdisjoint(map(id, asked)) and not (extra and {*map(id, extra)}.intersection(map(id, asked))):
+            # the usual case: only data files asked (a file asked twice is two rows with one answer)
+            files += asked
+            rows = np.arange(first, len(files), dtype=np.int64)
         else:
             row_of = {id(f): i for i, f in enumerate(files)}
             for f in asked:
                 if row_of.setdefault(id(f), len(files)) == len(files):
                     files.append(f)
-            rows = tuple(row_of[id(f)] for f in asked)
+            rows = np.fromiter((row_of[id(f)] for f in asked), dtype=np.int64, count=len(asked))
         return Batch(FileColumns.from_records(files, ordered=True, with_stats=with_stats), tuple(files), rows)
 
     # --------------------------------------------------------------------------- the spec's question
@@ -199,15 +201,13 @@ class DeleteFileIndex:
     def for_data_files(self, data_files: Iterable[FileRecord]) -> list[tuple[FileRecord, ...]]:
         """For each data file (in the order given), the delete files that apply to it, in order of birth."""
         batch = self.batch(data_files, with_stats=False)  # the spec's rule never reads statistics
+        records, rows = batch.records, batch.rows
         k = kinds(batch.columns, SPEC)  # no column stats in the spec's rule: the kinds' lists are the answer
-        records = np.empty(len(batch.records), dtype=object)
-        records[:] = batch.records
-        found = records[k.listed].tolist()
-        starts, lengths = k.starts.tolist(), k.lengths.tolist()
-        per_kind = [tuple(found[a:a + n]) for a, n in zip(starts, lengths)]  # data files of a kind share one
-        kind_by_row = np.zeros(len(batch.records), dtype=np.int64)
+        del batch  # the columns go before the answers are built
+        per_kind = k.tuples(records)  # data files of a kind share one tuple
+        kind_by_row = np.zeros(len(records), dtype=np.int64)
         kind_by_row[k.data] = k.kind_of
-        return [per_kind[i] for i in kind_by_row[np.asarray(batch.rows, dtype=np.int64)].tolist()]
+        return list(map(per_kind.__getitem__, kind_by_row[rows].tolist()))
 
     def for_data_file(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
         """The delete files that apply to ``data_file``, in order of birth."""
@@ -222,7 +222,7 @@ class DeleteFileIndex:
         batch = self.batch(data_files, chosen)
         row_of = {id(f): i for i, f in enumerate(batch.records)}
         x_rows = np.asarray(sorted(row_of[id(f)] for f in chosen), dtype=np.int64)
-        d_rows = np.asarray(batch.rows, dtype=np.int64)
+        d_rows = batch.rows
         return batch, judge(batch.columns, np.repeat(d_rows, len(x_rows)), np.tile(x_rows, len(d_rows)), question,
                             column_stats=column_stats)
 

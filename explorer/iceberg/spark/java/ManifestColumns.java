@@ -452,9 +452,10 @@ public class ManifestColumns {
   }
 
   private static ArrowStreamWriter open(VectorSchemaRoot root, String path) throws Exception {
-    FileOutputStream out = new FileOutputStream(path);
+    // buffered: the writer's many small writes (a message's header, its padding) become few system calls
+    java.io.OutputStream out = new java.io.BufferedOutputStream(new FileOutputStream(path), 1 << 16);
     ArrowStreamWriter writer = new ArrowStreamWriter(root, new DictionaryProvider.MapDictionaryProvider(
-        new org.apache.arrow.vector.dictionary.Dictionary[0]), out.getChannel());
+        new org.apache.arrow.vector.dictionary.Dictionary[0]), out);
     writer.start();
     return writer;
   }

@@ -435,16 +435,15 @@ def kinds(cols: FileColumns, question: Question) -> Kinds:
     Candidates come from where the index files each delete: global equality deletes for every data file;
     equality deletes (and, for the planner, unscoped position deletes) of the data file's spec and partition;
     DVs and position deletes filed under its path (for the spec, under each path a position delete lists). They
-    then go through the question's conditions (:meth:`Question.decide`), all in one call: the groups only
-    narrow, never decide.
+    then go through the question's conditions (:meth:`Question.decide`): the groups only narrow, never decide.
 
     A delete found by scope (globally or by partition) is filed under no path, so what the conditions read of it
     and a data file depends on the data file's partition and sequence number and, for a position delete, on what
     the DV map files under the data file's path, never on the path itself: each such *class* of data files is
-    judged once, through one of them. A
-    delete filed under a path is judged with each data file at that path. A data file's list is its class's list
-    and, when any delete filed under its path is accepted, those merged in (a kind of its own); data files of
-    one kind share one list.
+    judged once, through one of them, a cache-sized piece of candidates at a time. A delete filed under a path
+    is judged with each data file at that path. A data file's list is its class's list and, when a delete filed
+    under its path is accepted, a copy of it with those merged in (a kind of its own); data files of one kind
+    share one list.
     """
     n = len(cols)
     content = cols.content

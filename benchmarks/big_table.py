@@ -14,8 +14,9 @@ Measured in one run, on the same table and the same warm JVM, alternating:
   consumed (timed inside the JVM);
 - explorer: ``inspect_table(spark, name, contents=False, check=False, columnar=True)`` (what a table above
   2,000 live data files gets by default) and ``result.summary()`` (the decision
-  summary: the table loaded, its metadata JSON and every snapshot's manifest list read through the table's
-  FileIO, every manifest entry read by Spark's ``all_entries`` metadata table into Arrow, files born and
+  summary: the table loaded, its metadata JSON read through the table's FileIO, every snapshot's manifest list
+  and every manifest entry read by the explorer's one manifest reader (Iceberg Java in the driver JVM, handed
+  over as Arrow: ``explorer/iceberg/spark/manifests.py``), files born and
   numbered as a full capture numbers them, the current snapshot's files as columns, the columnar planner's
   attachments and the summary), timed in Python. It fails if the summary needed the full capture.
 

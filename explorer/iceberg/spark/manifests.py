@@ -102,3 +102,39 @@ class JvmManifestReader:
         helper = java_helper(self.spark, "ManifestColumns")
         sid = -1 if snapshot_id is None else int(snapshot_id)
         return self._read(lambda path: helper.entries(self.jtable, sid, skipped, all_bounds, path, self.threads))
+
+
+def _nested(column: Any) -> list[Any]:
+    """A map column's rows as lists of (key, value) pairs, a list column's as lists (None where null): built from
+    the flat children, which is many times faster than pyarrow's ``to_pylist`` of a map."""
+    import pyarrow as pa
+
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    offsets = array.offsets.to_pylist()  # positions in the whole child, which a slice shares
+    start, used = offsets[0], offsets[-1] - offsets[0]
+    if isinstance(array, pa.MapArray):
+        flat: list[Any] = list(zip(array.keys.slice(start, used).to_pylist(),
+                                   array.items.slice(start, used).to_pylist()))
+    else:
+        flat = array.values.slice(start, used).to_pylist()
+    rows: list[Any] = [flat[a - start:b - start] for a, b in zip(offsets, offsets[1:])]
+    if array.null_count:
+        for i, valid in enumerate(array.is_valid().to_pylist()):
+            if not valid:
+                rows[i] = None
+    return rows
+
+
+def entry_rows(entries: pa.Table) -> list[dict[str, Any]]:
+    """The rows of an :meth:`ManifestReader.entries` table as dicts (a bounds or counts map as its (field id,
+    value) pairs, the partition struct as a dict of every spec's fields)."""
+    import pyarrow as pa
+
+    names = entries.column_names
+    columns = []
+    for name in names:
+        column = entries.column(name)
+        nested = pa.types.is_map(column.type) or pa.types.is_list(column.type)
+        columns.append(_nested(column) if nested else column.to_pylist())
+    return [dict(zip(names, values)) for values in zip(*columns)]
+

@@ -34,7 +34,7 @@ from explorer.iceberg.model import (
 )
 from explorer.scenario.model import Column, Scenario, Step
 
-from explorer.iceberg.spark.manifests import JvmManifestReader, ManifestReader
+from explorer.iceberg.spark.manifests import JvmManifestReader, ManifestReader, entry_rows
 from explorer.iceberg.spark.puffin import decode_deletion_vector, read_deletion_vector
 from explorer.iceberg.spark.session import driver_jvm
 
@@ -322,7 +322,7 @@ class IcebergRecorder:
         table = self._reader().entries(sid, skip=[p for p in paths if p in self._manifests])
         for path in paths:
             self._manifests.setdefault(path, [])
-        for entry in table.to_pylist():
+        for entry in entry_rows(table):
             data_seq = int(entry["sequence_number"] or 0)
             self._manifests[str(entry["manifest"])].append(
                 (entry["status"], entry["snapshot_id"], (_entry_key(entry), data_seq),

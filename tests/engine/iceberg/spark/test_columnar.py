@@ -158,3 +158,17 @@ def test_the_reader_carries_types_the_explorer_does_not_model_as_spark_reads_the
         assert ours == theirs == [(b"", Decimal(0)), (b"\x00\xff", Decimal("12.34"))]
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")
+
+
+def test_entry_rows_read_nested_columns_as_pyarrow_does():
+    """The recorder's rows of an entries table (maps and lists built from their flat children) are pyarrow's own
+    ``to_pylist``, for null, empty, sliced and chunked maps and lists."""
+    import pyarrow as pa
+
+    from explorer.iceberg.spark.manifests import entry_rows
+
+    bounds = pa.array([[(1, b"a")], None, [], [(2, b"b"), (3, None)]], type=pa.map_(pa.int32(), pa.binary()))
+    ids = pa.array([[1, 2], None, [], [3]], type=pa.list_(pa.int32()))
+    table = pa.table({"lower_bounds": bounds, "equality_ids": ids, "file_path": ["a", "b", None, "d"]})
+    for piece in (table, table.slice(1), table.slice(3), pa.concat_tables([table.slice(2), table])):
+        assert entry_rows(piece) == piece.to_pylist()

@@ -105,8 +105,8 @@ def test_columnar_inspect_refuses_contents_and_checks(spark, preset_capture):
 
 def test_every_partition_type_reads_as_the_captured_partitions(spark):
     """The one manifest reader carries every partition type of the columns the explorer models (identity on each,
-    and the year, month, hour, bucket and truncate transforms), typed: the partitions and ids are a full
-    capture's, whose partitions come from the manifests' own Avro."""
+    and the year, month, hour, bucket and truncate transforms), typed: the columns' partitions and ids are the
+    full capture's, and each file's partition is the one Spark's own read of the entries metadata table gives."""
     import datetime
 
     table = "explorer.columnar_types.t"
@@ -133,6 +133,11 @@ def test_every_partition_type_reads_as_the_captured_partitions(spark):
         assert values["ntz"] == datetime.datetime(2024, 2, 29, 12, 30) and values["f"] == 1.5
         assert values["b"] is True and values["s_trunc"] == "ab" and values["l"] == 70000000000
         assert isinstance(values["id_bucket"], int) and isinstance(values["ntz_hour"], int)
+        # an independent reader: Spark's Iceberg source (session time zone UTC, the capture's naive UTC)
+        spark_parts = {r.path.rsplit("/", 1)[-1]: r.p.asDict() for r in spark.sql(
+            f"SELECT data_file.file_path AS path, data_file.partition AS p FROM {table}.entries").collect()}
+        ours = {f.path.rsplit("/", 1)[-1]: dict(f.partition) for f in state.data_files}
+        assert ours == spark_parts and len(ours) == 2
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")
 

@@ -6,6 +6,8 @@ Correctness only; timings on a shared 2-core machine are not asserted here.
 from __future__ import annotations
 
 import importlib.util
+import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -44,3 +46,22 @@ def test_index_answers_equal_naive_on_synthetic_files():
         assert fast == sorted(f.id for f in brute_force_for_data_file(d, deletes))
         applied += len(fast)
     assert applied > 0
+
+
+def test_before_and_after_mode_compares_two_trees(tmp_path):
+    """``--before TREE``: each side measured in its own child process importing ``explorer`` from its tree (here
+    this checkout on both sides, so the answers must be equal and every figure present)."""
+    out = tmp_path / "compare.json"
+    root = SCRIPT.parents[1]
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--before", str(root), "--smoke", "--rounds", "1",
+                           "--repeats", "1", "--json", str(out)], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "first call: before" in proc.stdout and "planned_pairs" in proc.stdout
+    report = json.loads(out.read_text())
+    assert report["answers_equal"] is True and len(report["sizes"]) >= 2
+    for size in report["sizes"]:
+        assert size["answers_equal"] and size["columns_equal"]
+        for side in ("before", "after"):
+            assert size[side]["answers"] > 0 and size[side]["columns_pairs"] > 0
+            assert size[side]["first_cpu_s"] > 0 and size[side]["peak_kept_mib"] > 0

@@ -153,6 +153,7 @@ def one_cell_notebook(source: str):
 
 def _child_app(presets: list[str]) -> int:
     """Runs in a fresh process: the app's twins over every preset and every snapshot."""
+    from explorer import At
     from explorer.ui.app import App
 
     app = App()
@@ -165,7 +166,7 @@ def _child_app(presets: list[str]) -> int:
             print(f"BENCH-ERROR {name}: {app.error_text}", flush=True)
             return 1
         for _, key in app.snapshot_options:
-            app.set_snapshot(snapshot_id=key)
+            app.set_snapshot(At(snapshot_id=key))
         done.append(name)
     print("BENCH-RESULT " + json.dumps({"presets": done}), flush=True)
     return 0

@@ -3,10 +3,12 @@
 The jar (``explorer.paimon.java_jar``, installed by the project's install step) is opened by a child
 ``URLClassLoader`` of Spark's class loader at first use, and the small helper ``java/PaimonSteps.java`` is
 compiled against it with Janino, as the Iceberg helpers are: Spark and Iceberg never see Paimon's classes, so
-their class path and start-up are unchanged. The helper returns JSON; this module turns it into the same typed
-capture the pypaimon runner makes (:class:`~explorer.paimon.capture.PaimonCapture`), plus Paimon's structure as
-it happens: every snapshot's live files (level, sequence numbers), the files a compaction merged and wrote, the
-deletion vectors a read applies, and the changelog files and rows a streaming reader gets.
+their class path and start-up are unchanged. The helper answers on the Java helpers' one wire (Arrow IPC
+streams, read with :func:`explorer.iceberg.spark.wire.read_tables`: one stream per section of a snapshot, values
+typed as the table's columns); this module turns them into the same typed capture the pypaimon runner makes
+(:class:`~explorer.paimon.capture.PaimonCapture`), plus Paimon's structure as it happens: every snapshot's live
+files (level, sequence numbers), the files a compaction merged and wrote, the deletion vectors a read applies,
+and the changelog files and rows a streaming reader gets.
 
 Each write step is one commit (a batch write, or a named stream writer kept across commits). A commit that also
 compacts (lookup, first-row and deletion-vector tables move level-0 files up in the same commit) makes two
@@ -16,14 +18,13 @@ snapshots: APPEND, then COMPACT. A ``compact`` step is ``write.compact(partition
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 import tempfile
 import threading
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -40,6 +41,7 @@ from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.formats import require_format
 from explorer.scenario.model import CompactStep, Scenario, Step, WriteStep
 from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+from explorer.iceberg.spark.wire import read_tables
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -116,16 +118,19 @@ def _to_java(column_type: str, value: Any) -> Any:
     return value
 
 
-def _from_java(column_type: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if column_type == "date":
-        return _EPOCH + timedelta(days=value)
-    if column_type == "timestamp":
-        return datetime(1970, 1, 1) + timedelta(microseconds=value)
-    if column_type == "double" and isinstance(value, str):
-        return float(value)
-    return value
+_STATE_SECTIONS = ("snapshot", "live", "delta", "changelog_files", "deletion_vectors", "rows", "changelog")
+"""The Arrow IPC streams ``PaimonSteps.state`` returns, in order (its comment lists their columns)."""
+
+
+def read_state(payload: bytes) -> dict[str, list[dict[str, Any]]]:
+    """``PaimonSteps.state``'s answer: each section's rows as dicts of Python values (a date a ``date``, a
+    timestamp a naive ``datetime``, a missing value ``None``), as pyarrow converts the columns' Arrow
+    types."""
+    tables = read_tables(payload)
+    if len(tables) != len(_STATE_SECTIONS):
+        raise EngineError(f"Paimon's helper answered {len(tables)} tables for a snapshot, not "
+                          f"{len(_STATE_SECTIONS)} ({', '.join(_STATE_SECTIONS)})", field="state")
+    return {name: table.to_pylist() for name, table in zip(_STATE_SECTIONS, tables)}
 
 
 @dataclass(frozen=True)
@@ -203,11 +208,11 @@ def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = No
                              {c: r.get(c) for c in columns}) for r in table)
 
     def partition_of(entry: dict) -> tuple:
-        return tuple(_from_java(types[c], v) for c, v in zip(table_spec.partitioned_by, entry["partition"]))
+        return tuple(entry[f"partition.{c}"] for c in table_spec.partitioned_by)
 
     def record(snapshot_id: int, step) -> None:
-        state = json.loads(str(helper.state(run_id, snapshot_id)))
-        snap = state["snapshot"]
+        state = read_state(helper.state(run_id, snapshot_id))
+        (snap,) = state["snapshot"]
         snapshots.append(PaimonSnapshot(snapshot_id, snap["commit_kind"], step.index,
                                         getattr(step, "writer", None) or "(batch)", snap["time_millis"],
                                         step.label))
@@ -215,7 +220,7 @@ def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = No
         def structure_file(entry: dict) -> StructureFile:
             return StructureFile(entry["name"], entry["level"], partition_of(entry),
                                  entry["min_sequence_number"], entry["max_sequence_number"], entry["row_count"],
-                                 entry["source"], entry["kind"])
+                                 entry["source"] or "", entry["kind"])
 
         for entry in state["delta"] + state["live"]:
             if entry["kind"] == "ADD" and entry["name"] not in files:
@@ -237,10 +242,9 @@ def capture_paimon_java(scenario: Scenario, *, warehouse: str | Path | None = No
             changelog_files=changelog_files,
             deletion_vectors=tuple(DeletionVectorMark(d["data_file"], d["index_file"], tuple(d["positions"]))
                                    for d in state["deletion_vectors"]),
-            changelog=tuple(ChangelogRow(r[0], {c: _from_java(types[c], v) for c, v in zip(columns, r[1:])})
+            changelog=tuple(ChangelogRow(r["_ROW_KIND"], {c: r[c] for c in columns})
                             for r in state["changelog"])))
-        rows_after[snapshot_id] = tuple({c: _from_java(types[c], v) for c, v in zip(columns, r)}
-                                        for r in state["rows"])
+        rows_after[snapshot_id] = tuple({c: r[c] for c in columns} for r in state["rows"])
         live_max.clear()
         for entry in state["live"]:
             part = partition_of(entry)

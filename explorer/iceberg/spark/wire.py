@@ -1,4 +1,13 @@
-"""The one wire format between the explorer's Java helpers (``java/*.java``) and Python: an Arrow IPC stream.
+"""The one wire format between the explorer's Java helpers and Python: an Arrow IPC stream.
+
+The helpers on it, every Java helper that hands data to Python:
+``explorer/iceberg/spark/java/SnapshotRead.java`` (a snapshot's rows and scan plan through Spark's Iceberg
+source), ``explorer/iceberg/spark/java/ManifestColumns.java`` (every manifest list and manifest entry, through
+Iceberg Java) and ``explorer/paimon/java/PaimonSteps.java`` (a Paimon 0.9 snapshot's files, deletion vectors,
+batch read and changelog read; compiled under a class loader of its own holding Paimon's jar, a child of
+Spark's, so it writes with the same Arrow Java). Each one's Java comment lists its streams and their columns.
+(``DvWrite.java`` hands data to no Python code: the ``DeleteFile`` objects it returns stay in the JVM and go
+straight into a commit there.)
 
 Spark ships Arrow Java (``arrow-vector``, ``arrow-memory-*``, ``arrow-format``, ``flatbuffers`` in
 ``pyspark/jars``) and the project depends on pyarrow, so a helper writes Arrow and Python reads it with pyarrow:
@@ -41,6 +50,12 @@ every table of a payload.
 - A map (a field id to its bound or its count) is an Arrow ``map<int32, ...>`` with non-null keys; Iceberg's
   own serialised values (a bound's bytes) stay ``binary``, decoded in Python by Iceberg's single-value rules.
 - Java ``long`` is ``int64``, ``int`` is ``int32``, ``boolean`` is ``bool``; no unsigned types.
+- Rows of a Paimon table (``PaimonSteps.state``) are typed by the explorer's column types, as Paimon stores them:
+  ``int`` ``int32``, ``long`` ``int64``, ``double`` ``float64``, ``string`` ``utf8``, ``boolean`` ``bool``,
+  ``date`` ``date32``, ``timestamp`` ``timestamp[us]`` without a time zone (Paimon's ``TIMESTAMP(6)``), so
+  pyarrow's own conversion gives the Python values (a ``date``, a naive ``datetime``, a NaN ``float``). Column
+  names are the table's; a fixed column beside them that could meet a table column's name is spelled the way
+  Paimon spells its system columns (``_ROW_KIND``), and a partition value is a column ``partition.<key>``.
 
 Helpers written by hand (not through Spark's ``ArrowWriter``) build a ``VectorSchemaRoot`` over
 ``ArrowUtils.rootAllocator()`` (a child allocator, closed after writing), fill its vectors, and write it with

@@ -7,6 +7,8 @@ what Paimon's test asserts, read from the real engine, and that the model agrees
 
 from __future__ import annotations
 
+from datetime import date, datetime
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -239,3 +241,48 @@ def test_paimon_0_9_aggregates_the_sequence_field_like_any_column(spark):
     assert rows(result, None, "pk", "n", "ts") == [(3, 3, None)]  # first_value of ts: the null sorted first
     assert result.modelled and "sequence.field under aggregation (last_value)" in result.modelled_options
     assert [tuple(r.values()) for r in result.to_plain()["predicted_rows"]] == [(3, 3, 1)]  # last_value: newer
+
+
+def test_the_helper_answers_on_the_arrow_wire_with_typed_columns(spark, tmp_path):
+    """PaimonSteps.state: seven Arrow IPC streams (explorer/iceberg/spark/wire.py), each column typed as its
+    content is (sequence numbers int64, levels int32, positions list<int64>, row values as the table's types)."""
+    import uuid
+
+    import pyarrow as pa
+
+    from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+    from explorer.iceberg.spark.wire import read_tables
+    from explorer.paimon.java_runner import _strings
+
+    helper, jvm, gateway = paimon_helper(spark), driver_jvm(spark), py4j_gateway(spark)
+    run_id = uuid.uuid4().hex
+    columns, types = ["id", "day", "at", "x", "name"], ["int", "date", "timestamp", "double", "string"]
+    (tmp_path / "io").mkdir()
+    options = {"bucket": "1", "file.format": "parquet", "deletion-vectors.enabled": "true",
+               "changelog-producer": "lookup"}
+    helper.create(run_id, str(tmp_path / "warehouse"), str(tmp_path / "io"), "wire", "t",
+                  _strings(gateway, jvm, columns), _strings(gateway, jvm, types),
+                  _strings(gateway, jvm, ["id", "day"]), _strings(gateway, jvm, ["day"]), options)
+    try:
+        # 2024-01-02 is epoch day 19724; 1.5 s after the epoch is 1_500_000 microseconds
+        helper.write(run_id, None, [[1, 19724, 1_500_000, 0.5, "é"], [2, 19724, None, None, None]], ["+I", "+I"])
+        helper.write(run_id, None, [[1, 19724, 0, 1.0, "b"]], ["+I"])
+        latest = int(helper.latestSnapshot(run_id))
+        snapshot, live, delta, changelog_files, dvs, rows, changelog = read_tables(helper.state(run_id, latest))
+    finally:
+        helper.close(run_id)
+    assert snapshot.schema.field("id").type == pa.int64() and snapshot.num_rows == 1
+    for files in (live, delta, changelog_files):
+        assert files.schema.field("level").type == pa.int32()
+        assert files.schema.field("max_sequence_number").type == pa.int64()
+        assert files.schema.field("partition.day").type == pa.date32()
+    assert set(live.column("partition.day").to_pylist()) == {date(2024, 1, 2)}
+    assert dvs.schema.field("positions").type == pa.list_(pa.field("element", pa.int64(), nullable=False))
+    assert dvs.column("positions").to_pylist() == [[0]]  # the first file's row of key 1, replaced
+    assert [rows.schema.field(c).type for c in columns] == [pa.int32(), pa.date32(), pa.timestamp("us"),
+                                                            pa.float64(), pa.string()]
+    assert sorted(rows.to_pylist(), key=lambda r: r["id"]) == [
+        {"id": 1, "day": date(2024, 1, 2), "at": datetime(1970, 1, 1), "x": 1.0, "name": "b"},
+        {"id": 2, "day": date(2024, 1, 2), "at": None, "x": None, "name": None}]
+    assert changelog.column_names == ["_ROW_KIND", *columns]
+    assert sorted(changelog.column("_ROW_KIND").to_pylist()) == ["+U", "-U"]

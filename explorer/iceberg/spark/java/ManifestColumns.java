@@ -287,14 +287,16 @@ public class ManifestColumns {
       this.allocator = allocator;
     }
 
-    private void bounds(MapVector vector, int row, Map items, boolean filter) {
+    /** A field id -> value map at ``row``: a bound's bytes (``map<int32, binary>``) or a count
+     *  (``map<int32, int64>``), as the map's value vector says; ``filter``: only the field ids in ``keep``. */
+    private void fieldMap(MapVector vector, int row, Map items, boolean filter) {
       if (items == null) {
         setNullList(vector, row);
         return;
       }
       StructVector entries = (StructVector) vector.getDataVector();
       IntVector keys = (IntVector) entries.getChildByOrdinal(0);
-      VarBinaryVector values = (VarBinaryVector) entries.getChildByOrdinal(1);
+      FieldVector values = (FieldVector) entries.getChildByOrdinal(1);
       int start = vector.startNewValue(row);
       int n = 0;
       Iterator it = items.entrySet().iterator();
@@ -307,33 +309,11 @@ public class ManifestColumns {
         keys.setSafe(start + n, ((Number) item.getKey()).intValue());
         if (item.getValue() == null) {
           values.setNull(start + n);
+        } else if (values instanceof VarBinaryVector) {
+          ((VarBinaryVector) values).setSafe(start + n, bytes(item.getValue()));
         } else {
-          values.setSafe(start + n, bytes(item.getValue()));
+          ((BigIntVector) values).setSafe(start + n, ((Number) item.getValue()).longValue());
         }
-        n++;
-      }
-      vector.endValue(row, n);
-    }
-
-    private void counts(MapVector vector, int row, Map items, boolean filter) {
-      if (items == null) {
-        setNullList(vector, row);
-        return;
-      }
-      StructVector entries = (StructVector) vector.getDataVector();
-      IntVector keys = (IntVector) entries.getChildByOrdinal(0);
-      BigIntVector values = (BigIntVector) entries.getChildByOrdinal(1);
-      int start = vector.startNewValue(row);
-      int n = 0;
-      Iterator it = items.entrySet().iterator();
-      while (it.hasNext()) {
-        Map.Entry item = (Map.Entry) it.next();
-        if (filter && !keep.contains(item.getKey())) {
-          continue;
-        }
-        entries.setIndexDefined(start + n);
-        keys.setSafe(start + n, ((Number) item.getKey()).intValue());
-        setLong(values, start + n, item.getValue());
         n++;
       }
       vector.endValue(row, n);
@@ -398,10 +378,10 @@ public class ManifestColumns {
           records.setSafe(row, ((Number) f.get(at.records, Object.class)).longValue());
           size.setSafe(row, ((Number) f.get(at.size, Object.class)).longValue());
           boolean filter = keep != null && kind == 0;
-          bounds(lower, row, (Map) f.get(at.lower, Map.class), filter);
-          bounds(upper, row, (Map) f.get(at.upper, Map.class), filter);
-          counts(nulls, row, (Map) f.get(at.nulls, Map.class), filter);
-          counts(values, row, (Map) f.get(at.values, Map.class), filter);
+          fieldMap(lower, row, (Map) f.get(at.lower, Map.class), filter);
+          fieldMap(upper, row, (Map) f.get(at.upper, Map.class), filter);
+          fieldMap(nulls, row, (Map) f.get(at.nulls, Map.class), filter);
+          fieldMap(values, row, (Map) f.get(at.values, Map.class), filter);
           List ids = (List) f.get(at.eq, List.class);
           if (ids == null) {
             setNullList(eq, row);

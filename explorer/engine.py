@@ -32,18 +32,18 @@ engines), read in one place by whoever adds an engine.
 from __future__ import annotations
 
 import importlib
-import os
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from explorer import settings
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.formats import Format, package_of
 from explorer.scenario.history import History
 from explorer.scenario.model import ENGINES, Scenario, Step, parse_scenario
+# Safe mode's default lives with the other settings; kept importable from here for existing callers.
+from explorer.settings import resolve_safe as resolve_safe, safe_default as safe_default
 
 
 @dataclass(frozen=True)
@@ -380,6 +380,11 @@ class RunsHistories(Engine, Protocol):
 _REGISTRY: Mapping[str, str] = {name: f"{package_of(name)}.engine" for name in ENGINES}
 
 
+def engine_names() -> tuple[str, ...]:
+    """Every registered engine's name, in registry order (the CLI's ``--engine`` choices)."""
+    return tuple(_REGISTRY)
+
+
 def engine_for(name_or_scenario: str | Scenario) -> Engine:
     name = name_or_scenario.engine if isinstance(name_or_scenario, Scenario) else name_or_scenario
     if name not in _REGISTRY:
@@ -405,23 +410,10 @@ def write_page(obj: Any, path: str | Path, **options: Any) -> Path:
     return written
 
 
-def safe_default() -> bool:
-    """Whether safe mode is on when nobody says: ``EXPLORER_SAFE`` (1/0) if set, else on inside a voila kernel
-    (voila gives its kernels ``VOILA_*`` variables), else off (a notebook already runs any code)."""
-    flag = settings.SAFE.get()
-    if flag is not None:
-        return flag
-    return any(key in os.environ for key in ("VOILA_REQUEST_URL", "VOILA_BASE_URL", "VOILA_KERNEL_ID"))
-
-
-def resolve_safe(safe: bool | None) -> bool:
-    return safe_default() if safe is None else bool(safe)
-
-
 def validate(scenario: Scenario, *, safe: bool | None = None) -> Scenario:
     """Run the scenario's engine's own checks; return the scenario (raises ScenarioError naming step and field).
 
-    ``safe`` (default: :func:`safe_default`) adds safe mode's limits (:mod:`explorer.scenario.limits`)."""
+    ``safe`` (default: :func:`explorer.settings.safe_default`) adds safe mode's limits (:mod:`explorer.scenario.limits`)."""
     engine_for(scenario).validate(scenario, safe=resolve_safe(safe))
     return scenario
 

@@ -125,7 +125,7 @@ class IcebergEngine:
             get_spark(warehouse=warehouse)
         if rehearse is None:
             from explorer import settings
-            from explorer.engine import resolve_safe
+            from explorer.settings import resolve_safe
 
             wanted = settings.REHEARSE.get_or(None)
             rehearse = (threading.current_thread() is not threading.main_thread()

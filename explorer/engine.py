@@ -221,7 +221,10 @@ class Engine(Protocol):
 
     def validate(self, scenario: Scenario, *, safe: bool = False) -> None: ...
 
-    def run(self, scenario: Scenario, *, progress: Progress | None = None, **options: Any) -> Result: ...
+    def run(self, scenario: Scenario, *, progress: Progress | None = None, **options: Any) -> Result:
+        """Run ``scenario``, validated where it entered (:mod:`explorer.sources`, or the caller's own
+        :meth:`validate`): an engine does not check it a second time on the way to its runner."""
+        ...
 
     def warm_up(self, **options: Any) -> None:
         """Start (or import) the engine now, so a first run finds it ready; ``options`` as for :meth:`run`."""

@@ -38,7 +38,7 @@ def run_changelogs(scenario: Scenario, projections: Iterable[Projection], *,
     from explorer.jvm.session import get_spark
 
     spark = spark or get_spark()
-    capture = run_iceberg(scenario, spark=spark, keep_warehouse=True)
+    capture = run_iceberg(scenario, spark=spark, keep_warehouse=True, validated=True)
     try:
         return capture_changelogs(spark, capture, projections, identifier_columns=identifier_columns)
     finally:

@@ -50,7 +50,7 @@ class IcebergEngine:
 
             spark, catalog = use_warehouse(warehouse, spark)
         capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep, progress=progress,
-                              safe=safe, workspace=workspace, timings=timings)
+                              safe=safe, workspace=workspace, timings=timings, validated=True)
         kept = None
         if keep:
             from explorer.jvm.session import get_spark
@@ -69,7 +69,8 @@ class IcebergEngine:
         from explorer.scenario.errors import EngineError
 
         spark = spark or get_spark()
-        capture = run_iceberg(scenario, spark=spark, keep_warehouse=True, progress=progress, safe=safe)
+        capture = run_iceberg(scenario, spark=spark, keep_warehouse=True, progress=progress, safe=safe,
+                              validated=True)
         result = IcebergResult(capture)
         try:
             result.changelog = read_raw(spark, capture)
@@ -103,7 +104,7 @@ class IcebergEngine:
         from explorer.iceberg.spark.orders import run_orders
 
         return judge_orders(run_orders(scenario, spark=spark, catalog=catalog, progress=progress, safe=safe,
-                                       workspace=workspace))
+                                       workspace=workspace, validated=True))
 
     def warm_up(self, *, spark: SparkSession | None = None, warehouse: str | Path | None = None,
                 rehearse: bool | None = None, rehearsal: str = "basic", **_: Any) -> None:

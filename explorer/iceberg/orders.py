@@ -24,8 +24,8 @@ from explorer.scenario.values import plain_row
 
 Row = Mapping[str, Any]
 
-# How a job's fate reads in the JSON contract (JobStatus spells the retried one out).
-STATUS_WORDS = {JobStatus.COMMITTED: "committed", JobStatus.RETRIED: "retried", JobStatus.REJECTED: "rejected"}
+# How a job's fate reads in the JSON contract: JobStatus's own word, the same as in ``explorer run --json``.
+STATUS_WORDS = {status: status.value for status in JobStatus}
 
 
 @dataclass(frozen=True)

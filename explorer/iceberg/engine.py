@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from explorer.iceberg.result import IcebergResult
     from explorer.iceberg.spark.orders import OrdersProgress
     from explorer.engine import StepHandlers
-    from explorer.iceberg.spark.session import Workspace
+    from explorer.jvm.session import Workspace
 
 
 class IcebergEngine:
@@ -53,7 +53,7 @@ class IcebergEngine:
                               safe=safe, workspace=workspace, timings=timings)
         kept = None
         if keep:
-            from explorer.iceberg.spark.session import get_spark
+            from explorer.jvm.session import get_spark
             from explorer.iceberg.spark.warehouse import keep_table
 
             kept = keep_table(spark or get_spark(), capture)
@@ -65,7 +65,7 @@ class IcebergEngine:
         from explorer.iceberg.result import IcebergResult
         from explorer.iceberg.spark.changelog_reader import read_raw
         from explorer.iceberg.spark.runner import run_iceberg
-        from explorer.iceberg.spark.session import RunTable, drop_run_table, get_spark
+        from explorer.jvm.session import RunTable, drop_run_table, get_spark
         from explorer.scenario.errors import EngineError
 
         spark = spark or get_spark()
@@ -119,7 +119,7 @@ class IcebergEngine:
 
         if spark is not None:
             return
-        from explorer.iceberg.spark.session import get_spark
+        from explorer.jvm.session import get_spark
 
         if warehouse is not None:
             get_spark(warehouse=warehouse)

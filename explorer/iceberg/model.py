@@ -1,8 +1,11 @@
-"""The Iceberg delete resolver: which live delete files apply to which live data files, and why.
+"""Iceberg's rules model, the delete resolver: which live delete files apply to which live data files, and why.
+
+Every format package has a ``model.py`` holding the format's rules, pure (Paimon's per-key merge, Delta's log,
+DuckLake's catalog); Iceberg's is this resolver, checked against what Spark reads (``result.py``).
 
 The rules live in :mod:`explorer.iceberg.delete_index` (one index over the files' columns; the spec's rule is
 its :data:`~explorer.iceberg.delete_index.SPEC` question). This module asks that index with
-:class:`~explorer.iceberg.model.FileRecord` objects and words its answers for learners: a :class:`Decision` per
+:class:`~explorer.iceberg.capture.FileRecord` objects and words its answers for learners: a :class:`Decision` per
 pair whose reason describes the verdict and the facts the index read, and the fate of every row.
 
 Every comparison uses a file's *data* sequence number (``FileRecord.sequence_number``); the file sequence number
@@ -23,7 +26,7 @@ import numpy.typing as npt
 from explorer.iceberg.column_stats import KEEP
 from explorer.iceberg.columns import FileColumns, birth_order_key
 from explorer.iceberg.delete_index import SPEC, Facts, Judged, Question, judge, kinds
-from explorer.iceberg.model import FileContent, FileRecord, TableState
+from explorer.iceberg.capture import FileContent, FileRecord, TableState
 from explorer.iceberg.resolution import Decision, Outcome, RowFate, Rule
 from explorer.scenario.values import to_plain
 
@@ -153,7 +156,7 @@ class Batch:
 
 
 class DeleteFileIndex:
-    """The live delete files of one table state, asked about data files (:class:`~explorer.iceberg.model.FileRecord`
+    """The live delete files of one table state, asked about data files (:class:`~explorer.iceberg.capture.FileRecord`
     objects) through the one index of :mod:`explorer.iceberg.delete_index`.
 
     The spec's question, "which deletes apply" (:meth:`for_data_file`, :meth:`for_data_files`, what the row

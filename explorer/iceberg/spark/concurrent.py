@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.engine import StepHandlers
 from explorer.iceberg.format import FORMAT
-from explorer.iceberg.model import ADDED_DVS, Check, JobOutcome, JobStatus, check_words, filter_words
+from explorer.iceberg.capture import ADDED_DVS, Check, JobOutcome, JobStatus, check_words, filter_words
 from explorer.scenario.rows import normalize_value
 from explorer.scenario.errors import EngineError
 from explorer.scenario.model import (

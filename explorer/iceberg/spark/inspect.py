@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.iceberg.columns import FileHistory, with_expired_snapshots
 from explorer.iceberg.inspection import InspectResult, RowExplanation, explain_row
-from explorer.iceberg.model import Capture
+from explorer.iceberg.capture import Capture
 from explorer.iceberg.spark.columnar import (
     file_history,
     manifest_walk,

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import unquote, urlparse
 
-from explorer.iceberg.model import (
+from explorer.iceberg.capture import (
     EntryStatus,
     Capture,
     DeletedPosition,

@@ -7,7 +7,7 @@ those seconds reading, so ``start_engine()`` starts Spark *and* runs this rehear
 explorer's own catalog (insert, equality delete, SQL DELETE writing a position delete, insert) with the usual
 read-back of every snapshot, dropped afterwards. Nothing of it is kept or shown.
 
-A chapter whose first run calls Spark's maintenance procedures (chapter 09: ``rewrite_position_delete_files``,
+A chapter whose first run calls Spark's maintenance procedures (chapter 05: ``rewrite_position_delete_files``,
 ``rewrite_data_files``, ``expire_snapshots``) asks for the ``maintenance`` rehearsal instead: a partitioned
 table with a SQL ``DELETE``, then each of those procedures once. Each procedure is a Spark action with planners
 and jobs of its own, and a fresh driver runs the first call of each several times slower than the next;
@@ -41,7 +41,7 @@ REHEARSAL = {
 }
 
 
-# The procedures chapter 09's first run calls, each once, on a small partitioned table (names and options as
+# The procedures chapter 05's first run calls, each once, on a small partitioned table (names and options as
 # the chapter spells them, so the same Spark and Iceberg code runs; the compaction with remove-dangling-deletes
 # runs the plain compaction's code first). The procedure whose first call costs most, expire_snapshots, comes
 # first: a learner's run that stops the rehearsal early still finds it warm.

@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.iceberg.model import Capture, StepOutcome
+from explorer.iceberg.capture import Capture, StepOutcome
 from explorer.iceberg.spark.sql import (
     SPARK_TYPES,
     bind_param,

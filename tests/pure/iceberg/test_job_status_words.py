@@ -5,7 +5,7 @@ still reads for one release (docs/orders.md)."""
 from __future__ import annotations
 
 from explorer.iceberg.figures import RACE_COLORS, RACE_WORDS
-from explorer.iceberg.model import OLD_RETRIED_WORD, JobStatus
+from explorer.iceberg.capture import OLD_RETRIED_WORD, JobStatus
 from explorer.iceberg.orders import STATUS_WORDS
 
 

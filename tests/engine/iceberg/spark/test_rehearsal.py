@@ -17,7 +17,7 @@ def _namespaces(spark) -> set[str]:
 
 @pytest.mark.parametrize("name", ["basic", "maintenance"])
 def test_the_rehearsal_runs_a_real_scenario_and_leaves_nothing(spark, name):
-    """``maintenance`` (chapter 09's start) calls Spark's maintenance procedures: each must run to the end."""
+    """``maintenance`` (chapter 05's start) calls Spark's maintenance procedures: each must run to the end."""
     from explorer.iceberg.spark.rehearsal import rehearse
     from explorer.jvm.session import DEFAULT
 

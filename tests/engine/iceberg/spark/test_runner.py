@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from explorer.api import list_presets, load_preset
-from explorer.iceberg.model import FileContent
+from explorer.iceberg.capture import FileContent
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.iceberg.resolution import Outcome
 from explorer.iceberg.result import IcebergResult

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.iceberg.model import FileContent
+from explorer.iceberg.capture import FileContent
 from explorer.iceberg.result import IcebergResult
 from explorer.iceberg.spark.runner import run_iceberg
 from explorer.scenario.errors import EngineError

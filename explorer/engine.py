@@ -250,7 +250,7 @@ class StepHandlers(Generic[H]):
 
     ``role``: what the table runs, e.g. ``"step"`` (a scenario's steps) or ``"job"`` (one job of a race);
     ``runner``: which runner of the engine it belongs to. Register handlers with ``@table.on(InsertStep)``.
-    ``tests/scenario/test_step_kinds.py`` checks every step kind against every engine's tables and format.
+    ``tests/pure/scenario/test_step_kinds.py`` checks every step kind against every engine's tables and format.
     """
 
     def __init__(self, fmt: Format, role: str, refuse: Callable[[Step], ExplorerError], *,

@@ -22,6 +22,13 @@ def test_import_explorer_imports_no_engine_widget_or_plotting_library() -> None:
     assert out.stdout.strip() == ""
 
 
+def test_import_explorer_loads_no_ui_jvm_or_spark_adapter_module() -> None:
+    code = ("import sys, explorer; print(','.join(m for m in sys.modules if m.startswith(('explorer.ui', "
+            "'explorer.jvm', 'explorer.iceberg.spark'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == ""
+
+
 def test_every_public_name_resolves_and_entry_points_keep_their_signatures() -> None:
     for name in explorer.__all__:
         assert getattr(explorer, name) is not None, name

@@ -10,16 +10,13 @@ capture (``capture.py``) and the model (``model.py``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from functools import cached_property
 from typing import Any
 
-from explorer.ducklake.capture import DuckLakeCapture, DuckLakeSnapshot, ReadRow
+from explorer.ducklake.capture import DuckLakeCapture, ReadRow
 from explorer.ducklake.model import (
     Change,
-    DataFile,
-    DeleteFile,
     Pairing,
     RowFate,
     RowsCheck,

@@ -143,9 +143,9 @@ def page_of(obj: Any, **options: Any) -> Page:
 
 
 def _is_run(obj: Any) -> bool:
-    from explorer.ui.engine_views import ENGINE_VIEWS
+    from explorer.ui.engine_views import has_views
 
-    return getattr(obj, "engine", None) in ENGINE_VIEWS and hasattr(obj, "points")
+    return has_views(obj)
 
 
 @page_builder(_is_run)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from explorer.iceberg.result import IcebergResult
     from explorer.iceberg.spark.orders import OrdersProgress
     from explorer.engine import StepHandlers
-    from explorer.iceberg.spark.session import Workspace
+    from explorer.jvm.session import Workspace
 
 
 class IcebergEngine:
@@ -80,7 +80,7 @@ class IcebergEngine:
 
         if spark is not None:
             return
-        from explorer.iceberg.spark.session import get_spark
+        from explorer.jvm.session import get_spark
 
         if warehouse is not None:
             get_spark(warehouse=warehouse)

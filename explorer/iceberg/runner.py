@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from explorer.iceberg.result import IcebergResult
-    from explorer.iceberg.spark.session import Workspace
+    from explorer.jvm.session import Workspace
 
 
 def run(scenario: Scenario, *, progress: Progress | None = None, spark: SparkSession | None = None,
@@ -44,7 +44,7 @@ def run(scenario: Scenario, *, progress: Progress | None = None, spark: SparkSes
                           safe=safe, workspace=workspace, timings=timings)
     kept = None
     if keep:
-        from explorer.iceberg.spark.session import get_spark
+        from explorer.jvm.session import get_spark
         from explorer.iceberg.spark.warehouse import keep_table
 
         kept = keep_table(spark or get_spark(), capture)
@@ -57,7 +57,7 @@ def run_with_changelog(scenario: Scenario, *, progress: Progress | None, spark: 
     from explorer.iceberg.result import IcebergResult
     from explorer.iceberg.spark.changelog_reader import read_raw
     from explorer.iceberg.spark.runner import run_iceberg
-    from explorer.iceberg.spark.session import RunTable, drop_run_table, get_spark
+    from explorer.jvm.session import RunTable, drop_run_table, get_spark
     from explorer.scenario.errors import EngineError
 
     spark = spark or get_spark()

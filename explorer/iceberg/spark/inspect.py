@@ -37,7 +37,7 @@ from explorer.iceberg.spark.planning import java_plan
 from explorer.iceberg.spark.readback import matches, read_back
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.model import Column, Scenario, TableSpec, read_yaml
-from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+from explorer.jvm.session import driver_jvm, py4j_gateway
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

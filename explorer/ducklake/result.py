@@ -297,11 +297,11 @@ class DuckLakeResult:
         }
 
     def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
-        """Write this run as one self-contained HTML page that works offline from a file (slider, caption, check
-        and every tab, as the app shows them after Run). ``predict``: the answer hidden until Reveal."""
-        from explorer.engine import write_page
+        """Deprecated: write ``explorer.export(result, path, predict=...)`` (an exported page is the UI's job).
+        Still writes the page, with a DeprecationWarning, for one release."""
+        from explorer.engine import deprecated_to_html
 
-        return write_page(self, path, predict=predict)
+        return deprecated_to_html(self, path, predict=predict)
 
     def to_text(self, at: Selector = None) -> str:
         p = self.to_plain(at)

@@ -251,12 +251,11 @@ class IcebergResult:
     # ---------------------------------------------------------------------------------------- text form
 
     def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
-        """Write this run as one self-contained HTML page (slider, caption, check and every tab, as the app shows
-        them after Run; plotly.js and the data inline, so it works offline from a file). ``predict``: the page
-        opens with the answer hidden until Reveal. Returns the path."""
-        from explorer.engine import write_page
+        """Deprecated: write ``explorer.export(result, path, predict=...)`` (an exported page is the UI's job).
+        Still writes the page, with a DeprecationWarning, for one release."""
+        from explorer.engine import deprecated_to_html
 
-        return write_page(self, path, predict=predict)
+        return deprecated_to_html(self, path, predict=predict)
 
     def to_text(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None,
                 as_of_sequence_number: int | None = None) -> str:

@@ -10,11 +10,11 @@ capture (``capture.py``) and the model (``model.py``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from functools import cached_property
 from typing import Any
 
 from explorer.ducklake.capture import DuckLakeCapture, ReadRow
+from explorer.results import CaptureResult
 from explorer.ducklake.model import (
     Change,
     Pairing,
@@ -35,10 +35,8 @@ from explorer.engine import (
     FormatFacts,
     Point,
     Selector,
-    StepOutcome,
     point_on_clock,
 )
-from explorer.scenario.model import Scenario
 from explorer.scenario.rows import nulls_first
 from explorer.scenario.values import to_plain
 
@@ -54,29 +52,10 @@ DRIFT_NOTE = ("DuckLake's documentation (Row Lineage; Merge Adjacent Files) says
               "as delete + insert in ducklake_table_changes)")
 
 
-class DuckLakeResult:
+class DuckLakeResult(CaptureResult[DuckLakeCapture]):
     engine = "ducklake"
 
-    def __init__(self, capture: DuckLakeCapture):
-        self.capture = capture
-
     # ------------------------------------------------------------------------------------ Result protocol
-    @property
-    def scenario(self) -> Scenario:
-        return self.capture.scenario
-
-    @property
-    def warehouse(self) -> str | None:
-        return self.capture.warehouse
-
-    def step_outcomes(self) -> tuple[StepOutcome, ...]:
-        """What each scenario step did (the snapshots it made), in order."""
-        return tuple(self.capture.steps)
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.scenario.table.column_names
-
     def points(self) -> tuple[Point, ...]:
         """Every snapshot a step made, on DuckLake's clock (snapshot ids count every catalog change, table
         creation included, so the first step's snapshot is not 1)."""
@@ -295,13 +274,6 @@ class DuckLakeResult:
                        "note": s.note} for s in cap.steps],
             "notes": list(cap.notes),
         }
-
-    def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
-        """Deprecated: write ``explorer.export(result, path, predict=...)`` (an exported page is the UI's job).
-        Still writes the page, with a DeprecationWarning, for one release."""
-        from explorer.engine import deprecated_to_html
-
-        return deprecated_to_html(self, path, predict=predict)
 
     def to_text(self, at: Selector = None) -> str:
         p = self.to_plain(at)

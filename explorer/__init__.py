@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from explorer import engine as _engine
 from explorer.api import orders, run, start_engine
 from explorer.iceberg.tools import explain_row, inspect, metadata_table, sql
 from explorer.sources import list_presets, load_preset, load_scenario, parse_scenario, scenario_from_yaml, to_scenario
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     from explorer.iceberg.changelog import Projection
     from explorer.jvm.session import configure as configure_spark, use_spark
     from explorer.ui.app import explore
+    from explorer.ui.export import export
     from explorer.ui.fonts import large_font
     from explorer.ui.compare import compare_explorer
     from explorer.ui.formats import FormatsApp
@@ -49,6 +51,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "compare_explorer": ("explorer.ui.compare", "compare_explorer"),
     "OrdersView": ("explorer.ui.orders_view", "OrdersView"),
     "FormatsApp": ("explorer.ui.formats", "FormatsApp"),
+    "export": ("explorer.ui.export", "export"),
     "changelog": ("explorer.iceberg.changelog_api", "changelog"),
     "compare_changelogs": ("explorer.iceberg.changelog_api", "compare"),
     "Projection": ("explorer.iceberg.changelog", "Projection"),
@@ -72,6 +75,13 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def _export(source: Any, path: Any, **options: Any) -> Any:
+    return __getattr__("export")(source, path, **options)
+
+
+_engine.page_writer = _export  # a result's deprecated to_html writes through explorer.export (explorer.engine)
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
@@ -79,6 +89,6 @@ def __dir__() -> list[str]:
 __all__ = [
     "At", "DeltaResult", "DuckLakeResult", "EngineError", "ExplorerError", "FormatsApp", "IcebergResult",
     "InspectResult", "OrdersView", "PaimonResult", "Point", "Projection", "Result", "Scenario", "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
-    "explain_row", "explore", "inspect", "large_font", "list_presets", "load_preset", "load_scenario", "metadata_table",
+    "explain_row", "explore", "export", "inspect", "large_font", "list_presets", "load_preset", "load_scenario", "metadata_table",
     "orders", "parse_scenario", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
 ]

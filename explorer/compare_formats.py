@@ -153,11 +153,12 @@ class Comparison:
             "not_executed": [{"format": n, "why": w} for n, w in self.not_executed],
         }
 
-    def to_html(self, path):
-        """Write the comparison as one self-contained HTML page that works offline from a file."""
-        from explorer.engine import write_page
+    def to_html(self, path: str | Path) -> Path:
+        """Deprecated: write ``explorer.export(view, path)`` (an exported page is the UI's job). Still writes the
+        page, with a DeprecationWarning, for one release."""
+        from explorer.engine import deprecated_to_html
 
-        return write_page(self, path)
+        return deprecated_to_html(self, path)
 
     def to_text(self) -> str:
         h = self.history

@@ -402,15 +402,19 @@ def history_engines() -> tuple[RunsHistories, ...]:
     return tuple(e for e in engines if isinstance(e, RunsHistories))
 
 
-# The module that writes exported pages (presentation). Named as text, like the engines above, so a result's
-# ``to_html`` works while the pure core and the engines import nothing of the UI (the layer contracts hold).
-_PAGES = "explorer.ui.export"
+# What writes an exported page: the public ``explorer.export``, handed over by the package's ``__init__`` (the
+# public API) when ``explorer`` is imported, which is before any of its modules. The core names no UI module.
+page_writer: Callable[..., Path] | None = None
 
 
-def write_page(obj: Any, path: str | Path, **options: Any) -> Path:
-    """Write ``obj`` (a result, a comparison) as one self-contained HTML page; see explorer.ui.export."""
-    written: Path = importlib.import_module(_PAGES).write_page(obj, path, **options)
-    return written
+def deprecated_to_html(obj: Any, path: str | Path, **options: Any) -> Path:
+    """What a result's (or a comparison's) deprecated ``to_html(path)`` does: warn, then write the page with
+    :data:`page_writer` (``explorer.export``: an exported page is presentation, the UI's job)."""
+    warnings.warn(f"{type(obj).__name__}.to_html(path) is deprecated and goes in the next release; write "
+                  "explorer.export(result, path) instead", DeprecationWarning, stacklevel=3)
+    if page_writer is None:
+        raise RuntimeError("no page writer: write explorer.export(result, path)")
+    return page_writer(obj, path, **options)
 
 
 def validate(scenario: Scenario, *, safe: bool | None = None) -> Scenario:

@@ -348,7 +348,7 @@ def _cmd_export(args) -> int:
     disagreement (the page is written all the same, with its red banner)."""
     from pathlib import Path
 
-    from explorer.engine import write_page
+    from explorer.ui.export import write_page
     from explorer.scenario.errors import ScenarioError
 
     output = Path(args.output)

@@ -67,9 +67,6 @@ def test_top_level_modules_import_no_spark_adapter() -> None:
 UI_ALLOWED = {PACKAGE / "__init__.py", PACKAGE / "figures.py"}
 
 
-@pytest.mark.xfail(strict=True, reason="results still reach the UI's export through explorer.engine.write_page "
-                                       "(the string 'explorer.ui.export'); issue #38 part B moves page export to "
-                                       "the UI (shape-formats)")
 def test_only_the_ui_loads_the_ui() -> None:
     files = [p for p in sorted(PACKAGE.rglob("*.py")) if (PACKAGE / "ui") not in p.parents and p not in UI_ALLOWED]
     assert _offenders(files, "explorer.ui") == {}

@@ -31,10 +31,11 @@ if TYPE_CHECKING:
 
 ALLOWED_PROCEDURES = frozenset({
     "rewrite_data_files", "rewrite_position_delete_files", "rollback_to_snapshot", "set_current_snapshot",
-    "cherrypick_snapshot", "expire_snapshots", "create_changelog_view", "fast_forward"})
+    "cherrypick_snapshot", "expire_snapshots", "create_changelog_view", "fast_forward", "publish_changes"})
 # spark.wap.branch routes writes to a branch of a table with write.wap.enabled (preset wap-branch-needs-wap-enabled);
-# the relation checks still confine every statement to the scenario's own table, and the run restores it.
-ALLOWED_SETTINGS = frozenset({"spark.sql.sources.partitionoverwritemode", "spark.wap.branch"})
+# spark.wap.id stages a write on such a table (preset wap-id-stages-then-publish); the relation checks still
+# confine every statement to the scenario's own table, and the run restores the session's settings.
+ALLOWED_SETTINGS = frozenset({"spark.sql.sources.partitionoverwritemode", "spark.wap.branch", "spark.wap.id"})
 _LOGICAL = "org.apache.spark.sql.catalyst.plans.logical."
 _ANALYSIS = "org.apache.spark.sql.catalyst.analysis."
 # Iceberg's ALTER TABLE statements: each carries the table as a Seq[String] (``table()``).
@@ -209,7 +210,8 @@ class StatementChecker:
         key = str(kv.get()._1()).lower() if kv.isDefined() else None
         if key not in ALLOWED_SETTINGS or not kv.get()._2().isDefined():
             raise _Refused("SET is not allowed in safe mode, except SET "
-                           "spark.sql.sources.partitionOverwriteMode = static|dynamic and SET spark.wap.branch = <branch>")
+                           "spark.sql.sources.partitionOverwriteMode = static|dynamic, SET spark.wap.branch = <branch> "
+                           "and SET spark.wap.id = <id>")
 
 
 def _statement_word(class_name: str) -> str:

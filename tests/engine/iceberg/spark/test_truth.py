@@ -102,3 +102,49 @@ def test_spark_wap_branch_routes_writes_only_with_write_wap_enabled(spark, prese
         assert read == {"main": [1], "audit": [1, 2]}
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")
+
+
+def test_spark_wap_id_stages_a_snapshot_and_publish_changes_refuses_a_second_publish(spark, preset_capture):
+    """#43 (write-audit-publish with spark.wap.id): the preset's staged snapshot carries ``wap.id`` in its summary,
+    the publish made no snapshot (a fast-forward) and main ends on the staged snapshot. With plain SQL on a table of
+    the test's own: while staged, main's current snapshot and rows do not move; a second ``publish_changes`` of the
+    same id is refused with ``DuplicateWAPCommitException`` (``WapUtil.validateWapPublish``)."""
+    capture = preset_capture("wap-id-stages-then-publish")
+    first, staged = capture.snapshots
+    assert staged.summary.get("wap.id") == "audit-1" and "wap.id" not in first.summary
+    assert staged.parent_id == first.snapshot_id
+    assert capture.steps[4].snapshot_ids == ()  # the publish: a fast-forward, no snapshot of its own
+    assert capture.refs == {"main": staged.snapshot_id}
+    assert rows(capture) == [(1, "A"), (2, "B")]
+
+    table = "explorer.truth_wap_id.t"
+    spark.sql(f"CREATE TABLE {table} (id int) USING iceberg TBLPROPERTIES ('write.wap.enabled'='true')")
+
+    def main_head():
+        return spark.sql(f"SELECT snapshot_id FROM {table}.refs WHERE name = 'main'").collect()[0][0]
+
+    try:
+        spark.sql(f"INSERT INTO {table} VALUES (1)")
+        before = main_head()
+        spark.conf.set("spark.wap.id", "job-1")
+        try:
+            spark.sql(f"INSERT INTO {table} VALUES (2)")
+        finally:
+            spark.conf.unset("spark.wap.id")
+        assert main_head() == before
+        assert [r[0] for r in spark.sql(f"SELECT id FROM {table}").collect()] == [1]
+        staged_id = spark.sql(f"SELECT snapshot_id FROM {table}.snapshots WHERE summary['wap.id'] = 'job-1'"
+                              ).collect()[0][0]
+        spark.sql(f"INSERT INTO {table} VALUES (3)")  # main moves on: the publish must be a real cherry-pick
+        out = spark.sql(f"CALL explorer.system.publish_changes('{table.split('.', 1)[1]}', 'job-1')").collect()[0]
+        assert out.source_snapshot_id == staged_id and out.current_snapshot_id != staged_id
+        published = spark.sql(f"SELECT summary FROM {table}.snapshots WHERE snapshot_id = {out.current_snapshot_id}"
+                              ).collect()[0][0]
+        assert published["published-wap-id"] == "job-1"
+        assert published["source-snapshot-id"] == str(staged_id)
+        assert sorted(r[0] for r in spark.sql(f"SELECT id FROM {table}").collect()) == [1, 2, 3]
+        with pytest.raises(Exception, match="DuplicateWAPCommitException|Duplicate request to cherry pick wap id"):
+            spark.sql(f"CALL explorer.system.publish_changes('{table.split('.', 1)[1]}', 'job-1')").collect()
+        assert sorted(r[0] for r in spark.sql(f"SELECT id FROM {table}").collect()) == [1, 2, 3]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")

@@ -38,6 +38,8 @@ from explorer.ui.common import (
     escape,
     large_font_mode,
     preset_from_link,
+    step_lines,
+    steps_html,
     story_html,
 )
 from explorer.ui.editor import EditorModel
@@ -90,6 +92,7 @@ class App(traitlets.HasTraits):
         self.model.observe(self._edited, "edits")
         self.presenter.observe(self._snapshot_shown, "shown")
         self.presenter.observe(self._result_changed, "result")
+        self.presenter.observe(lambda _: self._draw_story(), "result")
         if scenario is not None:
             self.load_scenario(scenario)
         else:
@@ -330,6 +333,8 @@ class App(traitlets.HasTraits):
                 self.w_yaml.value = self._yaml_shown = self.scenario().to_yaml()
             except ExplorerError:
                 pass  # half-typed: the box keeps the last valid version; Run names the problem
+        if self.predicting:
+            self._draw_story()  # the steps shown are the editor's until a run
 
     def steps_plain(self) -> list[dict[str, Any]]:
         """The steps as YAML mappings (files-per-insert applied); raises ScenarioError on unreadable text."""
@@ -536,20 +541,40 @@ class App(traitlets.HasTraits):
     # ------------------------------------------------------------------------------------ the story
 
     @property
+    def predicting(self) -> bool:
+        """Predict mode before Reveal: the story shows the numbered steps, and its description (it tells the
+        answer) is hidden."""
+        return self.predict_mode and self.score is None
+
+    @property
     def story_hidden(self) -> bool:
-        """Predict mode before Reveal: the story's description tells the answer, so only its title shows."""
-        return self.predict_mode and self.score is None and bool(self.description)
+        """Predict mode before Reveal hides the story's description (it tells the answer)."""
+        return self.predicting and bool(self.description)
+
+    def _story_scenario(self) -> Scenario | None:
+        """The scenario the steps come from: the run on screen's, else the editor's (None while half-typed)."""
+        if self.result is not None and getattr(self.result, "scenario", None) is not None:
+            return self.result.scenario
+        try:
+            return self.scenario()
+        except ExplorerError:
+            return None
 
     def _draw_story(self) -> None:
+        scenario = self._story_scenario() if self.predicting else None
         self.w_story.value = story_html(self.title, None if self.story_hidden else self.description,
-                                        note=STORY_HIDDEN_NOTE if self.story_hidden else self.story_note)
+                                        note=STORY_HIDDEN_NOTE if self.story_hidden else self.story_note,
+                                        steps=steps_html(scenario) if scenario is not None else "")
 
     @property
     def story_text(self) -> str:
-        """The story above the app as plain text, as shown: the scenario's title, then its description (hidden
-        in predict mode until Reveal), then a note (why it is hidden, or that the learner edited the preset)."""
+        """The story above the app as plain text, as shown: the scenario's title, then its description (in
+        predict mode until Reveal: why it is hidden, and the numbered steps), then a note (that the learner
+        edited the preset)."""
         note = STORY_HIDDEN_NOTE if self.story_hidden else self.story_note
-        return "\n".join(filter(None, (self.title, None if self.story_hidden else self.description, note)))
+        scenario = self._story_scenario() if self.predicting else None
+        steps = step_lines(scenario) if scenario is not None else []
+        return "\n".join(filter(None, (self.title, None if self.story_hidden else self.description, note, *steps)))
 
     # ------------------------------------------------------------------------------------ predict, reveal
 

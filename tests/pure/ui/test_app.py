@@ -388,3 +388,24 @@ def test_the_picker_lists_presets_by_chapter_with_a_line_each():
     assert chapters.index("06") < chapters.index("03")  # 06 is read third, 03 seventh
     app.select_preset("regression-v3-one-puffin-many-dvs")  # still loads by name; the picker goes blank
     assert app.w_preset.value is None and app.scenario().name == "regression-v3-one-puffin-many-dvs"
+
+
+def test_predict_mode_shows_every_step_and_hides_only_the_outcome(seed_capture):
+    """#40: a prediction needs the steps: predict mode shows each step's number, kind, label and rows or
+    condition (in place of the story, which tells the answer) and nothing of the outcome, before and after Run."""
+    import html as _html
+
+    scenario = load_preset(SEED)
+    app = explore(SEED)
+    app.set_predict_mode(True)
+    for shown in (app.story_text, _html.unescape(app.w_story.value)):
+        for step in scenario.steps:
+            assert step.label in shown and step.describe() in shown, (step.label, shown)
+        assert "removes it" not in shown  # the description's answer
+    app.show_result(IcebergResult(seed_capture))
+    shown = _html.unescape(app.w_story.value)
+    assert all(step.label in shown for step in scenario.steps) and "removes it" not in shown
+    assert app.current_figures == {} and app.caption == "" and "agree" not in shown
+    app.predict([])
+    app.reveal()
+    assert "removes it" in app.w_story.value and "<ol class='sx-steps'" not in app.w_story.value

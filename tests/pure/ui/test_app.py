@@ -371,7 +371,7 @@ def test_stale_information_goes_when_it_stops_being_true(seed_capture):
     app._set_progress("done: 6 snapshots")
     assert "engine" not in app.w_progress_label.value.split(">", 1)[1]  # only in the tooltip
     assert "data-engine-s='3.200'" in app.w_progress_label.value
-    assert app.w_progress.layout.visibility == "hidden"
+    assert app.w_progress.layout.display == "none"  # no room taken: the line sits beside the buttons
 
 
 def test_the_picker_lists_presets_by_chapter_with_a_line_each():

@@ -225,7 +225,7 @@ def keys_timeline_figure(result: PaimonResult, at: Selector = None) -> go.Figure
         title={"text": f"Every key at snapshot {sid}: {here.label}<br><sup>{_step_words(result, sid)}</sup>",
                "x": 0.01},
         template="plotly_white", height=200 + 56 * max(1, len(lanes)), margin={"t": 110},
-        legend={"orientation": "h", "x": 0, "y": -0.15, "yanchor": "top"},
+        legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
         meta={"kind": "paimon-keys-timeline", "snapshot_id": sid, "lanes": lanes,
               "step": _step_words(result, sid)})
     fig.update_xaxes(title_text="commit snapshot", dtick=1,

@@ -64,6 +64,9 @@ class Scenario(Frozen):
     title: str | None = None
     description: str | None = None
     engine: str = DEFAULT_ENGINE
+    # Where the story meets the engine's source (class and method names), kept out of the learner's story and
+    # shown folded as "For readers of <format>'s code".
+    code_notes: str | None = None
 
     @property
     def display_title(self) -> str:
@@ -97,6 +100,8 @@ class Scenario(Frozen):
             out["title"] = self.title
         if self.description:
             out["description"] = self.description
+        if self.code_notes:
+            out["code_notes"] = self.code_notes
         out["engine"] = self.engine
         out["table"] = table
         out["steps"] = [s.to_plain() for s in self.steps]
@@ -260,7 +265,7 @@ def parse_scenario(data: Any) -> Scenario:
     """Validate a plain mapping (parsed YAML, or built in Python) into a :class:`Scenario`."""
     if not isinstance(data, Mapping):
         raise ScenarioError("a scenario must be a mapping with at least 'name', 'table' and 'steps'")
-    known = {"name", "title", "description", "engine", "table", "steps"}
+    known = {"name", "title", "description", "code_notes", "engine", "table", "steps"}
     for key in data:
         if key not in known:
             raise ScenarioError(f"unknown key {key!r}; a scenario has {', '.join(sorted(known))}", field=str(key))
@@ -272,7 +277,7 @@ def parse_scenario(data: Any) -> Scenario:
     if engine not in ENGINES:
         raise ScenarioError(f"must be one of {', '.join(ENGINES)}, got {engine!r}", field="engine")
     fmt = format_of(engine)
-    for text_field in ("title", "description"):
+    for text_field in ("title", "description", "code_notes"):
         if data.get(text_field) is not None and not isinstance(data[text_field], str):
             raise ScenarioError("must be text", field=text_field)
     table = _parse_table(data.get("table"), fmt)
@@ -304,7 +309,7 @@ def parse_scenario(data: Any) -> Scenario:
     steps = tuple(steps_list)
     fmt.check_steps(steps, table)
     return Scenario(name=name, table=table, steps=steps, title=data.get("title"),
-                    description=data.get("description"), engine=engine)
+                    description=data.get("description"), engine=engine, code_notes=data.get("code_notes"))
 
 
 def _parse_table(raw: Any, fmt: Format) -> TableSpec:

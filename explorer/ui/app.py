@@ -38,7 +38,7 @@ from explorer.ui.app_units import EditorTwins, UnitsState
 from explorer.engine import Result, Selector
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.model import Scenario
-from explorer.ui.common import error_html, large_font_mode, preset_from_link
+from explorer.ui.common import code_notes_title, error_html, large_font_mode, preset_from_link
 from explorer.ui.editor import EditorModel
 from explorer.ui.editor_view import EditorView
 from explorer.ui.export_view import ExportPageView, export_page, result_name
@@ -85,6 +85,7 @@ class App(UnitsState, EditorTwins, traitlets.HasTraits):
         self._yaml_failed: ExplorerError | None = None  # the last Load YAML's error, until a scenario is loaded
         self._source_name: str | None = None  # the name of the scenario loaded, until the first edit
         self._first_view_at = 0.0  # when the last run's first view went to the page (perf_counter)
+        self.code_notes: tuple[str, str] | None = None  # the loaded scenario's code notes, folded under its story
         self._build_widgets()
         self.model.observe(self._edited, "edits")
         self.presenter.observe(self._snapshot_shown, "shown")
@@ -168,6 +169,7 @@ class App(UnitsState, EditorTwins, traitlets.HasTraits):
         self._draw_error()
         self.w_yaml.value = self._yaml_shown = scenario.to_yaml()
         self.story_note = ""
+        self.code_notes = (code_notes_title(scenario), scenario.code_notes) if scenario.code_notes else None
         self.title, self.description = scenario.title or "", scenario.description or ""
         # The picker names the preset only when the editor holds exactly it (else it is blank, and choosing any
         # preset, even the one named before, loads it).

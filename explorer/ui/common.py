@@ -59,14 +59,24 @@ def steps_html(scenario: Any) -> str:
             f"{''.join(items)}</ol>")
 
 
-def story_html(title: str | None, description: str | None, *, note: str = "", steps: str = "") -> str:
-    """The story above the app: the scenario's title and its description rendered as Markdown, then a note in
-    italics (the story hidden in predict mode, or edited since), then ``steps`` (:func:`steps_html`, in predict
-    mode)."""
+def code_notes_title(scenario: Any) -> str:
+    """The fold's title for a scenario's ``code_notes``: "For readers of Iceberg's code"."""
+    return f"For readers of {scenario.format.title}'s code"
+
+
+def story_html(title: str | None, description: str | None, *, note: str = "", steps: str = "",
+               aside: tuple[str, str] | None = None) -> str:
+    """The story above the app: the scenario's title and its description rendered as Markdown, then ``aside``
+    (a scenario's code notes: (fold title, Markdown), folded), then a note in italics (the story hidden in predict
+    mode, or edited since), then ``steps`` (:func:`steps_html`, in predict mode)."""
     import mistune
 
+    markdown = mistune.create_markdown(escape=True)  # raw HTML stays text
     head = f"<h3 style='margin:4px 0'>{escape(title)}</h3>" if title else ""
-    body = mistune.create_markdown(escape=True)(description) if description else ""  # raw HTML stays text
+    body = markdown(description) if description else ""
+    if aside is not None and aside[1]:
+        body += (f"<details class='sx-code-notes' style='margin:4px 0 8px 0;color:#455a64'><summary>"
+                 f"{escape(aside[0])}</summary>{markdown(aside[1])}</details>")
     tail = f"<p class='sx-story-note' style='color:#6d4c41;font-style:italic'>{escape(note)}</p>" if note else ""
     return f"<div class='sx-story' style='max-width:100%'>{head}{body}{tail}{steps}</div>"
 

@@ -43,7 +43,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from explorer.scenario.errors import ScenarioError
-from explorer.ui.common import STORY_HIDDEN_NOTE, escape, steps_html, story_html
+from explorer.ui.common import STORY_HIDDEN_NOTE, code_notes_title, escape, steps_html, story_html
 from explorer.ui.predict import PREDICT_NOTE
 from explorer.ui.timetravel import WIDGET_ESM, figure_spec, payload_json, plotly_js_source, table_spec
 
@@ -70,6 +70,7 @@ class Page:
     source: str = ""  # what was exported ("preset seed-delete-insert-delete"), said in the footer
     details: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (summary, preformatted text) folds
     steps: str = ""  # the numbered steps (explorer.ui.common.steps_html), shown in predict mode for the story
+    aside: tuple[str, str] | None = None  # (fold title, Markdown): a scenario's code notes, folded under the story
 
 
 # ------------------------------------------------------------------------------------------------ blocks
@@ -159,12 +160,13 @@ def run_page(result: Any, *, predict: bool = False, source: str = "") -> Page:
         title, description = scenario.display_title, scenario.description or ""
         details: tuple[tuple[str, str], ...] = (("Scenario as YAML", scenario.to_yaml()),)
         steps = steps_html(scenario)
+        aside = (code_notes_title(scenario), scenario.code_notes) if scenario.code_notes else None
     else:  # an existing table read through explorer.inspect: no story, its name says what it is
-        title, details, steps = f"Inspected table {result.table_name or 'an Iceberg table'}", (), ""
+        title, details, steps, aside = f"Inspected table {result.table_name or 'an Iceberg table'}", (), "", None
         description = ("An existing Iceberg table read through its own metadata (`explorer inspect`); Spark's "
                        "read is checked at the table's current snapshot.")
     return Page(title=title, description=description, sections=(run_section(result, predict=predict),),
-                source=source, details=details, steps=steps)
+                source=source, details=details, steps=steps, aside=aside)
 
 
 def _is_compare(obj: Any) -> bool:
@@ -390,7 +392,7 @@ def page_html(page: Page, *, plotly_src: str | None = None, full_plotly: bool = 
 </head>
 <body>
 <main class="sx-page">
-{story_html(page.title, None)}<div class="sx-story-body">{story_html(None, page.description)}</div>
+{story_html(page.title, None)}<div class="sx-story-body">{story_html(None, page.description, aside=page.aside)}</div>
 <p class="sx-story-note" style="display:none">{escape(STORY_HIDDEN_NOTE if page.steps else _NO_STEPS_NOTE)}</p>
 <div class="sx-story-steps" style="display:none">{page.steps}</div>
 {''.join(sections)}

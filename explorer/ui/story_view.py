@@ -38,9 +38,14 @@ class StoryView:
         return (None if self.hidden else self._app.description,
                 STORY_HIDDEN_NOTE if self.hidden else self._app.story_note, scenario)
 
+    def _aside(self) -> tuple[str, str] | None:
+        """The scenario's code notes, folded (hidden with the description in predict mode: they may tell it)."""
+        aside = self._app.code_notes  # (fold title, Markdown) of the scenario loaded, or None
+        return None if self.hidden or aside is None else aside
+
     def draw(self) -> None:
         description, note, scenario = self._parts()
-        self.widget.value = story_html(self._app.title, description, note=note,
+        self.widget.value = story_html(self._app.title, description, note=note, aside=self._aside(),
                                        steps=steps_html(scenario) if scenario is not None else "")
 
     @property

@@ -73,10 +73,10 @@ def story_html(title: str | None, description: str | None, *, note: str = "", st
 
     markdown = mistune.create_markdown(escape=True)  # raw HTML stays text
     head = f"<h3 style='margin:4px 0'>{escape(title)}</h3>" if title else ""
-    body = markdown(description) if description else ""
+    body = str(markdown(description)) if description else ""
     if aside is not None and aside[1]:
         body += (f"<details class='sx-code-notes' style='margin:4px 0 8px 0;color:#455a64'><summary>"
-                 f"{escape(aside[0])}</summary>{markdown(aside[1])}</details>")
+                 f"{escape(aside[0])}</summary>{str(markdown(aside[1]))}</details>")
     tail = f"<p class='sx-story-note' style='color:#6d4c41;font-style:italic'>{escape(note)}</p>" if note else ""
     return f"<div class='sx-story' style='max-width:100%'>{head}{body}{tail}{steps}</div>"
 

@@ -30,7 +30,7 @@ def line_numbers_html(text: str) -> str:
 class YamlView:
     """``box``: an accordion (folded) holding the buttons, the load error and the numbered text."""
 
-    def __init__(self, on_show: Callable[[], None], on_load: Callable[[str], None]) -> None:
+    def __init__(self, on_show: Callable[[], object], on_load: Callable[[str], object]) -> None:
         self.w_yaml = W.Textarea(rows=MIN_ROWS, layout=W.Layout(width="100%"))
         self.w_yaml.add_class("sx-yaml")
         self.w_lines = W.HTML(line_numbers_html(""), layout=W.Layout(width="3.2em", flex="0 0 auto"))

@@ -252,7 +252,9 @@ def _lay_out(fig: go.Figure, d: _Drawing, hidden: int, in_scope: int) -> None:
         meta={"kind": "timeline", "snapshot_id": snap.snapshot_id, "sequence_number": snap.sequence_number,
               "lanes": [f.id for f in d.born], "lane_order": [f.id for f in frame.lanes],
               "connectors_hidden": hidden})
-    run = [s for s in d.ex.capture.snapshots if s.ordinal <= frame.last.ordinal]
+    capture = d.ex.capture
+    assert capture is not None  # timeline_figure refuses a bare snapshot view
+    run = [s for s in capture.snapshots if s.ordinal <= frame.last.ordinal]
     tickvals, ticktext = sequence_ticks(run)
     ticktext = [t if v <= snap.sequence_number else f"<span style='color:{_LATER}'>{t}</span>"
                 for v, t in zip(tickvals, ticktext)]

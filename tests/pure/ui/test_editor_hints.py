@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from explorer.ui.editor_view import modifiers_hint
 
 

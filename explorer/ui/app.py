@@ -48,7 +48,7 @@ from explorer.ui.predict_view import PredictView
 from explorer.ui.presenter import ResultPresenter
 from explorer.ui.run_controller import RunController, RunFailure
 from explorer.ui.story_view import StoryView
-from explorer.ui.toolbar import Toolbar, progress_html  # noqa: F401 - progress_html: said here before
+from explorer.ui.toolbar import Toolbar
 from explorer.ui.yaml_view import YamlView
 
 DEFAULT_PRESET = "seed-delete-insert-delete"

@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from explorer.scenario.model import Scenario
     from explorer.ui.editor import EditorModel
     from explorer.ui.editor_view import EditorView
-    from explorer.ui.engine_views import CheckLine
     from explorer.ui.predict import PredictGame, Score
     from explorer.ui.presenter import ResultPresenter
     from explorer.ui.run_controller import RunController
+    from explorer.views import CheckLine
 
 
 class UnitsState:

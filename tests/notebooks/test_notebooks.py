@@ -438,7 +438,7 @@ def test_09_branches_rollback_tags_executes(kernel_env, tmp_path):
     nb = execute("09-branches-rollback-tags.ipynb", tmp_path)
     text = text_of(nb)
     blocks = text.split("resolver and engine agree at every snapshot: ")
-    assert len(blocks) == 7 and all(b.startswith("True") for b in blocks[1:]), text
+    assert len(blocks) == 8 and all(b.startswith("True") for b in blocks[1:]), text
     # A branch commit takes sequence number 2: main's history skips it; Spark reads B only on the branch.
     skips = _refs_read(blocks[0])
     assert skips["main"] == ([1, 3, 4], "[(3, 'C')]"), skips
@@ -460,18 +460,28 @@ def test_09_branches_rollback_tags_executes(kernel_env, tmp_path):
         r"^on (dev|main): user 4's file (\S+) has data sequence number (\d+)$", text, flags=re.MULTILINE)}
     assert picked["dev"][0] == picked["main"][0] and (picked["dev"][1], picked["main"][1]) == (3, 6), picked
     assert re.search(r"^on main, E1 x D\d+: 6 < 5 -> ignored-by-sequence$", text, flags=re.MULTILINE)
-    pick = _refs_read(blocks[3])
+    # spark.wap.id stages a snapshot off main; publish_changes fast-forwards main to it; a second publish fails (#43).
+    staged = blocks[3]
+    assert re.search(r"^staged snapshot \d+: summary wap.id = 'audit-1', parent \d+ \(the load of A\)$", staged,
+                     flags=re.MULTILINE), staged
+    assert "as of the load of A, Spark reads [(1, 'A')]" in staged
+    assert "as of the staged snapshot, Spark reads [(1, 'A'), (2, 'B')]" in staged
+    assert "the publish step made 0 snapshot(s)" in staged
+    assert _refs_read(staged) == {"main": ([1, 2], "[(1, 'A'), (2, 'B')]")}, staged
+    assert re.search(r"the explorer raised: .*Duplicate request to cherry pick wap id that was published already: "
+                     r"audit-1", blocks[4]), blocks[4]
+    pick = _refs_read(blocks[4])
     assert pick["main"] == ([1, 4, 5, 6], "[(1, 'A'), (3, 'C'), (4, 'D')]"), pick
     assert pick["dev"] == ([1, 2, 3], "[(1, 'A'), (2, 'B'), (4, 'D')]"), pick
     # Rollback: three snapshots, B's is not on main's history; the next commit still took 3.
     assert "snapshots made, by sequence number: [1, 2, 3]" in text
     assert "B's snapshot (sequence number 2) on main's history: False" in text
     # A pick whose parent is main's head is a fast-forward: no snapshot, B keeps data sequence number 2 (#28).
-    assert "the cherry-pick step made 0 snapshot(s)" in blocks[4]
-    assert re.findall(r"^B's file \S+: data sequence number (\d+)$", blocks[4], flags=re.MULTILINE) == ["2"]
-    ff = _refs_read(blocks[4])
+    assert "the cherry-pick step made 0 snapshot(s)" in blocks[5]
+    assert re.findall(r"^B's file \S+: data sequence number (\d+)$", blocks[5], flags=re.MULTILINE) == ["2"]
+    ff = _refs_read(blocks[5])
     assert ff["main"] == ([1, 2, 3], "[(1, 'A'), (2, 'B'), (3, 'C')]"), ff
-    rollback = _refs_read(blocks[5])
+    rollback = _refs_read(blocks[6])
     assert rollback["main"] == ([1, 3], "[(1, 'A'), (3, 'C')]"), rollback
     assert rollback["first_load"] == ([1], "[(1, 'A')]"), rollback
     assert_figures_offline(nb, at_least=2)

@@ -281,6 +281,8 @@ class _Runner:
                 self.step_index = step.index
                 if self.progress:
                     self.progress(step.index, total, None, f"step {step.index}/{total}: {step.title}")
+                if isinstance(step, SqlStep) and "expire_snapshots" in step.sql.lower():
+                    self._settle_reads()  # an expiry removes snapshots a pending read-back still needs
                 outcome = self._run_step(step)
                 self.recorder.steps.append(outcome)
                 if self.progress:
@@ -288,6 +290,14 @@ class _Runner:
             return self._capture()
         finally:
             self._reader.shutdown(wait=True)
+
+    def _settle_reads(self) -> None:
+        """Wait until every snapshot made so far has been read back; a failed read is reported by ``_capture``."""
+        for future in list(self._reads.values()):
+            try:
+                future.result()
+            except Exception:
+                pass
 
     def _partial_capture(self) -> Capture | None:
         """What a failed run recorded up to its last good snapshot, or None when even that cannot be read: a

@@ -148,3 +148,23 @@ def test_spark_wap_id_stages_a_snapshot_and_publish_changes_refuses_a_second_pub
         assert sorted(r[0] for r in spark.sql(f"SELECT id FROM {table}").collect()) == [1, 2, 3]
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")
+
+
+def test_expire_snapshots_keeps_what_each_refs_retention_asks_for(spark, preset_capture):
+    """#43 (snapshot and ref retention): with history.expire.max-ref-age-ms = 1 and retain_last => 1, the tag
+    without retention of its own is dropped, the tag with RETAIN keeps its snapshot, the branch with SNAPSHOT
+    RETENTION 2 keeps its head and parent, main keeps its head: B's and E's snapshots are expired (Spark's own
+    snapshots and refs metadata tables say so). Also checks the run read every snapshot back before the expiry."""
+    from explorer.iceberg.tools import metadata_table
+
+    capture = preset_capture("expire-snapshots-ref-retention")
+    a, b, c, d, e, f = capture.snapshots
+    assert capture.refs == {"main": f.snapshot_id, "kept": a.snapshot_id, "audit": d.snapshot_id}
+    listed = {row["snapshot_id"]
+              for row in metadata_table(capture.table_name, "snapshots", ["snapshot_id"], spark=spark)}
+    assert listed == {a.snapshot_id, c.snapshot_id, d.snapshot_id, f.snapshot_id}
+    refs = {row["name"]: row["type"]
+            for row in metadata_table(capture.table_name, "refs", ["name", "type"], spark=spark)}
+    assert refs == {"main": "BRANCH", "kept": "TAG", "audit": "BRANCH"}
+    assert set(capture.engine_rows) == {s.snapshot_id for s in capture.snapshots}  # read before they expired
+    assert rows(capture, 1) == [(1, "A"), (2, "B")]

@@ -484,6 +484,11 @@ def test_09_branches_rollback_tags_executes(kernel_env, tmp_path):
     rollback = _refs_read(blocks[6])
     assert rollback["main"] == ([1, 3], "[(1, 'A'), (3, 'C')]"), rollback
     assert rollback["first_load"] == ([1], "[(1, 'A')]"), rollback
+    # Expiry keeps what each ref's retention asks for: B (only a dropped tag named it) and E (below main's one
+    # retained snapshot) are gone from Spark's snapshots table; the tag without RETAIN is gone from the refs (#43).
+    assert "snapshots made: ['A', 'B', 'C', 'D', 'E', 'F']" in text
+    assert "snapshots Spark still lists after the expiry: ['A', 'C', 'D', 'F']" in text
+    assert "refs after the expiry: {'audit': 'D', 'kept': 'A', 'main': 'F'}" in text
     assert_figures_offline(nb, at_least=2)
 
 

@@ -366,6 +366,12 @@ def test_03_concurrent_writers_executes(kernel_env, tmp_path):
     assert "org.apache" not in text
     assert text.count("resolver and engine agree at every snapshot: True") == 4
     assert "agree at every snapshot: False" not in text
+    # The Hadoop catalog's commit (#43): v1 (the table, no snapshot), then one metadata file per snapshot; the
+    # rejected job wrote none; version-hint.text names the last version.
+    versions = re.findall(r"^v(\d+)\.metadata\.json: (\d+) snapshot\(s\), current (-?\d+)$", text, flags=re.MULTILINE)
+    assert [(int(v), int(n)) for v, n, _ in versions] == [(1, 0), (2, 1), (3, 2), (4, 3)], text
+    assert "version-hint.text says: 4" in text and "jobs: B committed, A rejected" in text
+    assert "snapshots made: 3" in text
     assert_figures_offline(nb, at_least=2)
     # the grid (explorer.orders): every history of each race, judged against the serial orders
     assert text.count("the engine's rows equal the resolver's in every history: True") == 6, text

@@ -138,10 +138,41 @@ public class BigTableFiles {
     return new long[] {tasks, attached, System.nanoTime() - start};
   }
 
+  /**
+   * Iceberg's distributed planning (Spark's {@code SparkDistributedDataScan}: with the table's
+   * {@code read.data-planning-mode} and {@code read.delete-planning-mode} set to {@code distributed}, executors
+   * read the data and delete manifests), every task's deletes consumed: {tasks, attached delete files, nanoseconds}.
+   */
+  public long[] planDistributed(org.apache.spark.sql.SparkSession spark, Table table) throws IOException {
+    long start = System.nanoTime(), tasks = 0, attached = 0;
+    try (CloseableIterable<FileScanTask> planned = distributedScan(spark, table).planFiles()) {
+      for (FileScanTask task : planned) {
+        tasks++;
+        attached += task.deletes().size();
+      }
+    }
+    return new long[] {tasks, attached, System.nanoTime() - start};
+  }
+
+  private static org.apache.iceberg.TableScan distributedScan(org.apache.spark.sql.SparkSession spark, Table table) {
+    return new org.apache.iceberg.SparkDistributedDataScan(
+        spark, table, new org.apache.iceberg.spark.SparkReadConf(spark, table, new HashMap<>()));
+  }
+
+  /** writePlan of the distributed planning. */
+  public long writeDistributedPlan(org.apache.spark.sql.SparkSession spark, Table table, String out)
+      throws IOException {
+    return writeTasks(distributedScan(spark, table), out);
+  }
+
   /** The attached delete files per data file, by file name, written to {@code out} ("data\tdel,del" lines). */
   public long writePlan(Table table, String out) throws IOException {
+    return writeTasks(table.newScan(), out);
+  }
+
+  private static long writeTasks(org.apache.iceberg.TableScan scan, String out) throws IOException {
     long lines = 0;
-    try (CloseableIterable<FileScanTask> planned = table.newScan().planFiles();
+    try (CloseableIterable<FileScanTask> planned = scan.planFiles();
          BufferedWriter w = Files.newBufferedWriter(Paths.get(out), StandardCharsets.UTF_8)) {
       for (FileScanTask task : planned) {
         TreeSet<String> names = new TreeSet<>();

@@ -40,7 +40,7 @@ def sizes_for(scale: float) -> dict:
 
 
 def _session(args):
-    from explorer.iceberg.spark.session import configure, get_spark
+    from explorer.jvm.session import configure, get_spark
 
     if args.master:
         configure(master=args.master, conf=CLUSTER_CONF)
@@ -50,7 +50,7 @@ def _session(args):
 def child_build(args) -> dict:
     spark = _session(args)
     with tempfile.TemporaryDirectory(prefix="big-table-java-") as classes:
-        from explorer.iceberg.spark.session import iceberg_runtime_jar
+        from explorer.jvm.session import iceberg_runtime_jar
 
         helper = bt.load_helper(spark, bt.compile_helper(iceberg_runtime_jar(), Path(classes)))
         start = time.perf_counter()
@@ -62,7 +62,7 @@ def child_build(args) -> dict:
 
 def child_reference(args) -> dict:
     from explorer.iceberg.spark.metadata import load_iceberg_table
-    from explorer.iceberg.spark.session import iceberg_runtime_jar
+    from explorer.jvm.session import iceberg_runtime_jar
 
     spark = _session(args)
     with tempfile.TemporaryDirectory(prefix="big-table-java-") as classes:

@@ -61,7 +61,7 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 def standalone_cluster(base: Path, *, workers: int = 2, cores: int = 1, memory: str = "768m",
                        timeout_s: float = 120) -> Iterator[Cluster]:
     """A master and ``workers`` workers (``cores`` and ``memory`` each), logs and work dirs under ``base``."""
-    from explorer.iceberg.spark.session import java_executable
+    from explorer.jvm.session import java_executable
 
     if java_executable() is None:
         raise ClusterUnavailable("no Java on PATH (or JAVA_HOME): a Spark master and worker cannot start")

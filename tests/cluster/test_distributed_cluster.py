@@ -21,7 +21,7 @@ SCRIPT = textwrap.dedent("""
     from explorer.api import load_preset
     from explorer.iceberg.spark.runner import run_iceberg
     from explorer.iceberg.spark.inspect import inspect_table
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     explorer.configure_spark(master=sys.argv[1], conf=["spark.executor.memory=512m", "spark.executor.cores=1",
                                                        "spark.cores.max=2", f"spark.pyspark.python={sys.executable}"])

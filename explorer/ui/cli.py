@@ -171,7 +171,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         distributed = args.distributed
         result = inspect(args.table, at=_at(args),
                          contents=False if args.metadata_only or distributed else None,
-                         distributed=distributed, progress=_stderr_progress)
+                         distributed=distributed, progress=_planning_progress)
         _emit(result, args.json)
         return EXIT_OK if result.agrees else EXIT_DISAGREE
     if args.command == "why":
@@ -271,7 +271,7 @@ def _resolve(text: str, *, verb: str | None = None):
     raise ScenarioError(f"no such file: {path}{hint}", field="scenario")
 
 
-def _stderr_progress(line: str) -> None:
+def _planning_progress(line: str) -> None:
     """Progress of long work, one line on stderr each step (stdout keeps only the result)."""
     print(f"explorer: {line}", file=sys.stderr, flush=True)
 

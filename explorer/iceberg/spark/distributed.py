@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from explorer.iceberg.columns import (
     DATA,
@@ -103,7 +103,7 @@ def live_files(spark: SparkSession, name: str, facts: TableFacts) -> DataFrame:
     F = _F()
     entries = spark.read.option("snapshot-id", facts.snapshot_id).table(f"{name}.entries").where("status < 2")
     f = F.col("data_file")
-    fields = set(entries.schema["data_file"].dataType.fieldNames())
+    fields = set(cast(Any, entries.schema["data_file"].dataType).fieldNames())
     puffin = F.upper(f.file_format) == "PUFFIN"
     content = (F.when(f.content == 0, DATA).when(f.content == 2, EQUALITY_DELETES)
                .when(puffin, DELETION_VECTOR).otherwise(POSITION_DELETES))
@@ -142,7 +142,7 @@ def _metric_columns(entries: DataFrame, facts: TableFacts) -> list[Column]:
     F = _F()
     if "readable_metrics" not in entries.columns:
         return []
-    names = set(entries.schema["readable_metrics"].dataType.fieldNames())
+    names = set(cast(Any, entries.schema["readable_metrics"].dataType).fieldNames())
     out = []
     for fid, (name, _) in sorted(facts.columns.items()):
         if name not in names:
@@ -240,7 +240,8 @@ class DistributedPlan:
             data = data.cache()
             head = data.agg(F.count("*").alias("n"), F.avg("opened").alias("mean"), F.max("opened").alias("most"),
                             F.sum(F.when(F.col("opened") == 0, 1).otherwise(0)).alias("none")).first()
-            n_data = int(head.n) if head else 0
+            assert head is not None  # an aggregate without grouping has one row
+            n_data = int(head.n)
             groups = {}
             for r in (deletes.groupBy("content", "unpartitioned")
                       .agg(F.count("*").alias("n"), F.min("touched").alias("low"), F.max("touched").alias("high"),
@@ -344,6 +345,7 @@ def compare_sets(plan: DistributedPlan, reference: DataFrame) -> PlanCheck:
     row = joined.agg(F.count("*").alias("compared"),
                      F.sum(F.when(F.col("ours").isNull() | F.col("theirs").isNull() |
                                   (F.col("ours") != F.col("theirs")), 1).otherwise(0)).alias("differ")).first()
+    assert row is not None  # an aggregate without grouping has one row
     return PlanCheck(int(row.compared or 0), int(row.differ or 0))
 
 

@@ -12,7 +12,7 @@ Used by :mod:`explorer.iceberg.spark.distributed`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from explorer.iceberg.column_stats import (
     ALL_NULL,
@@ -152,7 +152,8 @@ def verdict_code(question: Question, facts: ColumnFacts) -> Column:
     for content, conditions in question.rules.items():
         code = F.lit(0)
         for condition in reversed(conditions):
-            code = F.when(~F.coalesce(condition.holds(facts), F.lit(False)), index[condition.verdict]
+            holds = condition.holds(cast(Any, facts))  # the same names as Facts, read as Spark columns
+            code = F.when(~F.coalesce(holds, F.lit(False)), index[condition.verdict]
                           ).otherwise(code)
         out = F.when(facts.content == content, code).otherwise(out)
     return out.cast("tinyint")

@@ -324,7 +324,8 @@ def explain_table_row(spark: SparkSession, name: str, where: Mapping[str, Any], 
                       at_seq: int | None = None, ref: str | None = None) -> RowExplanation:
     """Every stored copy of the rows matching ``where`` and what became of it, checked against Spark's read."""
     result = inspect_table(spark, name, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref, contents=True,
-                           check=False)
+                           check=False, distributed=False)
+    assert isinstance(result, InspectResult)  # distributed=False: the rows are read on the driver
     columns = {c.name: c.type for c in result.capture.columns}
     typed = {}
     for column, value in where.items():

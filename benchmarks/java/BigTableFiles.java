@@ -145,16 +145,16 @@ public class BigTableFiles {
    */
   public long[] planDistributed(org.apache.spark.sql.SparkSession spark, Table table) throws IOException {
     long start = System.nanoTime(), tasks = 0, attached = 0;
-    try (CloseableIterable<FileScanTask> planned = distributedScan(spark, table).planFiles()) {
-      for (FileScanTask task : planned) {
+    try (CloseableIterable<org.apache.iceberg.ScanTask> planned = distributedScan(spark, table).planFiles()) {
+      for (org.apache.iceberg.ScanTask t : planned) {
         tasks++;
-        attached += task.deletes().size();
+        attached += ((FileScanTask) t).deletes().size();
       }
     }
     return new long[] {tasks, attached, System.nanoTime() - start};
   }
 
-  private static org.apache.iceberg.TableScan distributedScan(org.apache.spark.sql.SparkSession spark, Table table) {
+  private static org.apache.iceberg.BatchScan distributedScan(org.apache.spark.sql.SparkSession spark, Table table) {
     return new org.apache.iceberg.SparkDistributedDataScan(
         spark, table, new org.apache.iceberg.spark.SparkReadConf(spark, table, new HashMap<>()));
   }
@@ -162,19 +162,21 @@ public class BigTableFiles {
   /** writePlan of the distributed planning. */
   public long writeDistributedPlan(org.apache.spark.sql.SparkSession spark, Table table, String out)
       throws IOException {
-    return writeTasks(distributedScan(spark, table), out);
+    return writeTasks(distributedScan(spark, table).planFiles(), out);
   }
 
   /** The attached delete files per data file, by file name, written to {@code out} ("data\tdel,del" lines). */
   public long writePlan(Table table, String out) throws IOException {
-    return writeTasks(table.newScan(), out);
+    return writeTasks(table.newScan().planFiles(), out);
   }
 
-  private static long writeTasks(org.apache.iceberg.TableScan scan, String out) throws IOException {
+  private static long writeTasks(CloseableIterable<? extends org.apache.iceberg.ScanTask> tasks, String out)
+      throws IOException {
     long lines = 0;
-    try (CloseableIterable<FileScanTask> planned = scan.planFiles();
+    try (CloseableIterable<? extends org.apache.iceberg.ScanTask> planned = tasks;
          BufferedWriter w = Files.newBufferedWriter(Paths.get(out), StandardCharsets.UTF_8)) {
-      for (FileScanTask task : planned) {
+      for (org.apache.iceberg.ScanTask t : planned) {
+        FileScanTask task = (FileScanTask) t;
         TreeSet<String> names = new TreeSet<>();
         for (DeleteFile d : task.deletes()) names.add(name(d.location()));
         w.write(name(task.file().location()) + "\t" + String.join(",", names) + "\n");

@@ -74,3 +74,21 @@ def test_inspect_takes_the_distributed_path_on_request_and_above_the_threshold(s
     assert isinstance(inspect_table(spark, name, contents=False, check=False), DistributedInspection)
     assert not isinstance(inspect_table(spark, name, contents=False, check=False, distributed=False),
                           DistributedInspection)
+
+
+def test_the_cli_plans_with_spark_jobs_progress_on_stderr_result_on_stdout(spark, preset_capture, capsys):
+    import json
+
+    from explorer.ui.cli import EXIT_ENGINE, EXIT_OK, main
+
+    name = preset_capture("partition-scoped-delete").table_name
+    assert main(["inspect", name, "--distributed", "--json"]) == EXIT_OK
+    out, err = capsys.readouterr()
+    plain = json.loads(out)
+    assert plain["distributed"] is True and plain["summary"][0] == "3 live data files, 1 live delete file"
+    assert "explorer: planning: done" in err.splitlines()
+    # a table the session cannot reach: one line on stderr, exit 4, nothing on stdout
+    missing = name.rsplit(".", 1)[0] + ".no_such_table"
+    assert main(["inspect", missing, "--distributed"]) == EXIT_ENGINE
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and "no table named" in err

@@ -8,11 +8,11 @@ from typing import Any
 import plotly.graph_objects as go
 
 from explorer.iceberg.figures.common import APPLIES_COLOR, LIGHT, Polylines, hover_lines, wrapped
-from explorer.iceberg.model import Capture, JobOutcome
+from explorer.iceberg.capture import Capture, JobOutcome
 
 
-RACE_COLORS = {"committed": APPLIES_COLOR, "retried-and-committed": "#ef6c00", "rejected": "#c62828"}
-RACE_WORDS = {"committed": "committed", "retried-and-committed": "re-checked, committed on top",
+RACE_COLORS = {"committed": APPLIES_COLOR, "retried": "#ef6c00", "rejected": "#c62828"}
+RACE_WORDS = {"committed": "committed", "retried": "re-checked, committed on top",
               "rejected": "rejected"}
 RACE_FIELDS = ("job", "kind", "title", "status", "start_sequence_number", "commit_position", "sequence_number",
                "failed_check", "reason")
@@ -28,7 +28,7 @@ def race_figure(source: Any) -> go.Figure | None:
     jobs = list(capture.jobs)
     if not jobs:
         return None
-    from explorer.iceberg.model import failed_words
+    from explorer.iceberg.capture import failed_words
 
     seq_of = {s.snapshot_id: s.sequence_number for s in capture.snapshots}
     attempts = max(j.commit_position for j in jobs)

@@ -15,7 +15,7 @@ the basic rehearsal never calls them.
 
 The rehearsal must never delay a learner who does not wait: while it runs, any other thread asking the workspace
 for its session (every run, ``explorer.sql``, ``inspect``...) asks it to stop at its next step and waits for it to
-end (:meth:`explorer.iceberg.spark.session.Workspace.rehearsing`), so at most one step's time is added, and two
+end (:meth:`explorer.jvm.session.Workspace.rehearsing`), so at most one step's time is added, and two
 runs never share the session at once.
 """
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from explorer.iceberg.spark.session import DEFAULT, Workspace
+from explorer.jvm.session import DEFAULT, Workspace
 
 REHEARSAL = {
     "name": "engine-warm-up",

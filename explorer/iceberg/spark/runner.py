@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.iceberg.model import Capture, StepOutcome
+from explorer.iceberg.capture import Capture, StepOutcome
 from explorer.iceberg.spark.sql import (
     SPARK_TYPES,
     bind_param,
@@ -56,10 +56,11 @@ from explorer.scenario.model import (
 from explorer.scenario.formats import require_format
 
 from explorer.iceberg.spark.metadata import IcebergRecorder
-from explorer.iceberg.spark.jvm import lower_thread_priority, start_iceberg_pools
+from explorer.iceberg.spark.java_helpers import start_iceberg_pools
+from explorer.jvm.threads import lower_thread_priority
 from explorer.iceberg.spark.readback import ReadBack, read_back
 from explorer.scenario.errors import engine_reason
-from explorer.iceberg.spark.session import (
+from explorer.jvm.session import (
     CATALOG,
     DEFAULT,
     EngineStopped,
@@ -114,7 +115,7 @@ def run_iceberg(scenario: Scenario, *, spark: SparkSession | None = None, catalo
                 keep_warehouse: bool = False, progress: Progress | None = None, safe: bool = False,
                 workspace: Workspace | None = None,
                 timings: dict[str, float] | None = None,
-                snapshot_reader: SnapshotReader | None = spark_read_back) -> Capture:
+                snapshot_reader: SnapshotReader | None = spark_read_back, validated: bool = False) -> Capture:
     """Run ``scenario`` and return what every snapshot held and what Spark read at each one.
 
     ``spark``/``catalog``: use your own session and Iceberg catalog (default: the explorer's local session and
@@ -129,9 +130,12 @@ def run_iceberg(scenario: Scenario, *, spark: SparkSession | None = None, catalo
     (default: :func:`spark_read_back`); for benchmarks that compare ways of reading
     (``benchmarks/read_back_share.py``). ``None`` reads nothing back: the capture then has no engine rows to
     check the resolver against.
+    ``validated``: the scenario was validated where it entered (``explorer.run`` through :mod:`explorer.sources`,
+    the engine's ``run``); a direct call (a test, a benchmark) leaves it False and the scenario is checked here.
     """
     require_format(scenario.engine, FORMAT)
-    validate_iceberg(scenario, safe=safe)
+    if not validated:
+        validate_iceberg(scenario, safe=safe)
     workspace = workspace or DEFAULT
     spark = spark or workspace.get_spark()
     try:

@@ -214,9 +214,9 @@ def test_model_equals_the_java_engine_at_every_snapshot_of_random_scenarios(spar
 
 
 def test_the_apps_files_view_shows_levels_and_deletion_vectors(presets):
-    from explorer.ui.engine_views import ENGINE_VIEWS
+    from explorer.ui.engine_views import views_for
 
-    views = ENGINE_VIEWS["paimon"]
+    views = views_for("paimon")
     result = presets["paimon-java-deletion-vectors"]
     table = views.figures(result, 4, only=["files"])["files"]
     cells = [list(column) for column in table.data[0].cells.values]
@@ -244,14 +244,14 @@ def test_paimon_0_9_aggregates_the_sequence_field_like_any_column(spark):
 
 
 def test_the_helper_answers_on_the_arrow_wire_with_typed_columns(spark, tmp_path):
-    """PaimonSteps.state: seven Arrow IPC streams (explorer/iceberg/spark/wire.py), each column typed as its
+    """PaimonSteps.state: seven Arrow IPC streams (explorer/jvm/wire.py), each column typed as its
     content is (sequence numbers int64, levels int32, positions list<int64>, row values as the table's types)."""
     import uuid
 
     import pyarrow as pa
 
-    from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
-    from explorer.iceberg.spark.wire import read_tables
+    from explorer.jvm.session import driver_jvm, py4j_gateway
+    from explorer.jvm.wire import read_tables
     from explorer.paimon.java_runner import _strings
 
     helper, jvm, gateway = paimon_helper(spark), driver_jvm(spark), py4j_gateway(spark)

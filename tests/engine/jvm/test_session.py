@@ -1,5 +1,5 @@
 """The shared local session: configuration, one-per-process reuse, per-run tables and their cleanup (finding Java
-and the runtime jar without a JVM: tests/pure/iceberg/spark/test_session.py)."""
+and the runtime jar without a JVM: tests/pure/jvm/test_session.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from explorer.scenario.errors import EngineError
-from explorer.iceberg.spark import session as ss
+from explorer.jvm import session as ss
 
 
 @pytest.mark.spark

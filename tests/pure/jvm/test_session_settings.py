@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.iceberg.spark import session
+from explorer.jvm import session
 from explorer.scenario.errors import EngineError
 from explorer.ui.cli import build_parser
 

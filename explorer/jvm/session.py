@@ -12,7 +12,7 @@ namespace and table inside the ``explorer`` catalog (a Hadoop catalog on a per-p
 
 Why one module over 400 lines: the process's one JVM is configured (its Java, jars and class archive options),
 started, shared, restarted and reaped here under one lock; the other processes it lives with (stale
-warehouses, the learner's other kernels' JVMs) are :mod:`explorer.iceberg.spark.processes`.
+warehouses, the learner's other kernels' JVMs) are :mod:`explorer.jvm.processes`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from explorer import settings as env_settings  # (a session's Spark settings are `settings` below)
-from explorer.iceberg.spark.processes import (ENGINE_GROUP_CONF, WAREHOUSE_PREFIX, engine_group, one_engine_per_user,
+from explorer.jvm.processes import (ENGINE_GROUP_CONF, WAREHOUSE_PREFIX, engine_group, one_engine_per_user,
                                               remove_stale_warehouses, stop_other_engines)
 from explorer.scenario.errors import EngineError
 

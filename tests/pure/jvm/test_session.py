@@ -1,5 +1,5 @@
 """The shared local session's configuration without starting it: Java found (or its Debian package named) and the
-Iceberg runtime jar (the session itself: tests/engine/iceberg/spark/test_session.py)."""
+Iceberg runtime jar (the session itself: tests/engine/jvm/test_session.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.scenario.errors import EngineError
-from explorer.iceberg.spark import session as ss
+from explorer.jvm import session as ss
 
 
 def test_missing_java_names_the_debian_package(monkeypatch, tmp_path):

@@ -3,7 +3,7 @@ and the explorer JVMs of the same learner's other kernels (one engine per learne
 
 A temporary warehouse's name carries its owner's pid, and every explorer JVM carries its engine group on its
 command line (a Spark setting), so both are found without a registry and only the explorer's own are touched.
-:mod:`explorer.iceberg.spark.session` calls these before it starts a JVM.
+:mod:`explorer.jvm.session` calls these before it starts a JVM.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The wire between the Java helpers and Python (explorer/iceberg/spark/wire.py), read from streams written here
+"""The wire between the Java helpers and Python (explorer/jvm/wire.py), read from streams written here
 with pyarrow: the same bytes a helper's ``ArrowStreamWriter`` writes, in memory or in a file. (The helpers'
 own streams are read in the engine tier: tests/engine/iceberg/spark/test_readback.py.)"""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from explorer.iceberg.spark.wire import read_table, read_tables
+from explorer.jvm.wire import read_table, read_tables
 
 SCHEMA = pa.schema([
     pa.field("file_path", pa.string(), nullable=False),

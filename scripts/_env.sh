@@ -55,7 +55,13 @@ ensure_output_filter() {
   # makes a `git pull` conflict mid-workshop. A filter is defined in git's config, not in the repository: this
   # defines it for this clone (idempotent: the same values every time). Outside a git checkout it does nothing.
   git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || return 0
-  local strip="'$VENV/bin/python' -m nbstripout --keep-id"
+  # --keep-id and language_info's name kept: the committed notebooks are already what this leaves (the notebook
+  # tests check it); the kernel's other language_info keys (its version, lexer...) go, as outputs do.
+  local info="metadata.language_info" keys=""
+  for key in codemirror_mode file_extension mimetype nbconvert_exporter pygments_lexer version; do
+    keys="$keys $info.$key"
+  done
+  local strip="'$VENV/bin/python' -m nbstripout --keep-id --extra-keys '${keys# }'"
   git -C "$ROOT" config filter.nbstripout.clean "$strip"
   git -C "$ROOT" config filter.nbstripout.smudge cat
   git -C "$ROOT" config diff.ipynb.textconv "$strip -t"

@@ -39,6 +39,8 @@ def test_a_run_autosaved_into_a_chapter_leaves_git_diff_empty(tmp_path):
         cell["execution_count"] = n + 1
         cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["a run's output\n"]}]
     nb["metadata"]["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    nb["metadata"]["language_info"].update({"version": "3.11.7", "pygments_lexer": "ipython3",  # the kernel's
+                                            "codemirror_mode": {"name": "ipython", "version": 3}})
     (repo / CHAPTER).write_text(json.dumps(nb, indent=1) + "\n")
 
     assert git(repo, "diff") == ""

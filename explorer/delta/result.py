@@ -4,7 +4,8 @@ Three checks, each loud when it fails:
 
 - **rows**: at every version, the rows of the files the log keeps live (:func:`explorer.delta.model.model_rows`)
   equal delta-rs's time-travel read of that version;
-- **change data feed**: the changes a reader must return by the protocol's rules
+- **change data feed**: the changes a reader must return by the protocol's rules (and Delta Spark's CDCReader,
+  which skips ``dataChange`` false actions; the protocol does not say so)
   (:func:`explorer.delta.model.model_changes`) equal ``load_cdf``;
 - **rewrites**: every DELETE, UPDATE and MERGE that names its rows by value removed exactly the files holding
   such a row at its read version (copy-on-write, :func:`explorer.delta.model.files_to_rewrite`).

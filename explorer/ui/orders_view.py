@@ -35,6 +35,13 @@ def _cell(value: Any) -> str:
     return "null" if value is None else str(to_plain(value))
 
 
+def _found(job: Any, plain: dict) -> str:
+    """What the refusing check found, in words: the job's own words (Delta, DuckLake), or Iceberg's check's."""
+    if hasattr(job, "found"):
+        return str(job.found)
+    return failed_words(plain["check"]) if plain["status"] == "rejected" else ""
+
+
 def orders_payload(result) -> dict:
     """The grid's data: groups of histories with the same outcome, and every history's detail."""
     columns = list(result.scenario.table.column_names)
@@ -47,7 +54,7 @@ def orders_payload(result) -> dict:
             seen = h.history.saw(job.name)
             jobs.append({"name": job.name, "kind": job.kind, "title": job.title, "status": p["status"],
                          "check": p["check"] or "", "message": filter_words(p["message"]) or "",
-                         "found": failed_words(p["check"]) if p["status"] == "rejected" else "",
+                         "found": _found(job, p),
                          "sequence_number": p["sequence_number"], "started_after": list(seen),
                          "reason": job.reason})
         histories.append({
@@ -59,13 +66,14 @@ def orders_payload(result) -> dict:
             "rows": sorted([_cell(r.get(c)) for c in columns] for r in h.rows),
             "predicted": sorted([_cell(r.get(c)) for c in columns] for r in h.predicted_rows),
             "snapshots": [[str(s["sequence_number"]), str(s["snapshot_id"]), s["label"]] for s in plain["snapshots"]],
-            "seconds": round(h.seconds, 2)})
+            "notes": list(getattr(h, "notes", ())), "seconds": round(h.seconds, 2)})
     groups = [{"outcome": g.outcome, "histories": list(g.histories), "serializable": g.serializable,
                "violates": g.violates} for g in result.groups]
     return {"scenario": result.scenario.name, "columns": columns, "groups": groups, "histories": histories,
             "jobs": [{"name": j.name, "what": j.step.describe()} for j in result.race.jobs],
             "expect": result.race.expect.to_plain() if result.race.expect is not None else None,
-            "agrees": result.agrees}
+            "agrees": result.agrees, "engine": getattr(result, "engine", "iceberg"),
+            "clock": getattr(result, "clock", "sequence number"), "notes": list(getattr(result, "notes", ()))}
 
 
 # The grid's front end, its own file (package data; parsed as JavaScript by tests/pure/ui/test_frontend_js.py).

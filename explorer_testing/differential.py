@@ -234,11 +234,15 @@ def check_race(scenario: Scenario, *, spark: SparkSession | None = None,
     from itertools import permutations
 
     from explorer.api import orders, run
+    from explorer.iceberg.orders import OrdersResult as OrdersResultType
     from explorer.iceberg.result import IcebergResult
     from explorer.scenario.histories import same_table
 
     started = time.perf_counter()
-    result = result if result is not None else orders(scenario, spark=spark)
+    if result is None:
+        ran = orders(scenario, spark=spark)
+        assert isinstance(ran, OrdersResultType)  # an Iceberg race
+        result = ran
     columns = scenario.table.column_names
     check = RaceCheck(scenario, histories=len(result.histories))
     plain_rows: dict[tuple[str, ...], tuple[Mapping[str, Any], ...]] = {}
@@ -321,7 +325,7 @@ def check_format_race(scenario: Scenario, *, result: Any = None) -> RaceCheck:
     for h in result.histories:
         label = h.history.label
         if all(not seen for _, seen in h.history.seen):
-            single = run(single_order_scenario(scenario, h.history.commit_order, h.history.isolation))
+            single: Any = run(single_order_scenario(scenario, h.history.commit_order, h.history.isolation))
             if not same_table(h.rows, final_rows(single), columns):
                 check.problems.append(f"{label}: rows differ from the single-order run of the concurrent step")
             if scenario.engine == "delta":

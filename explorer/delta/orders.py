@@ -1,7 +1,7 @@
 """Run a Delta race in every history on real delta-rs, from one set-up per isolation level.
 
 The steps before the ``concurrent`` step run once on a fresh table, as ``explorer run`` runs them (the same
-delta-rs calls, :class:`explorer.delta.runner._Run`). Each history then runs on its own copy of that table's
+delta-rs calls, :class:`explorer.delta.runner.TableRun`). Each history then runs on its own copy of that table's
 directory (a Delta table is its directory: the log's paths are relative, so a copy is the same table at the same
 versions). In a history, a job **starts** by loading a ``DeltaTable`` handle at the version the copy has then,
 and **commits** by running its delta-rs call on that handle: delta-rs reads the handle's version, writes its
@@ -28,7 +28,7 @@ from typing import Any
 from deltalake import DeltaTable
 from deltalake.exceptions import CommitFailedError
 
-from explorer.delta.runner import CDF_ON, JOB_HANDLERS, _plain, _Run, engine_version, read_log
+from explorer.delta.runner import CDF_ON, JOB_HANDLERS, plain_rows, TableRun, engine_version, read_log
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.histories import DELTA_LEVELS, History, any_raced, enumerate_histories
 from explorer.scenario.model import ConcurrentStep, Scenario, Step
@@ -81,11 +81,11 @@ def _one_line(exc: BaseException) -> str:
     return text.removeprefix("Failed to commit transaction: ").split(" Help:")[0][:400]
 
 
-def _set_up(scenario: Scenario, before: tuple[Step, ...], path: Path, level: str | None, safe: bool) -> _Run:
+def _set_up(scenario: Scenario, before: tuple[Step, ...], path: Path, level: str | None, safe: bool) -> TableRun:
     properties = dict(scenario.table.properties)
     if level is not None:
         properties[LEVEL] = level
-    run = _Run(scenario, path, safe)
+    run = TableRun(scenario, path, safe)
     table = scenario.table
     DeltaTable.create(run.uri, schema=run.schema, partition_by=list(table.partitioned_by) or None,
                       configuration={CDF_ON: "true", **properties})
@@ -95,16 +95,16 @@ def _set_up(scenario: Scenario, before: tuple[Step, ...], path: Path, level: str
 
 
 def _rows(uri: str) -> tuple[dict[str, Any], ...]:
-    return _plain(DeltaTable(uri).to_pyarrow_table())
+    return plain_rows(DeltaTable(uri).to_pyarrow_table())
 
 
-def run_history(run: _Run, race: ConcurrentStep, history: History, path: Path,
+def run_history(run: TableRun, race: ConcurrentStep, history: History, path: Path,
                 notes: tuple[str, ...] = ()) -> RaceRun:
     """One history on a copy of the set-up's table at ``path``: each job loads its handle when it starts and
     runs its delta-rs call on it when it commits."""
     started = time.perf_counter()
     shutil.copytree(run.path, path)
-    copy = _Run(run.scenario, path, run.safe)  # the calls' predicate checks; no handle of its own
+    copy = TableRun(run.scenario, path, run.safe)  # the calls' predicate checks; no handle of its own
     handles: dict[str, DeltaTable] = {}
     read: dict[str, int] = {}
     fates: list[JobFate] = []
@@ -158,9 +158,9 @@ def run_delta_orders(scenario: Scenario, *, progress: OrdersProgress | None = No
     root = Path(tempfile.mkdtemp(prefix="explorer-delta-orders-"))
     try:
         started = time.perf_counter()
-        setups: dict[str | None, _Run] = {}
+        setups: dict[str | None, TableRun] = {}
 
-        def setup(level: str | None) -> _Run:
+        def setup(level: str | None) -> TableRun:
             if level not in setups:
                 try:
                     setups[level] = _set_up(scenario, before, root / f"setup-{level or 'own'}", level, safe)

@@ -33,10 +33,10 @@ from explorer.ducklake.runner import (
     JOB_STATEMENTS,
     QUALIFIED,
     STEP_HANDLERS,
-    _CatalogLog,
-    _ident,
-    _max_snapshot,
-    _rollback,
+    CatalogLog,
+    ident,
+    max_snapshot,
+    rollback,
 )
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.histories import History, enumerate_histories
@@ -79,7 +79,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _rows(con: duckdb.DuckDBPyConnection, cols: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
-    fetched = con.execute(f"SELECT {', '.join(_ident(c) for c in cols)} FROM {QUALIFIED}").fetchall()
+    fetched = con.execute(f"SELECT {', '.join(ident(c) for c in cols)} FROM {QUALIFIED}").fetchall()
     return tuple(dict(zip(cols, r)) for r in fetched)
 
 
@@ -103,17 +103,17 @@ def run_history(root: Path, scenario: Scenario, history: History, path: Path) ->
             job = race.job(name)
             if what == "start":
                 cur = cursors[name] = lake.con.cursor()
-                read[name] = _max_snapshot(lake.con)
+                read[name] = max_snapshot(lake.con)
                 cur.execute("BEGIN")
                 for sql, params in JOB_STATEMENTS.handler(job.step)(job.step, scenario):
                     cur.execute(sql, params)
                 continue
             position += 1
-            before = _max_snapshot(lake.con)
+            before = max_snapshot(lake.con)
             try:
                 cursors[name].execute("COMMIT")
             except duckdb.Error as exc:
-                _rollback(cursors[name])
+                rollback(cursors[name])
                 message = _one_line(exc)
                 check, meaning = conflict_check(message)
                 retried = before > read[name]
@@ -122,7 +122,7 @@ def run_history(root: Path, scenario: Scenario, history: History, path: Path) ->
                 fates.append(JobFate(name, job.step.kind, job.step.title, position, read[name], REJECTED,
                                      f"{how}{meaning}", None, check, message, type(exc).__name__))
                 continue
-            after = _max_snapshot(lake.con)
+            after = max_snapshot(lake.con)
             if after > before:
                 status = RETRIED if after > read[name] + 1 else COMMITTED
                 reason = (f"committed snapshot {after}" if status == COMMITTED else
@@ -140,7 +140,7 @@ def run_history(root: Path, scenario: Scenario, history: History, path: Path) ->
         rows = _rows(lake.con, cols)
     finally:
         for cur in cursors.values():
-            _rollback(cur)
+            rollback(cur)
             cur.close()
         lake.close()
     return RaceRun(history, tuple(fates), tuple(commits), rows, time.perf_counter() - started, tuple(after_jobs))
@@ -154,14 +154,14 @@ def _set_up(scenario: Scenario, root: Path) -> tuple[int, tuple[dict[str, Any], 
     try:
         from explorer.ducklake.runner import SQL_TYPES
 
-        columns = ", ".join(f"{_ident(c.name)} {SQL_TYPES[c.type]}" for c in scenario.table.columns)
+        columns = ", ".join(f"{ident(c.name)} {SQL_TYPES[c.type]}" for c in scenario.table.columns)
         lake.con.execute(f"CREATE TABLE {QUALIFIED} ({columns})")
-        log = _CatalogLog()
+        log = CatalogLog()
         current = log.record(lake.con)
         for step in before:
             snapshots: list[Any] = []
             STEP_HANDLERS.handler(step)(lake, step, scenario, snapshots, {}, log, cols, current)
-            current = _max_snapshot(lake.con)
+            current = max_snapshot(lake.con)
         return current, _rows(lake.con, cols)
     finally:
         lake.close()

@@ -11,13 +11,13 @@ too) with :func:`~explorer.scenario.histories.judge`, and groups histories with 
 The result has the shape the app's grid, the exported page and the CLI read from Iceberg's
 :class:`explorer.iceberg.orders.OrdersResult` (``histories``, ``groups``, ``to_plain``, ``to_text``), so one grid
 shows every format. What differs is said in the fates: the library's own error and which of its checks fired.
+A page of the grid: ``explorer.engine.write_page(result, path)`` (or ``explorer export --orders``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from explorer.scenario.errors import ScenarioError
@@ -265,12 +265,6 @@ class RaceOrdersResult:
                         "violates_expect": g.violates} for g in self.groups],
             "setup_seconds": round(self.setup_seconds, 3), "seconds": round(self.seconds, 3),
         }
-
-    def to_html(self, path: str | Path) -> Path:
-        """Write the grid as one self-contained HTML page that works offline from a file."""
-        from explorer.engine import write_page
-
-        return write_page(self, path)
 
     def to_text(self) -> str:
         lines = [f"{self.scenario.name} ({self.engine}, decided by {self.library}): {len(self.histories)} "

@@ -12,7 +12,8 @@ Delta's isolation level is a table setting (``delta.isolationLevel``), read by d
 read. A history in which some job raced a commit runs once per level (:data:`DELTA_LEVELS`), each on a set-up
 made with that level; ``SnapshotIsolation`` is delta-rs's own: Delta Lake allows only ``Serializable`` and
 ``WriteSerializable`` as the table setting (Delta Spark's ``IsolationLevel.validTableIsolationLevels``).
-Serial histories run on the scenario's own table setting.
+Serial histories check no conflict (no commit lands while a job runs), so the level changes nothing in them:
+they run on the scenario's own setting, or on the first level's set-up when the scenario sets none.
 """
 
 from __future__ import annotations
@@ -94,8 +95,9 @@ def _set_up(scenario: Scenario, before: tuple[Step, ...], path: Path, level: str
     return run
 
 
-def _rows(uri: str) -> tuple[dict[str, Any], ...]:
-    return plain_rows(DeltaTable(uri).to_pyarrow_table())
+def _rows(table: DeltaTable | None) -> tuple[dict[str, Any], ...]:
+    assert table is not None  # a history starts a job before any commit, so some handle is at the latest version
+    return plain_rows(table.to_pyarrow_table())
 
 
 def run_history(run: TableRun, race: ConcurrentStep, history: History, path: Path,
@@ -111,15 +113,17 @@ def run_history(run: TableRun, race: ConcurrentStep, history: History, path: Pat
     made: dict[int, tuple[int, str | None, str]] = {}
     after_jobs: list[tuple[str, tuple[dict[str, Any], ...]]] = []
     position = 0
+    latest: DeltaTable | None = None  # a handle at the copy's latest version (each load replays the log: reuse)
+    current = run.handle.version()
     for event in history.events:
         name, what = event.split(".")
         job = race.job(name)
         if what == "start":
-            handles[name] = DeltaTable(copy.uri)
-            read[name] = handles[name].version()
+            handles[name] = latest = DeltaTable(copy.uri)
+            read[name] = current = handles[name].version()
             continue
         position += 1
-        before = DeltaTable(copy.uri).version()
+        before = current
         try:
             JOB_HANDLERS.handler(job.step)(copy, job.step, handles[name], f"concurrent.jobs.{name}.")
         except CommitFailedError as exc:
@@ -131,6 +135,7 @@ def run_history(run: TableRun, race: ConcurrentStep, history: History, path: Pat
             continue
         after = handles[name].version()
         if after > before:
+            current, latest = after, handles[name]
             made[after] = (race.index, name, f"{name}: {job.step.title}")
             status = RETRIED if after > read[name] + 1 else COMMITTED
             reason = (f"committed version {after}" if status == COMMITTED else
@@ -141,11 +146,12 @@ def run_history(run: TableRun, race: ConcurrentStep, history: History, path: Pat
             fates.append(JobFate(name, job.step.kind, job.step.title, position, read[name], COMMITTED,
                                  "nothing to commit: no row matched, so delta-rs wrote no version"))
         if history.serial:
-            after_jobs.append((name, _rows(copy.uri)))
+            after_jobs.append((name, _rows(latest)))
     log = {c.version: c for c in read_log(path, made)}
     commits = tuple(Commit(v, job or "", label, f"{log[v].operation}, readVersion {log[v].read_version}")
                     for v, (_, job, label) in sorted(made.items()))
-    return RaceRun(history, tuple(fates), commits, _rows(copy.uri), time.perf_counter() - started,
+    return RaceRun(history, tuple(fates), commits, _rows(latest or DeltaTable(copy.uri)),
+                   time.perf_counter() - started,
                    tuple(after_jobs), notes)
 
 
@@ -171,16 +177,20 @@ def run_delta_orders(scenario: Scenario, *, progress: OrdersProgress | None = No
                                       detail=" ".join(str(exc).split())[:400]) from None
             return setups[level]
 
-        base = setup(None)
-        start_rows = _rows(base.uri)
-        start_point = DeltaTable(base.uri).version()
+        # A serial history checks no conflict (nothing commits while a job runs), so its level changes nothing:
+        # it runs on the table setting of the scenario, or of the grid's first level when the scenario sets none.
+        own = scenario.table.properties.get(LEVEL)
+        serial_level = None if own else next((h.isolation for h in chosen if h.isolation), None)
+        base = setup(serial_level)
+        start_rows = _rows(base.handle)
+        start_point = base.handle.version()
         setup_seconds = time.perf_counter() - started
         runs = []
         for number, history in enumerate(chosen, start=1):
             if progress:
                 progress(number, len(chosen), None, f"history {number} of {len(chosen)}: {history.label}")
             level_started = time.perf_counter()
-            run = setup(history.isolation)
+            run = setup(history.isolation or serial_level)
             setup_seconds += time.perf_counter() - level_started
             notes = (SNAPSHOT_ONLY_IN_DELTA_RS,) if history.isolation == "SnapshotIsolation" else ()
             try:
@@ -193,7 +203,6 @@ def run_delta_orders(scenario: Scenario, *, progress: OrdersProgress | None = No
             runs.append(done)
             if progress:
                 progress(number, len(chosen), done, f"history {number}: {history.label} done")
-        own = scenario.table.properties.get(LEVEL)
         notes = (f"the scenario's table sets {LEVEL} = {own}; the grid runs each level" if own else
                  f"the scenario's table leaves {LEVEL} unset (delta-rs's default); the grid runs each level",)
         return RaceOrdersCapture(scenario=scenario, race=race, engine="delta", clock="version",

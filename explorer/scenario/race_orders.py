@@ -79,8 +79,8 @@ class JobFate:
 
     @property
     def found(self) -> str:
-        """What the refusing check found, in words (empty unless refused)."""
-        return self.reason if self.status == REJECTED else ""
+        """What the refusing check found, in the library's own words (empty unless refused)."""
+        return (self.message or self.reason) if self.status == REJECTED else ""
 
     # The names Iceberg's job outcome uses, so views read both alike.
     @property

@@ -57,3 +57,20 @@ def test_random_races_hold_against_plain_runs(seed):
     scenario = random_format_race(random.Random(seed), "ducklake")
     check = check_format_race(scenario)
     assert check.ok, (check.problems, scenario.to_yaml())
+
+
+def test_cli_orders_prints_the_json_contract(tmp_path, capsys):
+    import json
+
+    import yaml
+
+    from explorer.ui.cli import main
+
+    path = tmp_path / "race.yaml"
+    path.write_text(yaml.safe_dump(_race({"insert": [{"user_id": 900, "name": "zoe"}]},
+                                         {"delete": {"user_id": 500}})), encoding="utf-8")
+    assert main(["orders", str(path), "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert plain["engine"] == "ducklake" and plain["clock"] == "snapshot" and len(plain["histories"]) == 4
+    refused = [j for h in plain["histories"] for j in h["jobs"].values() if j["status"] == "rejected"]
+    assert len(refused) == 2 and all("Transaction conflict" in j["message"] for j in refused)

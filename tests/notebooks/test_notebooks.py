@@ -202,8 +202,8 @@ def text_of(nb: nbformat.NotebookNode) -> str:
             parts.append(o.get("text", ""))
         elif "data" in o and "text/markdown" in o["data"]:  # a description shown as Markdown: its text, a line
             parts.append(o["data"]["text/markdown"].rstrip("\n") + "\n")
-        elif "data" in o and "text/plain" in o["data"]:
-            parts.append(o["data"]["text/plain"])
+        elif "data" in o and "text/plain" in o["data"] and WIDGET_MIME not in o["data"]:
+            parts.append(o["data"]["text/plain"])  # a widget's text/plain is its repr, not text a learner reads
     return "".join(parts)
 
 

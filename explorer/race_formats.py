@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.scenario.errors import ExplorerError
+from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.model import ConcurrentStep, InsertStep, Scenario, parse_scenario
 from explorer.scenario.values import plain_row
 
@@ -200,9 +200,11 @@ def race_across_formats(source: Any, *, variants: tuple[Variant, ...] = VARIANTS
         try:
             told = variant_scenario(scenario, variant)
             races.append(FormatRace(variant, orders(told, **options)))
-        except ExplorerError as exc:  # the format's own check: the cell says why it cannot run the race
-            where = f" (step {exc.step}, {exc.field})" if getattr(exc, "step", None) else ""
+        except ScenarioError as exc:  # the format's own check: the cell says why it cannot run the race
+            where = f" (step {exc.step}, {exc.field})" if exc.step is not None else ""
             races.append(FormatRace(variant, cannot=f"{exc.message}{where}"))
+        except ExplorerError as exc:  # the engine refused a step: the cell says so in its words
+            races.append(FormatRace(variant, cannot=str(exc)))
     return RaceAcrossFormats(scenario, tuple(races))
 
 

@@ -126,11 +126,12 @@ def test_the_list_of_definitions_pending_a_split_only_shrinks():
 def test_the_size_check_sees_a_long_method_inside_a_class_and_a_long_class(tmp_path: Path):
     module = tmp_path / "explorer" / "long.py"
     module.parent.mkdir()
+    name = module.relative_to(tmp_path).as_posix()  # a file of the temporary tree only
     method = "\n".join(f"        x{i} = {i}" for i in range(FUNCTION_LIMIT - 1))
     module.write_text(f"class Short:\n    def fits(self):\n{method}\n", encoding="utf-8")
     assert _long_definitions(tmp_path) == {}  # a method of exactly FUNCTION_LIMIT lines
     module.write_text(f"class Short:\n    @staticmethod\n    def long():\n{method}\n        y = 1\n", encoding="utf-8")
-    assert _long_definitions(tmp_path) == {("explorer/long.py", "Short.long"): FUNCTION_LIMIT + 2}  # decorator too
+    assert _long_definitions(tmp_path) == {(name, "Short.long"): FUNCTION_LIMIT + 2}  # decorator too
     methods = "\n".join(f"    def m{i}(self):\n        return {i}" for i in range(CLASS_LIMIT // 2))
     module.write_text(f"class Long:\n{methods}\n", encoding="utf-8")
-    assert _long_definitions(tmp_path) == {("explorer/long.py", "Long"): CLASS_LIMIT + 1}
+    assert _long_definitions(tmp_path) == {(name, "Long"): CLASS_LIMIT + 1}

@@ -1,0 +1,54 @@
+"""One reader in a child process: ``python -m explorer.conformance.child`` reads a request (JSON on stdin: the
+reader's module, the table, the snapshots) and answers one JSON line per snapshot, as each read ends, after a
+first line with the reader's version. A read that raises answers with the exception's own message, verbatim, and
+whether the reader declined (``refused``) or crashed. Rows go out with :func:`explorer.scenario.rows.normalize_row`
+applied (numpy scalars, dates and timestamps as the explorer compares them), nothing else changed."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import time
+import traceback
+from typing import Any
+
+from explorer.conformance.readers import Table
+from explorer.scenario.rows import normalize_row
+
+
+def _say(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _error(exc: BaseException, refused: bool) -> dict[str, Any]:
+    text = str(exc) or type(exc).__name__
+    return {"refused": refused, "error": f"{type(exc).__name__}: {text}",
+            "trace": "".join(traceback.format_exception_only(type(exc), exc)).strip()}
+
+
+def main() -> int:
+    request = json.loads(sys.stdin.read())
+    start = time.perf_counter()
+    try:
+        module: Any = importlib.import_module(request["module"])
+        _say({"version": module.version(), "seconds": time.perf_counter() - start})
+        handle = module.open(Table(**request["table"]))
+    except Exception as exc:  # noqa: BLE001 - the reader's own failure to start is its verdict
+        _say({"snapshot_id": None, **_error(exc, refused=False), "seconds": time.perf_counter() - start})
+        return 0
+    for snapshot_id in request["snapshots"]:
+        start = time.perf_counter()
+        try:
+            rows = [normalize_row(r) for r in module.read(handle, snapshot_id)]
+        except Exception as exc:  # noqa: BLE001 - a reader's exception is its verdict, quoted
+            _say({"snapshot_id": snapshot_id, **_error(exc, refused=bool(module.refuses(exc))),
+                  "seconds": time.perf_counter() - start})
+            continue
+        _say({"snapshot_id": snapshot_id, "rows": rows, "seconds": time.perf_counter() - start})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -12,6 +12,7 @@ Iceberg's ``differs`` verdicts get a diagnosis from the resolver's decisions (:m
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 from explorer.conformance.diagnosis import diagnose
 from explorer.conformance.readers import ReaderSpec, Table, readers_of
 from explorer.conformance.result import (Diagnosis, ReaderInfo, ReadersResult, SnapshotCheck, Status, Verdict)
-from explorer.conformance.run import READ_SECONDS, Answer, read_snapshots
+from explorer.conformance.run import READ_SECONDS, Answer, ReaderPool
 from explorer.engine import Result
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.rows import compare_rows, in_schema, normalize_row
@@ -154,8 +155,11 @@ def _reference_verdict(snap: _Snapshot, info: ReaderInfo, state_of: Callable[[in
 
 
 def check_result(result: Result, *, readers: Iterable[str] | None = None, read_seconds: float = READ_SECONDS,
-                 progress: Note | None = None) -> ReadersResult:
-    """Every reader of the run's format (or only those named in ``readers``) at every snapshot of the run."""
+                 progress: Note | None = None, pool: ReaderPool | None = None, parallel: int = 2) -> ReadersResult:
+    """Every reader of the run's format (or only those named in ``readers``) at every snapshot of the run.
+
+    ``pool``: reader processes kept across calls (one child per reader for many tables; the caller closes it);
+    without one, each reader gets a child for this table alone. ``parallel``: how many readers read at once."""
     format = result.engine
     if format not in _FORMATS:
         raise ScenarioError(f"no readers are known for the engine {format!r}", field="engine")
@@ -170,8 +174,16 @@ def check_result(result: Result, *, readers: Iterable[str] | None = None, read_s
         specs = tuple(s for s in specs if s.reference or s.name in wanted)
     infos: list[ReaderInfo] = []
     verdicts: dict[int, dict[str, Verdict]] = {s.snapshot_id: {} for s in snaps}
-    for spec in specs:
-        info, answers = _run_reader(spec, result, table, [s.snapshot_id for s in snaps], read_seconds, progress)
+    own = pool is None
+    use = pool if pool is not None else ReaderPool()
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, parallel)) as executor:
+            runs = list(executor.map(lambda spec: _run_reader(spec, result, table, [s.snapshot_id for s in snaps],
+                                                              read_seconds, progress, use), specs))
+    finally:
+        if own:
+            use.close()
+    for spec, (info, answers) in zip(specs, runs):
         infos.append(info)
         if not info.available:
             continue
@@ -187,7 +199,7 @@ def check_result(result: Result, *, readers: Iterable[str] | None = None, read_s
 
 
 def _run_reader(spec: ReaderSpec, result: Any, table: Table, snapshots: list[int], read_seconds: float,
-                progress: Note | None) -> tuple[ReaderInfo, dict[int, Answer]]:
+                progress: Note | None, pool: ReaderPool) -> tuple[ReaderInfo, dict[int, Answer]]:
     library = spec.install.split("=")[0].split(">")[0].split("[")[0]
     missing = spec.missing()
     if missing is not None:
@@ -196,7 +208,7 @@ def _run_reader(spec: ReaderSpec, result: Any, table: Table, snapshots: list[int
         return ReaderInfo(spec.name, spec.format, library, _reference_version(result), True, None, spec.note), {}
     if progress is not None:
         progress(f"{spec.name}: reading {len(snapshots)} snapshot(s)")
-    run = read_snapshots(spec, table, snapshots, read_seconds=read_seconds)
+    run = pool.process(spec).read(table, snapshots, read_seconds=read_seconds)
     if progress is not None:
         progress(f"{spec.name}: {run.seconds:.1f} s")
     return ReaderInfo(spec.name, spec.format, library, run.version, False, None, spec.note), run.answers

@@ -1,6 +1,7 @@
 """One reader in a child process: ``python -m explorer.conformance.child`` reads a request (JSON on stdin: the
 reader's module, the table, the snapshots) and answers one JSON line per snapshot, as each read ends, after a
-first line with the reader's version. A read that raises answers with the exception's own message, verbatim, and
+first line with the reader's version; then ``{"done": true}``. Requests come one per line, so one child
+serves many tables. A read that raises answers with the exception's own message, verbatim, and
 whether the reader declined (``refused``) or crashed. Rows go out with :func:`explorer.scenario.rows.normalize_row`
 applied (numpy scalars, dates and timestamps as the explorer compares them), nothing else changed."""
 
@@ -29,15 +30,27 @@ def _error(exc: BaseException, refused: bool) -> dict[str, Any]:
 
 
 def main() -> int:
-    request = json.loads(sys.stdin.read())
+    """One request per line (several tables through one reader pay its imports once); ``{"done": true}`` after
+    each request's last snapshot."""
+    versions: dict[str, str] = {}
+    for line in sys.stdin:
+        if line.strip():
+            _answer(json.loads(line), versions)
+            _say({"done": True})
+    return 0
+
+
+def _answer(request: dict[str, Any], versions: dict[str, str]) -> None:
     start = time.perf_counter()
     try:
         module: Any = importlib.import_module(request["module"])
-        _say({"version": module.version(), "seconds": time.perf_counter() - start})
+        if request["module"] not in versions:
+            versions[request["module"]] = module.version()
+        _say({"version": versions[request["module"]], "seconds": time.perf_counter() - start})
         handle = module.open(Table(**request["table"]))
     except Exception as exc:  # noqa: BLE001 - the reader's own failure to start is its verdict
         _say({"snapshot_id": None, **_error(exc, refused=False), "seconds": time.perf_counter() - start})
-        return 0
+        return
     for snapshot_id in request["snapshots"]:
         start = time.perf_counter()
         try:
@@ -47,7 +60,6 @@ def main() -> int:
                   "seconds": time.perf_counter() - start})
             continue
         _say({"snapshot_id": snapshot_id, "rows": rows, "seconds": time.perf_counter() - start})
-    return 0
 
 
 if __name__ == "__main__":

@@ -230,3 +230,69 @@ def _brief(row: Row) -> str:
 def _first_line(text: str) -> str:
     first = (text.strip().splitlines() or [""])[0]
     return first if len(first) <= 200 else first[:197] + "..."
+
+
+@dataclass(frozen=True)
+class PresetLine:
+    """One preset of ``explorer conformance``: per reader, how many snapshots got each status, and the distinct
+    diagnoses; ``error`` when the preset itself could not run (then no counts)."""
+
+    preset: str
+    format: str
+    snapshots: int
+    counts: Mapping[str, Mapping[str, int]]
+    diagnoses: tuple[str, ...] = ()
+    refusals: tuple[str, ...] = ()
+    error: str | None = None
+    seconds: float = 0.0
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"preset": self.preset, "format": self.format, "snapshots": self.snapshots,
+                "counts": {k: dict(v) for k, v in self.counts.items()}, "diagnoses": list(self.diagnoses),
+                "refusals": list(self.refusals), "error": self.error, "seconds": round(self.seconds, 2)}
+
+
+@dataclass(frozen=True)
+class ConformanceResult:
+    """Every preset through every reader of its format: a matrix preset × reader of verdict counts."""
+
+    lines: tuple[PresetLine, ...]
+    readers: tuple[ReaderInfo, ...]
+    seconds: float = 0.0
+
+    @property
+    def differs(self) -> bool:
+        return any(c.get(Status.DIFFERS.value, 0) for line in self.lines for c in line.counts.values())
+
+    def totals(self) -> dict[str, dict[str, int]]:
+        """Per ``format/reader``: the counts over every preset."""
+        out: dict[str, dict[str, int]] = {}
+        for line in self.lines:
+            for reader, counts in line.counts.items():
+                into = out.setdefault(f"{line.format}/{reader}", {s.value: 0 for s in Status})
+                for status, n in counts.items():
+                    into[status] = into.get(status, 0) + n
+        return out
+
+    def diagnoses(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(d for line in self.lines for d in line.diagnoses))
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"readers": [r.to_plain() for r in self.readers], "presets": [p.to_plain() for p in self.lines],
+                "totals": self.totals(), "diagnoses": list(self.diagnoses()), "differs": self.differs,
+                "seconds": round(self.seconds, 1)}
+
+    def to_text(self) -> str:
+        lines = []
+        for p in self.lines:
+            if p.error is not None:
+                lines.append(f"{p.preset} ({p.format}): could not run: {_first_line(p.error)}")
+                continue
+            cells = "; ".join(f"{r} " + "/".join(str(c.get(s.value, 0)) for s in Status)
+                              for r, c in p.counts.items())
+            lines.append(f"{p.preset} ({p.format}, {p.snapshots} snapshots): {cells}")
+        lines.append("counts are agrees/differs/refused/failed snapshots")
+        lines += ["totals:"] + [f"  {k}: " + ", ".join(f"{n} {s}" for s, n in v.items())
+                                for k, v in self.totals().items()]
+        lines += ["diagnoses:"] + [f"  {d}" for d in self.diagnoses()]
+        return "\n".join(lines)

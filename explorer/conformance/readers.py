@@ -92,6 +92,8 @@ REGISTRY: tuple[ReaderSpec, ...] = (
                "pl.read_delta(folder, version=N): reads through deltalake"),
     ReaderSpec("engine", "paimon", None, "pypaimon", "pypaimon>=2.1,<2.2",
                "the run's own engine (pypaimon, or Paimon's Java library for paimon-java presets)"),
+    ReaderSpec("pypaimon", "paimon", _P + "paimon_pypaimon", "pypaimon", "pypaimon>=2.1,<2.2",
+               "pypaimon reading the kept warehouse again at each snapshot (time travel by snapshot id)"),
     ReaderSpec("duckdb", "ducklake", None, "duckdb_extension_ducklake", "duckdb-extension-ducklake==1.5.5",
                "DuckDB is DuckLake's only reader: the run's own reads are the reference, and there is no other "
                "reader to compare them with"),

@@ -7,7 +7,7 @@ from typing import Any
 import pyiceberg
 from pyiceberg.table import StaticTable
 
-from explorer.conformance._pyiceberg import refuses
+from explorer.conformance.pyiceberg_refusals import refuses
 from explorer.conformance.readers import Table
 
 __all__ = ["open", "read", "refuses", "version"]

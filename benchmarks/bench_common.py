@@ -111,7 +111,7 @@ def _package_version(name: str) -> str:
 
 def machine() -> dict:
     """Where and with what the numbers were measured (goes at the top of every report)."""
-    from explorer.iceberg.spark.session import ICEBERG_RUNTIME_JAR
+    from explorer.jvm.session import ICEBERG_RUNTIME_JAR
 
     iceberg = re.search(r"-(\d+\.\d+\.\d+)\.jar$", ICEBERG_RUNTIME_JAR)
     return {

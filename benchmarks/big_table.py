@@ -135,7 +135,7 @@ def figures(result) -> dict:
 def measure(sizes: dict, reps: int, log=print, spark=None) -> dict:
     from memory import PeakSampler
 
-    from explorer.iceberg.spark.session import get_spark, iceberg_runtime_jar
+    from explorer.jvm.session import get_spark, iceberg_runtime_jar
 
     spark = spark or get_spark()
     with tempfile.TemporaryDirectory(prefix="big-table-java-") as classes, PeakSampler(include_root=True) as peak:

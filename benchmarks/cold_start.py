@@ -42,7 +42,7 @@ def _child_explorer(launched: float) -> dict:
     marks = {"launched": launched}
     from explorer import api
     from explorer.iceberg.spark import runner as iceberg_runner  # noqa: F401  (what api.run imports lazily)
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     marks["import"] = time.time()
     spark = get_spark()
@@ -83,7 +83,7 @@ def _child_bare(launched: float) -> dict:
     marks = {"launched": launched}
     from pyspark.sql import SparkSession
 
-    from explorer.iceberg.spark.session import driver_memory, iceberg_runtime_jar
+    from explorer.jvm.session import driver_memory, iceberg_runtime_jar
 
     marks["import"] = time.time()
     warehouse = Path(tempfile.mkdtemp(prefix="bench-bare-"))

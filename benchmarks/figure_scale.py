@@ -36,7 +36,7 @@ SMOKE_SNAPSHOTS = (3, 10, 30)
 
 def synthetic_capture(n_snapshots: int, window: int = WINDOW):
     """The made-up run described in the module docstring, as a real :class:`Capture`."""
-    from explorer.iceberg.model import (
+    from explorer.iceberg.capture import (
         Capture,
         DeletedPosition,
         FileContent,

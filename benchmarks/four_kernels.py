@@ -32,7 +32,7 @@ SMOKE_PRESETS = ("seed-delete-insert-delete",)
 KERNEL_CODE = """
 import hashlib, json, os, time
 from explorer import api
-from explorer.iceberg.spark.session import get_spark, warehouse_dir
+from explorer.jvm.session import get_spark, warehouse_dir
 get_spark()
 _out = {"pid": os.getpid(), "warehouse": str(warehouse_dir()), "runs": []}
 for _name in %(presets)r:
@@ -124,7 +124,7 @@ def check(results: dict, presets: list[str]) -> dict:
 
 def next_start(results: dict) -> None:
     """What the next kernel's start does (remove_stale_warehouses); record whether each warehouse is gone."""
-    from explorer.iceberg.spark.processes import remove_stale_warehouses
+    from explorer.jvm.processes import remove_stale_warehouses
 
     remove_stale_warehouses()
     for k in results.values():

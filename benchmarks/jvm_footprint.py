@@ -32,7 +32,7 @@ SETS = {  # the explorer's defaults include -XX:TieredStopAtLevel=1 -Xms64m (ses
 CHILD = r"""
 import json, os, time, psutil
 from explorer import api
-from explorer.iceberg.spark.session import get_spark
+from explorer.jvm.session import get_spark
 def jvm():
     return [p for p in psutil.Process().children(recursive=True) if p.name() == "java"][0]
 def mem(p):

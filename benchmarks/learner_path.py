@@ -22,7 +22,7 @@ a chapter's own change measured alone) and ``no-start`` (this tree's chapters wi
 the engine starts in the run cell). Target: about 5 s.
 
     python benchmarks/learner_path.py [--smoke] [--json PATH] [--read 15] [--part memory|figure|both]
-        [--chapters 01,03] [--before COMMIT] [--base COMMIT] [--modes before,base,now,no-start]
+        [--chapters 01,07] [--before COMMIT] [--base COMMIT] [--modes before,base,now,no-start]
 """
 
 from __future__ import annotations
@@ -40,14 +40,14 @@ from memory import KERNEL_NAME, PeakSampler, kernelspec_dir
 import nbformat
 
 NOTEBOOKS = bc.ROOT / "notebooks"
-MEMORY_CHAPTERS = ("01-sequence-numbers", "02-merge-on-read-deletes", "06-concurrent-writers")
-FIGURE_CHAPTERS = ("01-sequence-numbers", "02-merge-on-read-deletes", "03-changelog-copy-on-write",
-                   "04-paimon-sequence-and-rowkind", "06-concurrent-writers", "07-branches-rollback-tags",
-                   "08-readers-view", "09-delete-file-maintenance", "10-streaming-upserts-flink",
-                   "11-v3-row-lineage", "12-paimon-beside-iceberg", "13-one-history-every-format")
+MEMORY_CHAPTERS = ("01-sequence-numbers", "02-merge-on-read-deletes", "03-concurrent-writers")
+FIGURE_CHAPTERS = ("01-sequence-numbers", "02-merge-on-read-deletes", "07-changelog-copy-on-write",
+                   "10-paimon-sequence-and-rowkind", "03-concurrent-writers", "09-branches-rollback-tags",
+                   "04-readers-view", "05-delete-file-maintenance", "06-streaming-upserts-flink",
+                   "08-v3-row-lineage", "11-paimon-beside-iceberg", "12-one-history-every-format")
 # Chapters whose first result is a table, not a figure (08: Spark's metadata tables; 13: the formats' comparison
 # table): for them the first HTML or Markdown output counts as "the first figure".
-FIRST_TABLE = ("08-readers-view", "13-one-history-every-format")
+FIRST_TABLE = ("04-readers-view", "12-one-history-every-format")
 TABLE_KINDS = ("text/html", "text/markdown")
 # The chapters' state before #31.16's second round (background start without a rehearsal; 03, 04, 08-12 as
 # they were): main's head when that work began.

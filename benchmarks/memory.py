@@ -35,7 +35,7 @@ KERNEL_NAME = "sequence-explorer-bench"
 NOTEBOOK_DIR = bc.ROOT / "notebooks"
 SMOKE_NOTEBOOKS = ("00-start-here.ipynb",)
 SMOKE_PRESETS = ("paimon-sequence-tie",)
-REFERENCE_CELL = ("from explorer.iceberg.spark.session import get_spark\n"
+REFERENCE_CELL = ("from explorer.jvm.session import get_spark\n"
                   "spark = get_spark()\nprint(spark.sql('SELECT 1').collect())")
 BARE_CELL = "print('bare kernel')"
 

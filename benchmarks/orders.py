@@ -47,7 +47,7 @@ def main() -> int:
     p.add_argument("--skip-three", action="store_true", help="only the 2-job ratio")
     args = p.parse_args()
     from explorer.api import orders, run, to_scenario
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     info = bc.machine()
     print(bc.machine_line(info))

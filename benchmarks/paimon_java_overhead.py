@@ -75,7 +75,7 @@ def main() -> int:
     parser.add_argument("--json")
     args = parser.parse_args()
     from explorer.api import load_preset
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     spark = get_spark()
     out = {}

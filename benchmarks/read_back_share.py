@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--preset", default=step_overhead.SEED)
     args = p.parse_args(argv)
     from explorer.api import load_preset
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     reps = args.reps or (1 if args.smoke else 6)
     spark = get_spark()

@@ -35,8 +35,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
-from explorer.iceberg.model import DeletedPosition, FileContent, FileRecord
-from explorer.iceberg.resolver import DeleteFileIndex
+from explorer.iceberg.capture import DeletedPosition, FileContent, FileRecord
+from explorer.iceberg.model import DeleteFileIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -143,7 +143,7 @@ def peak_memory_mib(data: list[FileRecord], deletes: list[FileRecord]) -> float:
 def run_naive(data: list[FileRecord], deletes: list[FileRecord], budget_s: float) -> tuple[float | None, bool | None]:
     """All pairs through the same rules, a slice of data files at a time; stops (returns None) once ``budget_s``
     is spent. Checks answers too."""
-    from explorer.iceberg.resolver import brute_force_for_data_files
+    from explorer.iceberg.model import brute_force_for_data_files
 
     fast_answers = DeleteFileIndex(deletes).for_data_files(data)
     spent = 0.0

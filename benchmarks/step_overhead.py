@@ -103,7 +103,7 @@ def plain_run(spark, scenario, *, check: bool = False) -> PlainRun:
     from explorer.scenario import model as sc
     from explorer.iceberg.spark.metadata import load_iceberg_table
     from explorer.iceberg.spark.rowdelta import commit_row_delta
-    from explorer.iceberg.spark.session import drop_run_table, new_run_table
+    from explorer.jvm.session import drop_run_table, new_run_table
 
     started = time.perf_counter()
     table = new_run_table(spark, scenario.name + "_plain")
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None, *, spark=None) -> int:
     p.add_argument("--presets", help="comma-separated preset names (default: the seed story and three more)")
     args = p.parse_args(argv)
     from explorer.api import load_preset
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     reps = args.reps or (1 if args.smoke else 7)
     names = args.presets.split(",") if args.presets else (SMOKE_PRESETS if args.smoke else PRESETS)

@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     from explorer.iceberg.result import IcebergResult
     from explorer.paimon.result import PaimonResult
     from explorer.iceberg.changelog import Projection
-    from explorer.iceberg.spark.session import configure as configure_spark, use_spark
+    from explorer.jvm.session import configure as configure_spark, use_spark
     from explorer.ui.app import explore
     from explorer.ui.compare import compare_explorer
     from explorer.ui.formats import FormatsApp
@@ -72,8 +72,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "PaimonResult": ("explorer.paimon.result", "PaimonResult"),
     "DeltaResult": ("explorer.delta.result", "DeltaResult"),
     "DuckLakeResult": ("explorer.ducklake.result", "DuckLakeResult"),
-    "use_spark": ("explorer.iceberg.spark.session", "use_spark"),
-    "configure_spark": ("explorer.iceberg.spark.session", "configure"),
+    "use_spark": ("explorer.jvm.session", "use_spark"),
+    "configure_spark": ("explorer.jvm.session", "configure"),
 }
 
 

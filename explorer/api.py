@@ -212,7 +212,7 @@ def inspect(table: str, *, at: Selector = None, spark: SparkSession | None = Non
     only read, through its own FileIO.
     """
     from explorer.iceberg.spark.inspect import inspect_table
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     at = selector_with_old_keywords(at, "explorer.inspect", at_snapshot=at_snapshot, at_seq=at_seq, ref=ref)
     return inspect_table(spark or get_spark(), table, at_snapshot=at.snapshot_id, at_seq=at.sequence_number,
@@ -223,7 +223,7 @@ def sql(query: str, *, spark: SparkSession | None = None) -> pd.DataFrame:
     """Run one Spark SQL statement on the explorer's own session (its ``explorer`` catalog included) and return
     what it returns as a pandas DataFrame (empty for DDL and writes), so a notebook can make a table with plain
     SQL and then :func:`inspect` it. A failure is an EngineError with Spark's one-line reason."""
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
     from explorer.scenario.errors import EngineError, engine_reason
 
     session = spark or get_spark()
@@ -240,7 +240,7 @@ def explain_row(table: str, where: Mapping[str, Any], *, at: Selector = None, sp
     ``table`` at the snapshot ``at`` selects (as for :func:`inspect`), which delete file removed each and by
     which rule, or why none did; checked against Spark's read."""
     from explorer.iceberg.spark.inspect import explain_table_row
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     at = selector_with_old_keywords(at, "explorer.explain_row", at_snapshot=at_snapshot, at_seq=at_seq, ref=ref)
     return explain_table_row(spark or get_spark(), table, where, at_snapshot=at.snapshot_id,
@@ -254,7 +254,7 @@ def metadata_table(table: str | IcebergResult, name: str, columns: Iterable[str]
     or an inspected table (its files are labelled with the explorer's ids: D1, E1, ...), or CATALOG.NAMESPACE.TABLE.
     ``columns``: plain or dotted names (``data_file.content``, ``readable_metrics.user_id.lower_bound``)."""
     from explorer.iceberg.spark.metadata_tables import metadata_table as read
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     from explorer.iceberg.inspection import InspectResult
 

@@ -37,7 +37,7 @@ def run_changelogs(scenario: Scenario, projections: Iterable[Projection], *,
     """Run ``scenario``, read its changelog in ``projections`` (raw is always read), then clean the table up."""
     from explorer.iceberg.spark.changelog_reader import capture_changelogs
     from explorer.iceberg.spark.runner import run_iceberg
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     spark = spark or get_spark()
     capture = run_iceberg(scenario, spark=spark, keep_warehouse=True)
@@ -48,7 +48,7 @@ def run_changelogs(scenario: Scenario, projections: Iterable[Projection], *,
 
 
 def _drop(spark: SparkSession, capture) -> None:
-    from explorer.iceberg.spark.session import RunTable, drop_run_table
+    from explorer.jvm.session import RunTable, drop_run_table
 
     parts = capture.table_name.split(".")
     if len(parts) == 3:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from explorer.iceberg.model import (
+from explorer.iceberg.capture import (
     Capture,
     DeletedPosition,
     FileContent,

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from explorer.scenario.model import Scenario
-from explorer.iceberg.spark.session import driver_jvm
+from explorer.jvm.session import driver_jvm
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -40,7 +40,7 @@ ensure_venv() {
 
 link_voila_template() {
   # The project's voila template and the voila.json that picks it, in the venv's own Jupyter dirs, so that
-  # `voila notebooks/05-playground.ipynb` started by hand serves it too (no page asks a CDN for anything). An
+  # `voila notebooks/playground.ipynb` started by hand serves it too (no page asks a CDN for anything). An
   # editable install does not copy pyproject's data-files (a regular `pip install .` does): linked here, they
   # follow the working tree.
   local templates="$VENV/share/jupyter/voila/templates" etc="$VENV/etc/jupyter"

@@ -39,7 +39,7 @@ def campaign(engine: str, count: int, seed: int, *, shrink: bool, save: Path | N
         return paimon_plain(chooser, name=name, avoid_known_gaps=avoid_known_gaps)
     spark = None
     if engine == "iceberg":
-        from explorer.iceberg.spark.session import get_spark
+        from explorer.jvm.session import get_spark
 
         spark = get_spark()
 

@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     spark = get_spark()
     rng = random.Random(f"races-{args.seed}")

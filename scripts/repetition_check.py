@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from explorer.api import list_presets
-    from explorer.iceberg.spark.session import get_spark, warehouse_dir
+    from explorer.jvm.session import get_spark, warehouse_dir
     from explorer_testing.repetition import repeat
 
     scenarios = list_presets(None if args.engine == "both" else args.engine)

@@ -33,18 +33,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-# The reading order (notebook 00 and docs/user-guide.md say the same).
-CHAPTERS = ("00-start-here", "01-sequence-numbers", "02-merge-on-read-deletes", "06-concurrent-writers",
-            "08-readers-view", "09-delete-file-maintenance", "10-streaming-upserts-flink",
-            "03-changelog-copy-on-write", "11-v3-row-lineage", "07-branches-rollback-tags",
-            "04-paimon-sequence-and-rowkind", "12-paimon-beside-iceberg", "05-playground", "inspect-your-table")
+# The reading order (notebook 00 and docs/user-guide.md say the same): the numbered chapters in their numbers'
+# order, then the two "any time" notebooks.
+ANY_TIME = ("playground", "inspect-your-table")
 # The guides in the site's order; any other page of docs/ (one file per topic) follows them.
 
 
 def chapters() -> tuple[str, ...]:
-    """The chapters in reading order, then any notebook the order does not name yet (sorted)."""
+    """The chapters in reading order: the numbered ones by number, then the "any time" ones, then any other."""
     present = {p.stem for p in NOTEBOOKS.glob("*.ipynb")}
-    return (*[c for c in CHAPTERS if c in present], *sorted(present - set(CHAPTERS)))
+    numbered = sorted(n for n in present if n[:2].isdigit())
+    return (*numbered, *[n for n in ANY_TIME if n in present], *sorted(present - set(numbered) - set(ANY_TIME)))
 
 
 GUIDES = ("user-guide", "workshop", "inspect", "scenario-reference", "glossary", "internals")

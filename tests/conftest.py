@@ -10,11 +10,11 @@ import pytest
 
 @pytest.fixture(scope="session")
 def spark():
-    """The explorer's shared local Spark + Iceberg session (``explorer.iceberg.spark.session.get_spark``).
+    """The explorer's shared local Spark + Iceberg session (``explorer.jvm.session.get_spark``).
 
     Tests that need it carry the ``spark`` marker. Nothing in the suite may create another session.
     """
-    from explorer.iceberg.spark.session import DEFAULT, get_spark
+    from explorer.jvm.session import DEFAULT, get_spark
 
     session = get_spark()
     yield session
@@ -57,7 +57,7 @@ def preset_capture(spark):
     """
     from explorer.api import load_preset
     from explorer.iceberg.spark.runner import run_iceberg
-    from explorer.iceberg.spark.session import RunTable, drop_run_table
+    from explorer.jvm.session import RunTable, drop_run_table
 
     runs = {}
 

@@ -17,7 +17,8 @@ from explorer.scenario.history import History
 from explorer.scenario.model import Scenario
 
 if TYPE_CHECKING:
-    from explorer.ducklake.result import DuckLakeCapture, DuckLakeResult
+    from explorer.ducklake.capture import DuckLakeCapture
+    from explorer.ducklake.result import DuckLakeResult
 
 
 class DuckLakeEngine:

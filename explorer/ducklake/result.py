@@ -1,10 +1,10 @@
-"""What a DuckLake run recorded (:class:`DuckLakeCapture`, plain data) and the explained result
-(:class:`DuckLakeResult`): the pure model of :mod:`explorer.ducklake.model` next to DuckDB's own read at every
+"""The explained result of a DuckLake run (:class:`DuckLakeResult`), over its capture
+(:mod:`explorer.ducklake.capture`): the pure model of :mod:`explorer.ducklake.model` next to DuckDB's own read at every
 snapshot, loudly when they differ. Pure: no DuckDB here.
 
 Why one module over 400 lines: ``DuckLakeResult`` is one class, the Result protocol for DuckLake (points,
 the model's decisions, the checks against DuckDB's reads and change feed, the plain and text forms) over a
-capture of two small records defined beside it.
+capture (``capture.py``) and the model (``model.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from functools import cached_property
 from typing import Any
 
+from explorer.ducklake.capture import DuckLakeCapture, DuckLakeSnapshot, ReadRow
 from explorer.ducklake.model import (
     Change,
     DataFile,
@@ -44,7 +45,6 @@ from explorer.scenario.model import Scenario
 from explorer.scenario.rows import nulls_first
 from explorer.scenario.values import to_plain
 
-ReadRow = tuple[int | None, Mapping[str, Any]]  # (rowid, values) as DuckDB returned it
 
 REWRITE_CHANGES = frozenset({"rewrite_delete", "merge_adjacent"})  # ducklake_snapshots().changes of compactions
 SPEC_NOTE = ("DuckDB's ducklake 1.5.5 replaces a data file's delete file by one holding every deleted position "
@@ -55,39 +55,6 @@ DRIFT_NOTE = ("DuckLake's documentation (Row Lineage; Merge Adjacent Files) says
               "time travel and the change feed as they were; with DuckDB's ducklake 1.5.5 a later "
               "ducklake_merge_adjacent_files gave rows another row id at earlier snapshots (an UPDATE then reads "
               "as delete + insert in ducklake_table_changes)")
-
-
-@dataclass(frozen=True)
-class DuckLakeSnapshot:
-    snapshot_id: int
-    step: int | None
-    label: str
-    changes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # ducklake_snapshots().changes
-    job: str | None = None  # the job of a concurrent step that committed it
-
-
-@dataclass(frozen=True)
-class DuckLakeCapture:
-    """Everything one run recorded. ``reads``: DuckDB's time-travel read (``AT (VERSION => n)``) of every step's
-    snapshot, made after the last step; ``reads_at_commit``: its read right after each commit."""
-
-    scenario: Scenario
-    snapshots: tuple[DuckLakeSnapshot, ...]
-    data_files: tuple[DataFile, ...]
-    delete_files: tuple[DeleteFile, ...]
-    reads: Mapping[int, tuple[ReadRow, ...]]
-    reads_at_commit: Mapping[int, tuple[ReadRow, ...]]
-    changes: tuple[Change, ...]
-    steps: tuple[StepOutcome, ...]
-    first_snapshot: int  # the snapshot before the first step (the empty table)
-    engine_version: str = ""
-    extension_version: str = ""
-    warehouse: str | None = None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def last_snapshot_id(self) -> int | None:
-        return self.snapshots[-1].snapshot_id if self.snapshots else None
 
 
 class DuckLakeResult:

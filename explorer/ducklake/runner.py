@@ -28,7 +28,8 @@ import duckdb
 
 from explorer.ducklake.connection import CATALOG, METADATA, TABLE, Lake, lock_down, open_lake, versions
 from explorer.ducklake.model import Change, DataFile, DeletedPosition, DeleteFile, StoredRow
-from explorer.ducklake.result import DuckLakeCapture, DuckLakeResult, DuckLakeSnapshot, ReadRow
+from explorer.ducklake.capture import DuckLakeCapture, DuckLakeSnapshot, ReadRow
+from explorer.ducklake.result import DuckLakeResult
 from explorer.ducklake.validate import COMPACT_MODES, compact_mode
 from explorer.ducklake.format import FORMAT
 from explorer.engine import StepHandlers, StepOutcome

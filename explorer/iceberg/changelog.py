@@ -23,7 +23,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from explorer.iceberg.model import Capture, FileRecord, SnapshotRecord
+from explorer.iceberg.capture import Capture, FileRecord, SnapshotRecord
 from explorer.scenario.rows import normalize_row
 from explorer.scenario.model import InsertStep, MergeStep, Scenario, SqlStep, Step, UpsertStep
 from explorer.scenario.values import plain_row, to_plain

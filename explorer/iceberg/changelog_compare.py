@@ -18,7 +18,7 @@ from typing import Any
 
 from explorer.iceberg.changelog import (TYPE_ORDER, Changelog, ChangeRow, Projection, format_row, parse_projection,
                                        step_of, value_order)
-from explorer.iceberg.model import Capture
+from explorer.iceberg.capture import Capture
 from explorer.scenario.model import Scenario
 from explorer.scenario.rows import compare_rows, take_surplus
 from explorer.scenario.values import plain_row

@@ -2,7 +2,7 @@
 
 :class:`FileColumns` holds what scan planning looks at (content, path, sequence numbers, spec and partition,
 equality columns, the path a position delete or DV is scoped to, column bounds and counts) as numpy arrays with
-one row per file. It is built either from :class:`~explorer.iceberg.model.FileRecord` objects
+one row per file. It is built either from :class:`~explorer.iceberg.capture.FileRecord` objects
 (:meth:`FileColumns.from_records`, any capture) or by an engine adapter straight from a table's manifests
 (``explorer.iceberg.spark.columnar``, a big table inspected without building 100,000 records). Row ``i`` is the
 same file however it was built: the columns are sorted by birth (file sequence number, then short id), which is
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.iceberg.model import FileContent, FileRecord, SnapshotRecord
+from explorer.iceberg.capture import FileContent, FileRecord, SnapshotRecord
 from explorer.scenario.values import to_plain
 
 # Content codes: the position of each kind in FileContent (DATA 0, POSITION_DELETES 1, EQUALITY_DELETES 2,

@@ -1,7 +1,8 @@
 """The Iceberg engine behind the explorer's one protocol (:mod:`explorer.engine`).
 
-``validate`` is :func:`explorer.iceberg.validate.validate_iceberg`; ``run`` executes on Spark + Iceberg (imported
-only when a run starts, so validating needs no JVM) and returns an :class:`~explorer.iceberg.result.IcebergResult`.
+``validate`` is :func:`explorer.iceberg.validate.validate_iceberg`; ``run`` (:mod:`explorer.iceberg.runner`)
+executes on Spark + Iceberg (imported only when a run starts, so validating needs no JVM) and returns an
+:class:`~explorer.iceberg.result.IcebergResult`.
 """
 
 from __future__ import annotations
@@ -11,19 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.engine import Progress
 from explorer.iceberg.validate import validate_iceberg
-from explorer.scenario.errors import ScenarioError
 from explorer.scenario.history import History
 from explorer.scenario.model import Scenario
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from explorer.iceberg.model import Capture
+    from explorer.iceberg.capture import Capture
     from explorer.iceberg.orders import OrdersResult
     from explorer.iceberg.result import IcebergResult
     from explorer.iceberg.spark.orders import OrdersProgress
     from explorer.engine import StepHandlers
-    from explorer.iceberg.spark.session import Workspace
+    from explorer.jvm.session import Workspace
 
 
 class IcebergEngine:
@@ -37,49 +37,10 @@ class IcebergEngine:
             keep_warehouse: bool = False, warehouse: str | Path | None = None, safe: bool = False,
             workspace: Workspace | None = None, timings: dict[str, float] | None = None, changelog: bool = False,
             **_: Any) -> IcebergResult:
-        from explorer.iceberg.result import IcebergResult
-        from explorer.iceberg.spark.runner import run_iceberg
+        from explorer.iceberg.runner import run
 
-        if changelog:
-            return self._run_with_changelog(scenario, progress=progress, spark=spark, safe=safe)
-        keep = keep_warehouse or warehouse is not None
-        if warehouse is not None:
-            if catalog is not None:
-                raise ScenarioError("give a catalog or a warehouse directory, not both", field="warehouse")
-            from explorer.iceberg.spark.warehouse import use_warehouse
-
-            spark, catalog = use_warehouse(warehouse, spark)
-        capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep, progress=progress,
-                              safe=safe, workspace=workspace, timings=timings)
-        kept = None
-        if keep:
-            from explorer.iceberg.spark.session import get_spark
-            from explorer.iceberg.spark.warehouse import keep_table
-
-            kept = keep_table(spark or get_spark(), capture)
-        return IcebergResult(capture, kept=kept)
-
-    def _run_with_changelog(self, scenario: Scenario, *, progress: Progress | None, spark: SparkSession | None,
-                            safe: bool) -> IcebergResult:
-        """A run whose raw changelog (Spark's ``<table>.changes``) is read before the table is dropped."""
-        from explorer.iceberg.result import IcebergResult
-        from explorer.iceberg.spark.changelog_reader import read_raw
-        from explorer.iceberg.spark.runner import run_iceberg
-        from explorer.iceberg.spark.session import RunTable, drop_run_table, get_spark
-        from explorer.scenario.errors import EngineError
-
-        spark = spark or get_spark()
-        capture = run_iceberg(scenario, spark=spark, keep_warehouse=True, progress=progress, safe=safe)
-        result = IcebergResult(capture)
-        try:
-            result.changelog = read_raw(spark, capture)
-        except EngineError as err:
-            result.changelog_note = err.detail or err.message
-        finally:
-            parts = capture.table_name.split(".")
-            if len(parts) == 3:
-                drop_run_table(spark, RunTable(*parts), capture.table_location)
-        return result
+        return run(scenario, progress=progress, spark=spark, catalog=catalog, keep_warehouse=keep_warehouse,
+                   warehouse=warehouse, safe=safe, workspace=workspace, timings=timings, changelog=changelog)
 
     def step_handlers(self) -> tuple[StepHandlers[Any], ...]:
         """The runner's handler tables: a scenario's steps, and a race's jobs (imports pyspark, starts nothing)."""
@@ -119,7 +80,7 @@ class IcebergEngine:
 
         if spark is not None:
             return
-        from explorer.iceberg.spark.session import get_spark
+        from explorer.jvm.session import get_spark
 
         if warehouse is not None:
             get_spark(warehouse=warehouse)

@@ -10,7 +10,7 @@ rewrite shows the rows it copied as carry-over DELETE + INSERT pairs.
 from __future__ import annotations
 
 from explorer.engine import Changelog, ChangeRow, DeleteWay, FormatFacts
-from explorer.iceberg.model import FileContent
+from explorer.iceberg.capture import FileContent
 from explorer.scenario.rows import normalize_row
 
 WAYS = {FileContent.EQUALITY_DELETES: "equality delete file", FileContent.POSITION_DELETES: "position delete file",

@@ -18,11 +18,11 @@ import numpy as np
 
 from explorer.engine import At, Point, Selector, selector_with_old_keywords
 from explorer.iceberg.columns import FileColumns, FileHistory, with_expired_snapshots
-from explorer.iceberg.model import Capture, FileRecord, SnapshotRecord
+from explorer.iceberg.capture import Capture, FileRecord, SnapshotRecord
 from explorer.iceberg.plan_summary import Attachments, PartitionLoad, text_table
 from explorer.iceberg.planner import planned_pairs
 from explorer.iceberg.resolution import Outcome
-from explorer.iceberg.resolver import DeleteFileIndex, RowMatcher
+from explorer.iceberg.model import DeleteFileIndex, RowMatcher
 from explorer.iceberg.result import IcebergResult, SnapshotView, snapshot_point
 from explorer.scenario.model import Scenario
 from explorer.scenario.values import plain_row, to_plain

@@ -1,432 +1,393 @@
-"""What an engine run recorded: snapshots, every file ever added (with its contents), and what the engine read.
+"""Iceberg's rules model, the delete resolver: which live delete files apply to which live data files, and why.
 
-These records are produced by the engine adapters (``explorer.iceberg.spark``) and consumed by the pure resolver and
-by every view. They hold plain Python values only, so a capture can be built by hand in a unit test, saved as
-JSON, and time-travelled without the engine.
+Every format package has a ``model.py`` holding the format's rules, pure (Paimon's per-key merge, Delta's log,
+DuckLake's catalog); Iceberg's is this resolver, checked against what Spark reads (``result.py``).
 
-Why one module over 400 lines: the capture's records (snapshots, files, deleted positions, job outcomes
-and their checks) are one data model, and ``Capture``'s time travel (``state``, ``snapshot_at``, lineage)
-reads all of them.
+The rules live in :mod:`explorer.iceberg.delete_index` (one index over the files' columns; the spec's rule is
+its :data:`~explorer.iceberg.delete_index.SPEC` question). This module asks that index with
+:class:`~explorer.iceberg.capture.FileRecord` objects and words its answers for learners: a :class:`Decision` per
+pair whose reason describes the verdict and the facts the index read, and the fate of every row.
+
+Every comparison uses a file's *data* sequence number (``FileRecord.sequence_number``); the file sequence number
+only appears in reason texts, so learners see why a compacted file keeps its old number.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import StrEnum
-from functools import cached_property
-from types import MappingProxyType
-from typing import Any, Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
 
-from explorer.engine import StepOutcome as StepOutcome  # engine-neutral; re-exported
-from explorer.scenario.model import Column, Scenario
+import numpy as np
+import numpy.typing as npt
 
+from explorer.iceberg.column_stats import KEEP
+from explorer.iceberg.columns import FileColumns, birth_order_key
+from explorer.iceberg.delete_index import SPEC, Facts, Judged, Question, judge, kinds
+from explorer.iceberg.capture import FileContent, FileRecord, TableState
+from explorer.iceberg.resolution import Decision, Outcome, RowFate, Rule
+from explorer.scenario.values import to_plain
 
-class FileContent(StrEnum):
-    DATA = "data"
-    POSITION_DELETES = "position_deletes"
-    EQUALITY_DELETES = "equality_deletes"
-    DELETION_VECTOR = "deletion_vector"
+_EQ = FileContent.EQUALITY_DELETES
+_POS = FileContent.POSITION_DELETES
+_DV = FileContent.DELETION_VECTOR
 
-    @property
-    def id_prefix(self) -> str:
-        """Short ids are numbered per prefix in order of birth: D1, E1, P1, V1."""
-        return {"data": "D", "position_deletes": "P", "equality_deletes": "E", "deletion_vector": "V"}[self.value]
-
-    @property
-    def is_delete(self) -> bool:
-        return self is not FileContent.DATA
+_RULES = {_EQ: Rule.EQUALITY, _POS: Rule.POSITION, _DV: Rule.DELETION_VECTOR}
+_KIND_NAMES = {_EQ: "equality delete", _POS: "position delete file", _DV: "deletion vector"}
 
 
-@dataclass(frozen=True)
-class SnapshotRecord:
-    """One commit. ``ordinal`` is its 1-based place in commit order (v1 snapshots all have sequence number 0)."""
-
-    ordinal: int
-    snapshot_id: int
-    parent_id: int | None
-    sequence_number: int
-    operation: str
-    timestamp_ms: int
-    summary: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    step: int | None = None
-    kind: str | None = None
-    label: str | None = None
-    # What this snapshot's manifest list holds: file id -> entry status (an EntryStatus).
-    # None for captures built without manifests (then liveness follows the add/remove events along ancestry).
-    entries: Mapping[str, str] | None = None
-    # The columns of the schema this snapshot was committed with (its schema-id), in schema order: what a read
-    # of this snapshot returns (a dropped column gone, a column added later absent). None: not recorded.
-    columns: tuple[str, ...] | None = None
-
-    @property
-    def title(self) -> str:
-        return self.label or self.kind or self.operation
-
-    @property
-    def live_file_ids(self) -> frozenset[str] | None:
-        """The files a scan of this snapshot plans over: its manifest entries that are ADDED or EXISTING."""
-        if self.entries is None:
-            return None
-        return frozenset(fid for fid, status in self.entries.items() if status != EntryStatus.DELETED)
+# ------------------------------------------------------------------------------------------- ordering
 
 
-@dataclass(frozen=True)
-class DeletedPosition:
-    """One entry of a position delete file or deletion vector: row ``position`` of data file ``path``."""
+def id_order_key(file_id: str) -> tuple[Any, ...]:
+    """Sort key for short ids as people read them: D2 before D10 (numbered per prefix in order of birth)."""
+    prefix = file_id.rstrip("0123456789")
+    digits = file_id[len(prefix):]
+    return (prefix, int(digits) if digits else -1, file_id)
 
-    path: str
-    position: int
+
+def file_order_key(f: FileRecord) -> tuple[Any, ...]:
+    return id_order_key(f.id)
 
 
-@dataclass(frozen=True)
-class FileRecord:
-    """A data or delete file, as Iceberg's manifests describe it, plus its contents.
+def _birth_key(f: FileRecord) -> tuple[Any, ...]:
+    return birth_order_key(f.file_sequence_number, f.id)
 
-    ``sequence_number`` is the *data* sequence number, the one delete rules compare. It differs from
-    ``file_sequence_number`` (the commit that added the file) after a compaction that keeps the starting
-    sequence number. Paths are relative to the table location.
+
+def _by_birth(files: Iterable[FileRecord]) -> list[FileRecord]:
+    """Files in order of birth: by the commit that wrote them, then by their short id (the columns' order)."""
+    return sorted(files, key=_birth_key)
+
+
+def _by_sequence(files: Iterable[FileRecord]) -> list[FileRecord]:
+    return sorted(files, key=lambda f: (f.sequence_number, f.file_sequence_number, file_order_key(f)))
+
+
+def rule_of(delete_file: FileRecord) -> Rule:
+    try:
+        return _RULES[delete_file.content]
+    except KeyError:
+        raise ValueError(f"{delete_file.id} is a data file, not a delete file") from None
+
+
+def referenced_paths(delete_file: FileRecord) -> frozenset[str]:
+    """The data files a position delete file or DV can touch: its referenced_data_file, else its positions."""
+    if delete_file.referenced_data_file is not None:
+        return frozenset((delete_file.referenced_data_file,))
+    return frozenset(p.path for p in delete_file.positions)
+
+
+# -------------------------------------------------------------------------------------- reason texts
+
+
+def _rule_partition_text(f: FileRecord) -> str:
+    if f.spec_unpartitioned and not f.partition:
+        return f"the unpartitioned spec {f.spec_id}"
+    return f"partition {{{f.partition_values_text}}} of spec {f.spec_id}"
+
+
+def _seq_text(f: FileRecord) -> str:
+    """'D3 has 5', plus the file sequence number when a compaction made the two differ."""
+    text = f"{f.id} has {f.sequence_number}"
+    if f.file_sequence_number != f.sequence_number:
+        text += (f" (its data sequence number; its file sequence number is {f.file_sequence_number}, "
+                 f"from the commit that rewrote it, and the rules never compare that one)")
+    return text
+
+
+def _comparison(data_file: FileRecord, delete_file: FileRecord) -> str:
+    op = "<" if delete_file.content is _EQ else "<="
+    return f"{data_file.sequence_number} {op} {delete_file.sequence_number}"
+
+
+def _reason(d: FileRecord, x: FileRecord, outcome: Outcome, facts: Facts, k: int) -> str:
+    """The spec's verdict for pair ``k`` in words, from the facts the index read (never recomputed)."""
+    kind = _KIND_NAMES[x.content]
+    ds, xs = d.sequence_number, x.sequence_number
+    if x.content is _EQ:
+        head = (f"equality delete {x.id} has sequence number {xs}"
+                + (f" (file sequence number {x.file_sequence_number})" if x.file_sequence_number != xs else "")
+                + "; it applies only to data with a strictly smaller sequence number")
+        if outcome is Outcome.OTHER_PARTITION:
+            return (f"equality delete {x.id} belongs to {_rule_partition_text(x)} and {d.id} to {_rule_partition_text(d)}; "
+                    f"a partitioned equality delete only applies inside its own partition → out of scope")
+        scope = (f"its spec {x.spec_id} is unpartitioned, so it is global" if facts.is_global[k]
+                 else f"both are in {_rule_partition_text(x)}")
+        verdict = "true → applies" if outcome is Outcome.APPLIES else "false → ignored"
+        return f"{head}; {scope}; {_seq_text(d)}, and {ds} < {xs} is {verdict}"
+    if outcome is Outcome.OTHER_PARTITION:
+        text = (f"{kind} {x.id} belongs to {_rule_partition_text(x)} and {d.id} to {_rule_partition_text(d)}; "
+                f"position deletes only apply inside their own partition → out of scope")
+        if facts.at_path[k] and facts.by_reference[k]:
+            text += (" (it names this very file, which a well-formed table never does across partitions; "
+                     "Iceberg's Java reader matches such file-scoped deletes by path alone)")
+        return text
+    if outcome is Outcome.OTHER_FILE:
+        refs = sorted(referenced_paths(x))
+        shown = ", ".join(refs[:3]) + (f" (+{len(refs) - 3} more)" if len(refs) > 3 else "") if refs else "nothing"
+        return f"{kind} {x.id} references {shown}, not {d.id} ({d.path}) → out of scope"
+    head = (f"{kind} {x.id} has sequence number {xs}"
+            + (f" (file sequence number {x.file_sequence_number})" if x.file_sequence_number != xs else "")
+            + f"; it applies to data with a smaller or equal sequence number; {_seq_text(d)}, and {ds} <= {xs} is ")
+    if outcome is Outcome.IGNORED_BY_SEQUENCE:
+        if x.content is _DV:
+            return head + ("false → ignored (a DV older than its data file is invalid metadata: Iceberg's Java "
+                           "reader refuses to scan such a table)")
+        return head + "false → ignored"
+    if outcome is Outcome.SUPERSEDED_BY_DV:
+        return (head + f"true, but a deletion vector covers {d.id}; in v3 a DV replaces every position delete "
+                f"file for its data file (it already holds their positions) → superseded")
+    return head + "true → applies"
+
+
+# ------------------------------------------------------------------------------------------ the index
+
+
+@dataclass(frozen=True, eq=False)
+class Batch:
+    """Delete files and data files as one set of columns: row ``i`` is ``records[i]``. The delete files come
+    first, in order of birth (the order attached deletes are listed in), then the data files as asked."""
+
+    columns: FileColumns
+    records: tuple[FileRecord, ...]
+    rows: npt.NDArray[np.int64]  # the row of each data file asked about, in the order asked
+
+
+class DeleteFileIndex:
+    """The live delete files of one table state, asked about data files (:class:`~explorer.iceberg.capture.FileRecord`
+    objects) through the one index of :mod:`explorer.iceberg.delete_index`.
+
+    The spec's question, "which deletes apply" (:meth:`for_data_file`, :meth:`for_data_files`, what the row
+    fates use), with every pair's reason (:meth:`explain`, :meth:`decisions_for`); and any question of that
+    index on any pairs (:meth:`judge`: the planner's view in :mod:`explorer.iceberg.planner` asks it there).
     """
 
-    id: str
-    content: FileContent
-    path: str
-    sequence_number: int
-    file_sequence_number: int
-    added_snapshot_id: int
-    removed_snapshot_id: int | None
-    record_count: int
-    spec_id: int = 0
-    partition: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    # The file's partition spec has no fields: an equality delete in such a spec applies globally.
-    spec_unpartitioned: bool = True
-    equality_columns: tuple[str, ...] = ()
-    referenced_data_file: str | None = None
-    # Data files: rows in position order. Equality deletes: the delete rows (equality columns only).
-    rows: tuple[Mapping[str, Any], ...] = ()
-    # Position delete files and deletion vectors: the positions they delete.
-    positions: tuple[DeletedPosition, ...] = ()
-    # Column stats from the manifest. The planner (Iceberg's DeleteFileIndex) uses them to leave equality
-    # deletes off data files they cannot touch; they never change which rows a correct reader returns.
-    lower_bounds: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    upper_bounds: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    # Per column: null values and values (nulls included). A column missing here means "not known".
-    null_counts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
-    value_counts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
-    # Position delete files: the lower and upper bound of their ``file_path`` column (relative paths).
-    path_bounds: tuple[str, str] | None = None
-    # Deletion vectors: the blob's offset inside its Puffin file (several DVs can share one file).
-    content_offset: int | None = None
+    def __init__(self, delete_files: Iterable[FileRecord]):
+        self._deletes: tuple[FileRecord, ...] = tuple(_by_birth(delete_files))
+        self._ids = frozenset(map(id, self._deletes))
+        if not all(kind.is_delete for kind in set(map(attrgetter("content"), self._deletes))):
+            f = next(f for f in self._deletes if not f.is_delete)
+            raise ValueError(f"{f.id} is a data file; a DeleteFileIndex holds delete files only")
+
+    def __len__(self) -> int:
+        return len(self._deletes)
 
     @property
-    def is_delete(self) -> bool:
-        return self.content.is_delete
+    def delete_files(self) -> tuple[FileRecord, ...]:
+        """In order of birth."""
+        return self._deletes
 
-    def partition_key(self) -> tuple[Any, ...]:
-        return self._partition_key
+    def batch(self, data_files: Iterable[FileRecord], deletes: Iterable[FileRecord] = (), *,
+              with_stats: bool = True) -> Batch:
+        """The columns of the index's delete files, any other ``deletes`` asked about and ``data_files``
+        (``with_stats=False``: without column bounds and counts, for the spec's question)."""
+        asked = list(data_files)
+        extra = [f for f in deletes if id(f) not in self._ids]
+        files = _by_birth((*self._deletes, *extra)) if extra else list(self._deletes)
+        first = len(files)
+        if self._ids.isdisjoint(map(id, asked)) and not (extra and {*map(id, extra)}.intersection(map(id, asked))):
+            # the usual case: only data files asked (a file asked twice is two rows with one answer)
+            files += asked
+            rows = np.arange(first, len(files), dtype=np.int64)
+        else:
+            row_of = {id(f): i for i, f in enumerate(files)}
+            for f in asked:
+                if row_of.setdefault(id(f), len(files)) == len(files):
+                    files.append(f)
+            rows = np.fromiter((row_of[id(f)] for f in asked), dtype=np.int64, count=len(asked))
+        return Batch(FileColumns.from_records(files, ordered=True, with_stats=with_stats), tuple(files), rows)
 
-    # Computed once per record (the resolver and planner ask for them for every pair; cached_property writes
-    # the instance's __dict__ directly, which a frozen dataclass allows).
-    @cached_property
-    def _partition_key(self) -> tuple[Any, ...]:
-        return (self.spec_id, tuple(sorted(self.partition.items())))
+    # --------------------------------------------------------------------------- the spec's question
 
-    @cached_property
-    def partition_values_text(self) -> str:
-        """``k=v, k=v`` in column order by name (``null`` for a null value)."""
-        from explorer.scenario.values import to_plain
+    def for_data_files(self, data_files: Iterable[FileRecord]) -> list[tuple[FileRecord, ...]]:
+        """For each data file (in the order given), the delete files that apply to it, in order of birth."""
+        batch = self.batch(data_files, with_stats=False)  # the spec's rule never reads statistics
+        records, rows = batch.records, batch.rows
+        k = kinds(batch.columns, SPEC)  # no column stats in the spec's rule: the kinds' lists are the answer
+        del batch  # the columns go before the answers are built
+        per_kind = k.tuples(records)  # data files of a kind share one tuple
+        kind_by_row = np.zeros(len(records), dtype=np.int64)
+        kind_by_row[k.data] = k.kind_of
+        return list(map(per_kind.__getitem__, kind_by_row[rows].tolist()))
 
-        return ", ".join(f"{k}={'null' if v is None else to_plain(v)}" for k, v in sorted(self.partition.items()))
+    def for_data_file(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
+        """The delete files that apply to ``data_file``, in order of birth."""
+        return self.for_data_files([data_file])[0]
 
-    @property
-    def file_key(self) -> str:
-        """The file as Iceberg's planner names it: its path, plus the blob offset for a deletion vector."""
-        return self.path if self.content_offset is None else f"{self.path}#{self.content_offset}"
+    def judge(self, data_files: Iterable[FileRecord], question: Question = SPEC, *,
+              deletes: Iterable[FileRecord] | None = None,
+              column_stats: bool | None = None) -> tuple[Batch, Judged]:
+        """Every (data file, delete file) pair through ``question``: the given data files (in that order) against
+        ``deletes`` (default: every delete file of the index; the others still fill the DV map)."""
+        chosen = self._deletes if deletes is None else tuple(deletes)
+        batch = self.batch(data_files, chosen)
+        row_of = {id(f): i for i, f in enumerate(batch.records)}
+        x_rows = np.asarray(sorted(row_of[id(f)] for f in chosen), dtype=np.int64)
+        d_rows = batch.rows
+        return batch, judge(batch.columns, np.repeat(d_rows, len(x_rows)), np.tile(x_rows, len(d_rows)), question,
+                            column_stats=column_stats)
 
-    def scoped_to(self) -> tuple[str, str] | None:
-        """(data file path, how Iceberg knows) for a delete file scoped to one data file, else None.
+    def decide(self, data_files: Iterable[FileRecord], deletes: Iterable[FileRecord] | None = None
+               ) -> list[Decision]:
+        """Every given data file (in that order) against every delete file (in order of birth), with reasons."""
+        batch, judged = self.judge(data_files, SPEC, deletes=deletes, column_stats=True)
+        return [_decision(batch, judged, k) for k in range(len(judged.codes))]
 
-        Mirrors ``ContentFileUtil.referencedDataFile``: an equality delete never is; a position delete file or
-        DV is when its manifest entry sets ``referenced_data_file``, or when its ``file_path`` column's lower
-        and upper bounds are equal.
-        """
-        if self.content in (FileContent.DATA, FileContent.EQUALITY_DELETES):
-            return None
-        if self.referenced_data_file is not None:
-            return self.referenced_data_file, "referenced_data_file"
-        if self.path_bounds is not None and self.path_bounds[0] == self.path_bounds[1]:
-            return self.path_bounds[0], "file_path bounds"
-        return None
+    def explain(self, data_file: FileRecord, delete_file: FileRecord) -> Decision:
+        """One pair, any outcome, with the concrete comparison as text."""
+        return self.decide([data_file], [delete_file])[0]
 
+    def decisions_for(self, data_file: FileRecord) -> Iterator[Decision]:
+        """``data_file`` against every live delete file, in order of birth."""
+        yield from self.decide([data_file])
 
-class EntryStatus(StrEnum):
-    """A manifest entry's status (the spec's ``status`` field: 0 EXISTING, 1 ADDED, 2 DELETED)."""
+    def data_files_for(self, delete_file: FileRecord, data_files: Iterable[FileRecord]) -> tuple[FileRecord, ...]:
+        """The per-delete view: which of ``data_files`` this delete file applies to."""
+        files = list(data_files)
+        _, judged = self.judge(files, deletes=[delete_file])
+        return tuple(f for f, ok in zip(files, judged.accepted.tolist()) if ok)
 
-    EXISTING = "existing"  # carried over from an ancestor's manifests
-    ADDED = "added"  # added by this very commit
-    DELETED = "deleted"  # removed by this commit: kept in the manifest so readers of older snapshots know
+    def ignored_equality_deletes_for(self, data_files: Sequence[FileRecord]) -> list[tuple[FileRecord, ...]]:
+        """Per data file: equality deletes in its scope but not newer than it (ignored by sequence number)."""
+        eq = [f for f in self._deletes if f.content is _EQ]
+        if not eq or not data_files:
+            return [() for _ in data_files]
+        _, judged = self.judge(data_files, deletes=eq)
+        ignored = (judged.codes == SPEC.verdicts.index(Outcome.IGNORED_BY_SEQUENCE)).reshape(len(data_files), -1)
+        return [tuple(x for x, hit in zip(eq, row) if hit) for row in ignored.tolist()]
 
-    @classmethod
-    def from_manifest(cls, status: int) -> "EntryStatus":
-        return (cls.EXISTING, cls.ADDED, cls.DELETED)[status]
-
-
-class JobStatus(StrEnum):
-    """What Iceberg's commit validation made of one job of a concurrent step."""
-
-    COMMITTED = "committed"
-    RETRIED = "retried-and-committed"
-    REJECTED = "rejected"
-
-
-class Check(StrEnum):
-    """A validation an Iceberg commit runs (``RowDelta``, or ``RewriteFiles`` for a compaction; the value is the
-    Java method's name)."""
-
-    FROM_SNAPSHOT = "validateFromSnapshot"
-    DATA_FILES_EXIST = "validateDataFilesExist"
-    DELETED_FILES = "validateDeletedFiles"
-    NO_CONFLICTING_DELETE_FILES = "validateNoConflictingDeleteFiles"
-    NO_CONFLICTING_DATA_FILES = "validateNoConflictingDataFiles"
-    # a compaction (RewriteFiles) commit
-    DATA_SEQUENCE_NUMBER = "dataSequenceNumber"  # keeps the starting snapshot's data sequence number
-    NO_NEW_DELETES_FOR_DATA_FILES = "validateNoNewDeletesForDataFiles"
-
-
-JOB_STATUSES = tuple(JobStatus)
-
-ADDED_DVS = "validateAddedDVs"  # run by every RowDelta commit on v3 (MergingSnapshotProducer), not chosen per job
-
-# What each check makes sure of, in words a learner reads first (the Java method name is the expert's aside).
-CHECK_WORDS: dict[str, str] = {
-    Check.FROM_SNAPSHOT.value: "re-read everything committed since the job started",
-    Check.DATA_FILES_EXIST.value: "the data files its position deletes point at are still there",
-    Check.DELETED_FILES.value: "no data file it read was removed meanwhile",
-    Check.NO_CONFLICTING_DELETE_FILES.value: "no new delete file may apply to the rows it changed",
-    Check.NO_CONFLICTING_DATA_FILES.value: "no new data file may hold rows its filter matches",
-    Check.DATA_SEQUENCE_NUMBER.value: "its new files keep the data sequence number it started from",
-    Check.NO_NEW_DELETES_FOR_DATA_FILES.value: "no new delete file applies to a file it replaced",
-    ADDED_DVS: "no other deletion vector was added for the same data file",
-}
+    def ignored_equality_deletes(self, data_file: FileRecord) -> tuple[FileRecord, ...]:
+        return self.ignored_equality_deletes_for([data_file])[0]
 
 
-# What a failed check found, short enough for a grid cell or a race lane ("A rejected (a new data file may hold
-# its rows)").
-FAILED_WORDS: dict[str, str] = {
-    Check.DATA_FILES_EXIST.value: "a file it deletes from was removed",
-    Check.DELETED_FILES.value: "a file it read was removed",
-    Check.NO_CONFLICTING_DELETE_FILES.value: "a new delete file may apply to its rows",
-    Check.NO_CONFLICTING_DATA_FILES.value: "a new data file may hold its rows",
-    Check.NO_NEW_DELETES_FOR_DATA_FILES.value: "a new delete applies to a file it replaced",
-    ADDED_DVS: "a second deletion vector for one data file",
-}
+def _decision(batch: Batch, judged: Judged, k: int) -> Decision:
+    facts = judged.facts
+    d, x = batch.records[int(facts.data_rows[k])], batch.records[int(facts.delete_rows[k])]
+    outcome = judged.verdict(k)
+    assert isinstance(outcome, Outcome)
+    return Decision(
+        data_file=d.id, delete_file=x.id, applies=outcome is Outcome.APPLIES, rule=rule_of(x), outcome=outcome,
+        data_sequence_number=d.sequence_number, delete_sequence_number=x.sequence_number,
+        # scope decided it: no sequence-number comparison was made, so none is shown
+        comparison=_comparison(d, x) if outcome.in_scope or outcome is Outcome.SUPERSEDED_BY_DV else None,
+        reason=_reason(d, x, outcome, facts, k),
+        # what the index's column-stats switch would let a reader skip (it never changes the spec's verdict)
+        stats_skippable=bool(facts.stats[k] != KEEP))
 
 
-def failed_words(check: str | None) -> str:
-    """What a failed check found, in words (the check's name when it is unknown, "validation" when None)."""
-    return FAILED_WORDS.get(check or "", check or "validation")
+def brute_force_for_data_files(data_files: Sequence[FileRecord], delete_files: Iterable[FileRecord]
+                               ) -> list[tuple[FileRecord, ...]]:
+    """Every pair through the spec's conditions, without the index's groups: the reference the indexed answer
+    is tested against (per data file, in order of birth)."""
+    index = DeleteFileIndex(delete_files)
+    deletes = index.delete_files
+    if not data_files:
+        return []
+    _, judged = index.judge(data_files)
+    rows = judged.accepted.reshape(len(data_files), len(deletes)).tolist() if deletes else [[]] * len(data_files)
+    return [tuple(x for x, ok in zip(deletes, row) if ok) for row in rows]
 
 
-def check_words(check: str | None) -> str:
-    """A check in plain words (``validateNoConflictingDataFiles`` or ``validateFromSnapshot(12)`` alike); the
-    name itself when it is unknown."""
-    if not check:
-        return "a validation"
-    return CHECK_WORDS.get(check.split("(", 1)[0].split(" ", 1)[0], check)
+def brute_force_for_data_file(data_file: FileRecord, delete_files: Iterable[FileRecord]) -> tuple[FileRecord, ...]:
+    return brute_force_for_data_files([data_file], delete_files)[0]
 
 
-def filter_words(text: str | None) -> str:
-    """Iceberg's printed expression in SQL's words: ``ref(name="user_id") == 500`` -> ``user_id = 500``."""
-    import re
-
-    if text is None:
-        return ""
-    text = re.sub(r'ref\(name="([^"]*)"\)', r"\1", text)
-    return text.replace(" == ", " = ").replace(" != ", " <> ")
+# ------------------------------------------------------------------------------------ whole-state views
 
 
-@dataclass(frozen=True)
-class JobOutcome:
-    """One job of a concurrent step: where it started, and what Iceberg's commit validation made of it.
+def decide_all(state: TableState, index: DeleteFileIndex | None = None) -> tuple[Decision, ...]:
+    """Every (data file, delete file) pair of one state: data files in id order, deletes in order of birth.
 
-    ``status``: "committed" (nothing committed since it started), "retried-and-committed" (another job won the
-    race; Iceberg re-read the table, validated this job against the winner's commit and committed it on top),
-    or "rejected" (the validation found a conflict: nothing of this job reached the table). ``reason`` says
-    why in one line; ``checks`` names the validations the commit ran, ``conflict_filter`` the rows they cover.
+    Fine for teaching sizes; at scale ask :class:`DeleteFileIndex` only what you need.
     """
-
-    step: int
-    name: str
-    kind: str
-    title: str
-    commit_position: int  # 1 = tried to commit first
-    started_from_snapshot: int | None
-    status: JobStatus
-    reason: str
-    committed_snapshot_id: int | None = None
-    sequence_number: int | None = None
-    parent_snapshot_id: int | None = None
-    checks: tuple[str, ...] = ()
-    conflict_filter: str | None = None
-    # rejected jobs: the validation that fired (Iceberg's method name) and Iceberg's own message
-    failed_check: str | None = None
-    message: str | None = None
-
-    @property
-    def committed(self) -> bool:
-        return self.status != JobStatus.REJECTED
+    index = index if index is not None else DeleteFileIndex(state.delete_files)
+    return tuple(index.decide(sorted(state.data_files, key=file_order_key)))
 
 
-@dataclass(frozen=True)
-class TableState:
-    """The table as of one snapshot: its live files (what a scan at that snapshot plans over)."""
+class RowMatcher:
+    """Which rows of a data file one applicable delete file removes (built once per delete file)."""
 
-    snapshot: SnapshotRecord
-    data_files: tuple[FileRecord, ...]
-    delete_files: tuple[FileRecord, ...]
-    engine_rows: tuple[Mapping[str, Any], ...] | None  # what the engine read at this snapshot, if captured
-    # data file id -> delete file ids Iceberg Java's planning attached at this snapshot, if captured
-    engine_plan: Mapping[str, frozenset[str]] | None = None
+    def __init__(self, delete_file: FileRecord):
+        self.file = delete_file
+        if delete_file.content is _EQ:
+            self.columns = delete_file.equality_columns
+            self.keys = frozenset(tuple(r.get(c) for c in self.columns) for r in delete_file.rows)
+        else:
+            positions: dict[str, set[int]] = defaultdict(set)
+            for p in delete_file.positions:
+                positions[p.path].add(p.position)
+            self.positions = positions
 
+    def matches(self, data_file: FileRecord, position: int, row: Mapping[str, Any]) -> bool:
+        if self.file.content is _EQ:
+            return tuple(row.get(c) for c in self.columns) in self.keys
+        hit = self.positions.get(data_file.path)
+        return hit is not None and position in hit
 
-@dataclass(frozen=True)
-class Capture:
-    """Everything one run recorded. Build :class:`TableState` for any snapshot with :meth:`state`."""
-
-    scenario: Scenario
-    engine: str
-    table_name: str
-    table_location: str
-    columns: tuple[Column, ...]
-    snapshots: tuple[SnapshotRecord, ...]
-    files: tuple[FileRecord, ...]
-    steps: tuple[StepOutcome, ...]
-    # snapshot id -> rows the engine itself returned when reading the table at that snapshot
-    engine_rows: Mapping[int, tuple[Mapping[str, Any], ...]] = field(default_factory=lambda: MappingProxyType({}))
-    partition_columns: tuple[str, ...] = ()
-    # Concurrent steps only: every job's outcome, in commit order within each step.
-    jobs: tuple[JobOutcome, ...] = ()
-    # snapshot id -> data file id -> ids of the delete files Iceberg Java's own scan planning attached to it
-    # (``FileScanTask.deletes()`` of ``planFiles()``, in the scan Spark read that snapshot with), if captured
-    engine_plans: Mapping[int, Mapping[str, frozenset[str]]] = field(default_factory=lambda: MappingProxyType({}))
-    # The table's refs at the end of the run (name -> snapshot id; "main" is the current snapshot), if captured.
-    refs: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
-    # Format v3 only: snapshot id -> (data file path, position) -> (_row_id, _last_updated_sequence_number) of
-    # every row Spark read there (row lineage; a deleted row keeps the values of the last snapshot it was read at)
-    row_lineage: Mapping[int, Mapping[tuple[str, int], tuple[int, int]]] = field(
-        default_factory=lambda: MappingProxyType({}))
-
-    def lineage(self, snapshot_id: int, file_id: str, position: int) -> tuple[int, int] | None:
-        """(_row_id, _last_updated_sequence_number) of one physical row as Spark read it at ``snapshot_id``, or,
-        for a row deleted there, at the nearest ancestor that still showed it; None without row lineage."""
-        if not self.row_lineage:
-            return None
-        key = (self.file(file_id).path, position)
-        by_id = {s.snapshot_id: s for s in self.snapshots}
-        sid: int | None = snapshot_id
-        while sid is not None and sid in by_id:
-            found = self.row_lineage.get(sid, {}).get(key)
-            if found is not None:
-                return found
-            sid = by_id[sid].parent_id
-        return None
-
-    def file(self, file_id: str) -> FileRecord:
-        for f in self.files:
-            if f.id == file_id:
-                return f
-        raise KeyError(file_id)
-
-    def snapshot(self, snapshot_id: int) -> SnapshotRecord:
-        for s in self.snapshots:
-            if s.snapshot_id == snapshot_id:
-                return s
-        raise KeyError(snapshot_id)
-
-    def snapshot_at(self, sequence_number: int | None = None) -> SnapshotRecord:
-        """The latest snapshot whose sequence number is <= ``sequence_number``; by default the table's current
-        snapshot (main's head: after a rollback that is not the last commit), else the last one."""
-        if not self.snapshots:
-            raise LookupError("the run made no snapshots")
-        if sequence_number is None:
-            main = self.refs.get("main")
-            return self.snapshot(main) if main is not None else self.snapshots[-1]
-        candidates = [s for s in self.snapshots if s.sequence_number <= sequence_number]
-        if not candidates:
-            first = self.snapshots[0].sequence_number
-            raise LookupError(f"no snapshot at or before sequence number {sequence_number}; the first is {first}")
-        return candidates[-1]
-
-    def ancestry(self, snapshot: SnapshotRecord) -> tuple[SnapshotRecord, ...]:
-        """``snapshot`` and its ancestors known to this capture, newest first (the parent chain)."""
-        by_id = {s.snapshot_id: s for s in self.snapshots}
-        chain: list[SnapshotRecord] = []
-        seen: set[int] = set()
-        current: SnapshotRecord | None = snapshot
-        while current is not None and current.snapshot_id not in seen:
-            chain.append(current)
-            seen.add(current.snapshot_id)
-            current = by_id.get(current.parent_id) if current.parent_id is not None else None
-        return tuple(chain)
-
-    def live_ids(self, snapshot: SnapshotRecord) -> frozenset[str]:
-        """The ids of the files live at ``snapshot``: the one place liveness is decided.
-
-        A snapshot is what its manifest list holds (ADDED or EXISTING entries). A capture built without
-        manifests falls back to events along the snapshot's ancestry: added by an ancestor (or itself) and not
-        removed by one. Either way a rolled-back commit's files are not live after the rollback.
-        """
-        live = snapshot.live_file_ids
-        if live is not None:
-            return live
-        chain = {s.snapshot_id for s in self.ancestry(snapshot)}
-        return frozenset(f.id for f in self.files if f.added_snapshot_id in chain
-                         and (f.removed_snapshot_id is None or f.removed_snapshot_id not in chain))
-
-    def is_live(self, f: FileRecord, snapshot: SnapshotRecord) -> bool:
-        return f.id in self.live_ids(snapshot)
-
-    def state(self, sequence_number: int | None = None, *, snapshot_id: int | None = None) -> TableState:
-        snap = self.snapshot(snapshot_id) if snapshot_id is not None else self.snapshot_at(sequence_number)
-        ids = self.live_ids(snap)
-        live = [f for f in self.files if f.id in ids]
-        return TableState(
-            snapshot=snap,
-            data_files=tuple(f for f in live if not f.is_delete),
-            delete_files=tuple(f for f in live if f.is_delete),
-            engine_rows=self.engine_rows.get(snap.snapshot_id),
-            engine_plan=self.engine_plans.get(snap.snapshot_id),
-        )
-
-    def added_in(self, f: FileRecord) -> int:
-        """Sequence number of the snapshot that added ``f``."""
-        return self.snapshot(f.added_snapshot_id).sequence_number
-
-    def removed_in(self, f: FileRecord) -> int | None:
-        return None if f.removed_snapshot_id is None else self.snapshot(f.removed_snapshot_id).sequence_number
+    def describe_hit(self, data_file: FileRecord, position: int, row: Mapping[str, Any]) -> str:
+        x = self.file
+        if x.content is _EQ:
+            values = ", ".join(f"{c}={_show(row.get(c))}" for c in self.columns)
+            return (f"equality delete {x.id} (sequence number {x.sequence_number}) lists {values}, and "
+                    f"{data_file.sequence_number} < {x.sequence_number}")
+        return (f"{_KIND_NAMES[x.content]} {x.id} (sequence number {x.sequence_number}) lists position "
+                f"{position} of {data_file.id}, and {data_file.sequence_number} <= {x.sequence_number}")
 
 
-class Lifespans:
-    """Birth and removal sequence numbers of files as seen from one snapshot (later removals are hidden).
+def _show(value: Any) -> str:
+    return "null" if value is None else str(to_plain(value))
 
-    Looks snapshots up in a dict: ``Capture.snapshot`` scans, which is too slow for 20,000 files.
-    """
 
-    def __init__(self, capture: Capture, snapshot: SnapshotRecord):
-        self.capture = capture
-        self.snapshot = snapshot
-        self._by_id = {s.snapshot_id: s for s in capture.snapshots}
+def row_fates(state: TableState, index: DeleteFileIndex | None = None) -> tuple[RowFate, ...]:
+    """The fate of every row of every live data file (position = index in ``FileRecord.rows``)."""
+    index = index if index is not None else DeleteFileIndex(state.delete_files)
+    matchers: dict[str, RowMatcher] = {}
 
-    def born_files(self) -> list[FileRecord]:
-        """Every file added at or before the snapshot (live or already removed), in order of birth."""
-        return [f for f in self.capture.files if self._by_id[f.added_snapshot_id].ordinal <= self.snapshot.ordinal]
+    def matcher(f: FileRecord) -> RowMatcher:
+        m = matchers.get(f.id)
+        if m is None:
+            m = matchers[f.id] = RowMatcher(f)
+        return m
 
-    def born(self, f: FileRecord) -> int:
-        """Sequence number of the commit that added ``f``."""
-        return self._by_id[f.added_snapshot_id].sequence_number
+    fates: list[RowFate] = []
+    data_files = sorted(state.data_files, key=file_order_key)
+    for data_file, applies, not_newer in zip(data_files, index.for_data_files(data_files),
+                                             index.ignored_equality_deletes_for(data_files)):
+        applicable = [matcher(f) for f in _by_sequence(applies)]
+        ignored = [matcher(f) for f in _by_sequence(not_newer)]
+        for position, row in enumerate(data_file.rows):
+            hits = [m for m in applicable if m.matches(data_file, position, row)]
+            if hits:
+                first = hits[0]
+                reason = f"removed: {first.describe_hit(data_file, position, row)}"
+                if len(hits) > 1:
+                    reason += f"; it is also deleted by {', '.join(m.file.id for m in hits[1:])}"
+                fates.append(RowFate(file=data_file.id, position=position, row=row, deleted_by=first.file.id,
+                                     rule=rule_of(first.file), reason=reason + ".",
+                                     all_deleted_by=tuple(m.file.id for m in hits)))
+                continue
+            fates.append(RowFate(file=data_file.id, position=position, row=row,
+                                 reason=_visible_reason(data_file, position, row, applicable, ignored)))
+    return tuple(fates)
 
-    def removed(self, f: FileRecord) -> int | None:
-        """Sequence number of the commit that removed ``f``, if that happened at or before the snapshot."""
-        if f.removed_snapshot_id is None:
-            return None
-        snap = self._by_id[f.removed_snapshot_id]
-        return None if snap.ordinal > self.snapshot.ordinal else snap.sequence_number
+
+def _visible_reason(data_file: FileRecord, position: int, row: Mapping[str, Any],
+                    applicable: list[RowMatcher], ignored: list[RowMatcher]) -> str:
+    if applicable:
+        text = (f"visible: {', '.join(m.file.id for m in applicable)} appl"
+                f"{'ies' if len(applicable) == 1 else 'y'} to {data_file.id} but none lists this row")
+    else:
+        text = f"visible: no delete file applies to {data_file.id}"
+    near = [m for m in ignored if m.matches(data_file, position, row)]
+    if near:
+        parts = [f"{m.file.id} lists the same key but has sequence number {m.file.sequence_number}, and "
+                 f"{data_file.sequence_number} < {m.file.sequence_number} is false" for m in near]
+        text += "; " + "; ".join(parts)
+    return text + "."
+
+
+def predicted_rows(fates: Iterable[RowFate]) -> tuple[Mapping[str, Any], ...]:
+    """The rows a correct reader returns: every row no applicable delete removed."""
+    return tuple(f.row for f in fates if f.visible)

@@ -2,7 +2,7 @@
 
 The engine adapter (:mod:`explorer.iceberg.spark.orders`) runs each history of a ``concurrent`` step on a copy
 of the table the steps before the race left, and returns an :class:`OrdersCapture`: one ordinary
-:class:`~explorer.iceberg.model.Capture` per history. This module (pure: no engine) turns it into an
+:class:`~explorer.iceberg.capture.Capture` per history. This module (pure: no engine) turns it into an
 :class:`OrdersResult`: per history each job's fate, the final rows the engine read, the resolver's prediction of
 them, the verdict against the serial orders (which ran for real: they are histories too) and the scenario's
 ``expect`` properties it breaks; histories with the same outcome are grouped.
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.engine import At
-from explorer.iceberg.model import Capture, JobOutcome, JobStatus, SnapshotRecord, failed_words
+from explorer.iceberg.capture import Capture, JobOutcome, JobStatus, SnapshotRecord, failed_words
 from explorer.iceberg.result import IcebergResult
 from explorer.scenario.histories import History, JobFacts, Verdict, judge
 from explorer.scenario.model import ConcurrentStep, EqualityDeleteStep, Scenario, UpdateStep

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from explorer.iceberg.columns import CONTENT_CODES, FileColumns, partition_sort_key
-from explorer.iceberg.model import FileContent, TableState
+from explorer.iceberg.capture import FileContent, TableState
 from explorer.iceberg.planner import attachments_from_pairs
-from explorer.iceberg.resolver import id_order_key
+from explorer.iceberg.model import id_order_key
 from explorer.iceberg.result import SnapshotView
 
 _KIND_NAMES = {FileContent.EQUALITY_DELETES: ("equality delete", "equality deletes"),

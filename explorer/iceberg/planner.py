@@ -1,6 +1,6 @@
 """The planner's view: which delete files Iceberg's scan planning attaches to each data file, and why not.
 
-The resolver (:mod:`explorer.iceberg.resolver`) answers the spec's question, "which rows does a delete remove".
+The resolver (:mod:`explorer.iceberg.model`) answers the spec's question, "which rows does a delete remove".
 A real reader does less work than "every delete in scope": Iceberg Java's ``DeleteFileIndex`` (1.10.x, the
 version the explorer runs) hands each data file only the delete files it *could* need, and the reader opens
 only those. This module restates that index, pair by pair, so a learner sees three outcomes:
@@ -18,7 +18,7 @@ index of :mod:`explorer.iceberg.delete_index` (the same index whose :data:`~expl
 question the resolver asks). :func:`plan` puts every pair of a state through it and words each verdict from the
 facts the index read: for teaching sizes. :func:`planned_pairs` asks it of a whole snapshot held as columns
 (:class:`~explorer.iceberg.columns.FileColumns`), through the index's groups, for tables of 100,000 files;
-:func:`planned_attachments` is it on a :class:`~explorer.iceberg.model.TableState`.
+:func:`planned_attachments` is it on a :class:`~explorer.iceberg.capture.TableState`.
 
 Pure: numpy, no engine, no I/O. Comparing values follows Python's ordering of the captured (decoded) bounds.
 """
@@ -35,8 +35,8 @@ import numpy as np
 from explorer.iceberg.column_stats import BOUNDS_APART, DATA_ALL_NULL, DELETE_ALL_NULL
 from explorer.iceberg.columns import FileColumns
 from explorer.iceberg.delete_index import PLANNER, Judged, Pruning, answer
-from explorer.iceberg.model import FileContent, FileRecord, TableState
-from explorer.iceberg.resolver import Batch, DeleteFileIndex, file_order_key, id_order_key
+from explorer.iceberg.capture import FileContent, FileRecord, TableState
+from explorer.iceberg.model import Batch, DeleteFileIndex, file_order_key, id_order_key
 from explorer.scenario.values import to_plain
 
 __all__ = ["Attachment", "BoundsCheck", "FilePlan", "PairPlan", "Plan", "PlanComparison", "Pruning",

@@ -14,11 +14,11 @@ from typing import Any, Protocol
 
 from explorer.engine import At, FormatFacts, Point, Selector, selector_with_old_keywords
 from explorer.iceberg.changelog import Changelog
-from explorer.iceberg.model import Capture, JobOutcome, Lifespans, SnapshotRecord, StepOutcome, TableState
+from explorer.iceberg.capture import Capture, JobOutcome, Lifespans, SnapshotRecord, StepOutcome, TableState
 from explorer.scenario.rows import RowComparison, compare_rows, in_schema
 from explorer.iceberg.planner import Plan, PlanComparison, compare_plans, plan
 from explorer.iceberg.resolution import Decision, RowFate
-from explorer.iceberg.resolver import DeleteFileIndex, decide_all, id_order_key, predicted_rows, row_fates
+from explorer.iceberg.model import DeleteFileIndex, decide_all, id_order_key, predicted_rows, row_fates
 from explorer.scenario.model import Scenario
 from explorer.scenario.values import plain_row
 

@@ -4,7 +4,7 @@ The jar (``explorer.paimon.java_jar``, installed by the project's install step) 
 ``URLClassLoader`` of Spark's class loader at first use, and the small helper ``java/PaimonSteps.java`` is
 compiled against it with Janino, as the Iceberg helpers are: Spark and Iceberg never see Paimon's classes, so
 their class path and start-up are unchanged. The helper answers on the Java helpers' one wire (Arrow IPC
-streams, read with :func:`explorer.iceberg.spark.wire.read_tables`: one stream per section of a snapshot, values
+streams, read with :func:`explorer.jvm.wire.read_tables`: one stream per section of a snapshot, values
 typed as the table's columns); this module turns them into the same typed capture the pypaimon runner makes
 (:class:`~explorer.paimon.capture.PaimonCapture`), plus Paimon's structure as it happens: every snapshot's live
 files (level, sequence numbers), the files a compaction merged and wrote, the deletion vectors a read applies,
@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
-import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -40,16 +39,15 @@ from explorer.paimon.result import PaimonResult
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.formats import require_format
 from explorer.scenario.model import CompactStep, Scenario, Step, WriteStep
-from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
-from explorer.iceberg.spark.wire import read_tables
+from explorer.jvm.helpers import compile_source, helper_instance, jar_class_loader
+from explorer.jvm.session import driver_jvm, py4j_gateway
+from explorer.jvm.wire import read_tables
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 ROW_KIND_BYTES = {0: "+I", 1: "-U", 2: "+U", 3: "-D"}
 _SOURCE = Path(__file__).with_name("java") / "PaimonSteps.java"
-_HELPERS: dict[str, Any] = {}  # Spark application id -> the compiled helper instance
-_LOCK = threading.Lock()
 _EPOCH = date(1970, 1, 1)
 
 
@@ -59,30 +57,14 @@ def engine_version() -> str:
 
 def compile_paimon_helper(spark: SparkSession) -> Any:
     """Compile ``java/PaimonSteps.java`` now (no cache) under a class loader of its own holding Paimon's jar."""
-    jar = require_paimon_jar()
-    jvm, gateway = driver_jvm(spark), py4j_gateway(spark)
-    urls = gateway.new_array(jvm.java.net.URL, 1)
-    urls[0] = jvm.java.io.File(str(jar)).toURI().toURL()
-    spark_loader = jvm.org.codehaus.janino.SimpleCompiler._java_lang_class.getClassLoader()
-    paimon_loader = jvm.java.net.URLClassLoader(urls, spark_loader)
-    compiler = jvm.org.codehaus.janino.SimpleCompiler()
-    compiler.setParentClassLoader(paimon_loader)
-    compiler.setTargetVersion(8)  # Paimon's factories are static interface methods (Java 8+)
-    compiler.cook(_SOURCE.read_text(encoding="utf-8"))
-    return compiler.getClassLoader().loadClass("PaimonSteps")
+    loader = jar_class_loader(spark, require_paimon_jar())
+    # Paimon's factories are static interface methods (Java 8+)
+    return compile_source(spark, _SOURCE, "PaimonSteps", loader, target_version=8)
 
 
 def paimon_helper(spark: SparkSession) -> Any:
     """The ``PaimonSteps`` helper in ``spark``'s driver JVM, under a class loader of its own holding Paimon."""
-    key = spark.sparkContext.applicationId
-    with _LOCK:
-        helper = _HELPERS.get(key)
-        if helper is None:
-            jvm, gateway = driver_jvm(spark), py4j_gateway(spark)
-            cls = compile_paimon_helper(spark)
-            helper = _HELPERS[key] = cls.getDeclaredConstructor(gateway.new_array(jvm.java.lang.Class, 0)) \
-                .newInstance(gateway.new_array(jvm.java.lang.Object, 0))
-    return helper
+    return helper_instance(spark, "paimon:PaimonSteps", compile_paimon_helper)
 
 
 def start_java() -> None:
@@ -91,9 +73,8 @@ def start_java() -> None:
 
 
 def _spark():
-    # The explorer's one Spark driver JVM (started on first use; the Iceberg engine shares it). This is the
-    # one import from the Paimon engine into the Iceberg package (pyproject.toml's contracts name it).
-    from explorer.iceberg.spark.session import get_spark
+    # The explorer's one JVM, Spark's driver (explorer.jvm; started on first use, shared with the Iceberg engine).
+    from explorer.jvm.session import get_spark
 
     return get_spark()
 

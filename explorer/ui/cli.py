@@ -181,7 +181,7 @@ def _at(args: argparse.Namespace) -> At:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if getattr(args, "master", None) or getattr(args, "conf", None):
-        from explorer.iceberg.spark.session import configure
+        from explorer.jvm.session import configure
 
         configure(master=args.master, conf=args.conf)
     if args.command == "inspect":

@@ -61,7 +61,7 @@ def large_font_mode(box) -> None:
 
 
 def preset_from_link(environ: Mapping[str, str] | None = None) -> str | None:
-    """The preset a dashboard link asks for, ``…/05-playground.ipynb?preset=NAME`` (voila hands the page's query
+    """The preset a dashboard link asks for, ``…/playground.ipynb?preset=NAME`` (voila hands the page's query
     to the kernel as QUERY_STRING); None when the page was opened without one, or outside voila."""
     from urllib.parse import parse_qs
 

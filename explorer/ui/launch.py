@@ -23,7 +23,7 @@ JUPYTER_CONFIG = HERE / "jupyter_config"
 VOILA_TEMPLATE = "explorer"
 NOTEBOOKS = ROOT / "notebooks"
 START = "00-start-here.ipynb"
-PLAYGROUND = "05-playground.ipynb"
+PLAYGROUND = "playground.ipynb"
 
 
 def jupyter_env(env: dict | None = None) -> dict:

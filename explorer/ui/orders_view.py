@@ -22,7 +22,7 @@ import anywidget
 import ipywidgets as w
 import traitlets
 
-from explorer.iceberg.model import failed_words, filter_words
+from explorer.iceberg.capture import failed_words, filter_words
 from explorer.scenario.errors import EngineError, ExplorerError
 from explorer.scenario.values import to_plain
 from explorer.ui.common import error_html, escape

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from explorer.scenario.model import Scenario
 
-# (chapter number as the file names carry it, the presets it runs), in the reading order notebook 00 gives.
+# (chapter number as the file names carry it, the presets it runs), in reading order (the numbers' order).
 CHAPTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("01", ("seed-delete-insert-delete",)),
     ("02", ("seed-sql-delete-v2", "seed-deletion-vectors-v3", "same-commit-upsert", "delete-whole-file-or-position-delete",
@@ -21,19 +21,19 @@ CHAPTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "v1-to-v2-upgrade", "concurrent-compaction-vs-equality-delete",
             "concurrent-compaction-vs-equality-delete-no-starting-sequence",
             "concurrent-compaction-vs-position-delete")),
-    ("06", ("concurrent-delete-vs-update", "concurrent-delete-vs-update-delete-first",
+    ("03", ("concurrent-delete-vs-update", "concurrent-delete-vs-update-delete-first",
             "concurrent-snapshot-isolation-lost-delete", "concurrent-different-partitions")),
-    ("08", ("stats-pruned-equality-delete",)),
-    ("10", ("flink-checkpoint-upsert",)),
-    ("03", ("changelog-sequence-a", "changelog-sequence-b", "changelog-net-cancels")),
-    ("11", ("v3-row-lineage-through-compaction",)),
-    ("07", ("branch-and-fast-forward", "branch-commit-skips-main-sequence", "cherry-pick", "rollback-then-append")),
-    ("04", ("paimon-late-arriving-event", "paimon-snapshot-ordering", "paimon-writers-grid",
+    ("04", ("stats-pruned-equality-delete",)),
+    ("06", ("flink-checkpoint-upsert",)),
+    ("07", ("changelog-sequence-a", "changelog-sequence-b", "changelog-net-cancels")),
+    ("08", ("v3-row-lineage-through-compaction",)),
+    ("09", ("branch-and-fast-forward", "branch-commit-skips-main-sequence", "cherry-pick", "rollback-then-append")),
+    ("10", ("paimon-late-arriving-event", "paimon-snapshot-ordering", "paimon-writers-grid",
             "paimon-rowkind-delete-and-update",
             "paimon-sequence-tie", "paimon-multi-field-sequence", "paimon-partial-update", "paimon-sequence-groups",
             "paimon-java-sequence-group", "paimon-java-first-row", "paimon-java-first-row-ignore-delete",
             "paimon-java-sequence-group-retract", "paimon-java-partial-update-remove-on-delete")),
-    ("12", ("paimon-java-full-compaction-changelog", "paimon-java-deletion-vectors")),
+    ("11", ("paimon-java-full-compaction-changelog", "paimon-java-deletion-vectors")),
 )
 INTERNAL_PREFIX = "regression-"
 MORE = "more"  # the group of presets no chapter runs

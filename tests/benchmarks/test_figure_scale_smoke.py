@@ -14,7 +14,7 @@ sys.path.insert(0, str(BENCH_DIR))
 
 import figure_scale
 
-from explorer.iceberg.model import FileContent
+from explorer.iceberg.capture import FileContent
 from explorer.iceberg.resolution import Outcome
 from explorer.iceberg.result import IcebergResult
 

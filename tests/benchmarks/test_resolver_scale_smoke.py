@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from explorer.iceberg.resolver import DeleteFileIndex, brute_force_for_data_file
+from explorer.iceberg.model import DeleteFileIndex, brute_force_for_data_file
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "resolver_scale.py"
 

@@ -155,7 +155,7 @@ def lab_server(request) -> Launched:
 
 @pytest.fixture
 def voila_server(request) -> Launched:
-    """The voila dashboard (05-playground.ipynb, safe mode as the launcher sets it), as fresh as a new server."""
+    """The voila dashboard (playground.ipynb, safe mode as the launcher sets it), as fresh as a new server."""
     yield from _shared("voila", request)
 
 

@@ -67,7 +67,7 @@ def picker_and_name(page) -> tuple[str, str]:
 
 @pytest.mark.parametrize("server_kind", ["lab", "voila"])
 def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kind, ui, page, artifacts, request):
-    notebook = "05-playground.ipynb" if server_kind == "voila" else "00-start-here.ipynb"
+    notebook = "playground.ipynb" if server_kind == "voila" else "00-start-here.ipynb"
     ui.require_notebook(notebook)
     console: list[str] = []
     page.on("console", lambda m: console.append(m.text))

@@ -1,4 +1,4 @@
-"""The apps a chapter shows in one cell, in JupyterLab and in voila (headless Chromium, 1400x900): chapter 03's
+"""The apps a chapter shows in one cell, in JupyterLab and in voila (headless Chromium, 1400x900): chapter 07's
 compare app shows every label whole (#31.12: "A: files/insert" was cut to "A: files/ins…"); large-font mode
 (docs/workshop.md) enlarges the app's text and figures; a dashboard link naming a preset opens on it.
 
@@ -79,7 +79,7 @@ FONT_SIZES_JS = """() => {
 
 
 def test_large_font_mode_in_jupyterlab_enlarges_the_apps_text(lab_server, page, artifacts):
-    """JupyterLab, chapter 03's compare app (no engine starts on display): its labels, dropdowns, buttons and
+    """JupyterLab, chapter 07's compare app (no engine starts on display): its labels, dropdowns, buttons and
     view switches are large and whole. The main app and the figures: the test below."""
     B.put_notebook(lab_server, "large-font.ipynb",
                    'import explorer\nexplorer.large_font()\nexplorer.compare_explorer()')

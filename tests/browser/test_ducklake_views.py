@@ -18,7 +18,7 @@ PANELS = ("Timeline", "Decisions", "Rows", "Snapshots & files")
 # voila only in CI (the workshop path, safe mode); the same test passed on JupyterLab ("lab") when written.
 @pytest.mark.parametrize("server_kind", ["voila"])
 def test_ducklake_views_in_the_browser(server_kind, ui, page, artifacts, request):
-    notebook = "05-playground.ipynb" if server_kind == "voila" else "00-start-here.ipynb"
+    notebook = "playground.ipynb" if server_kind == "voila" else "00-start-here.ipynb"
     ui.require_notebook(notebook)
     server = request.getfixturevalue(f"{server_kind}_server")
     problems: list[str] = []

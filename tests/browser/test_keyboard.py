@@ -48,7 +48,7 @@ def focus_ring(page) -> dict:
 
 @pytest.mark.parametrize("server_kind", ["lab", "voila"])
 def test_every_time_travel_control_works_from_the_keyboard(server_kind, ui, page, artifacts, request):
-    ui.require_notebook("05-playground.ipynb" if server_kind == "voila" else "00-start-here.ipynb")
+    ui.require_notebook("playground.ipynb" if server_kind == "voila" else "00-start-here.ipynb")
     server = request.getfixturevalue(f"{server_kind}_server")
     with ui.session_on(page, server, artifacts, f"keyboard-{server_kind}", {}, stop=False):
         (B.open_voila if server_kind == "voila" else B.open_jupyterlab)(page, server)

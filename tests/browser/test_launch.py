@@ -25,7 +25,7 @@ def test_lab_url_answers_with_the_token_it_printed(ui, lab_server):
 
 
 def test_voila_url_answers_with_the_playground(ui, voila_server):
-    ui.require_notebook("05-playground.ipynb")
+    ui.require_notebook("playground.ipynb")
     # One GET: voila executes the notebook for each page it serves.
     with urllib.request.urlopen(voila_server.url, timeout=180) as resp:
         status, body = resp.status, resp.read().decode("utf-8", "replace")

@@ -1,5 +1,5 @@
 """No page asks the internet for anything: JupyterLab on a notebook, voila inside JupyterLab's server (Binder's
-``urlpath=voila/render/...``), the voila dashboard of ``scripts/lab --voila``, and ``voila 05-playground.ipynb``
+``urlpath=voila/render/...``), the voila dashboard of ``scripts/lab --voila``, and ``voila playground.ipynb``
 started by hand (the environment's own voila.json picks the project's template).
 
 Every request a page makes is recorded (``page.on("request")``); any whose host is not the page's own fails the
@@ -22,7 +22,7 @@ from explorer_testing import browser as B
 pytestmark = pytest.mark.browser
 
 START = "00-start-here.ipynb"
-PLAYGROUND = "05-playground.ipynb"
+PLAYGROUND = "playground.ipynb"
 QUIET_MS = 3_000  # after the page is up, listen this long for late requests (fonts, lazy stylesheets)
 
 
@@ -106,7 +106,7 @@ def test_the_voila_dashboard_requests_only_its_own_host(ui, page, artifacts, voi
 
 def test_voila_started_by_hand_serves_the_projects_template_and_requests_only_its_own_host(ui, page, artifacts,
                                                                                            tmp_path):
-    """``voila notebooks/05-playground.ipynb`` as a reader would type it: not through the launcher, without the
+    """``voila notebooks/playground.ipynb`` as a reader would type it: not through the launcher, without the
     project's JUPYTER_PATH, from another directory. The venv's voila.json (linked by scripts/_env.sh, installed
     by a regular ``pip install .``) must pick the project's template, whose page loads nothing from a CDN."""
     ui.require_notebook(PLAYGROUND)

@@ -16,7 +16,7 @@ from explorer_testing import browser as B
 
 pytestmark = pytest.mark.browser
 
-PLAYGROUND = "05-playground.ipynb"
+PLAYGROUND = "playground.ipynb"
 HOSTNAME_SCENARIO = """\
 name: read-hostname
 engine: iceberg

@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.notebook]
 CHAPTER_TIMEOUT_MS = 900_000
 # 00 and 05 show the app, which starts Spark in the background as it is shown: its kernel may be shut down while
 # that JVM still starts, and is then stopped by its manager rather than exiting through its handlers.
-APP_ONLY = {"00-start-here.ipynb", "05-playground.ipynb"}
+APP_ONLY = {"00-start-here.ipynb", "playground.ipynb"}
 
 PAGE_JS = """() => {
   const out = [];
@@ -136,7 +136,7 @@ COMPARE_JS = """() => {
 
 
 def compare_app_problems(page) -> list[str]:
-    """Chapter 03's compare app as a learner uses it: Compare, then every view; what would be hard to read."""
+    """Chapter 07's compare app as a learner uses it: Compare, then every view; what would be hard to read."""
     page.locator("button.jupyter-button", has_text="Compare").first.click()
     page.locator(".widget-output .js-plotly-plot").first.wait_for(state="visible", timeout=B.RUN_TIMEOUT_MS)
     problems = []

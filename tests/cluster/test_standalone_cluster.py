@@ -53,7 +53,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    from explorer.iceberg.spark.session import java_executable
+    from explorer.jvm.session import java_executable
 
     if java_executable() is None:
         pytest.skip("no Java on PATH (or JAVA_HOME): a Spark master and worker cannot start")
@@ -86,7 +86,7 @@ SCRIPT = textwrap.dedent("""
     import explorer
     from explorer.iceberg.spark.runner import run_iceberg
     from explorer.api import load_preset
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     explorer.configure_spark(master=sys.argv[1], conf=["spark.executor.memory=512m", "spark.cores.max=1",
                                                        f"spark.pyspark.python={sys.executable}"])

@@ -1,5 +1,5 @@
 """One history, every format (explorer.compare_formats) on the real engines without Spark (Delta, Paimon) and
-through the CLI. The same comparison with Iceberg's two variants is checked where it is taught: chapter 13's
+through the CLI. The same comparison with Iceberg's two variants is checked where it is taught: chapter 12's
 execution test (tests/notebooks), which runs the seed story and both changelog sequences on every format, so
 the suite pays for those Spark runs once."""
 

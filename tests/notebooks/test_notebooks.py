@@ -26,14 +26,14 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 KERNEL_NAME = "sequence-explorer-test"
 NOTEBOOKS = ("00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-read-deletes.ipynb",
-             "03-changelog-copy-on-write.ipynb", "04-paimon-sequence-and-rowkind.ipynb", "05-playground.ipynb",
-             "06-concurrent-writers.ipynb",
+             "07-changelog-copy-on-write.ipynb", "10-paimon-sequence-and-rowkind.ipynb", "playground.ipynb",
+             "03-concurrent-writers.ipynb",
              # chapters (#14)
-             "07-branches-rollback-tags.ipynb", "08-readers-view.ipynb", "09-delete-file-maintenance.ipynb",
-             "10-streaming-upserts-flink.ipynb", "11-v3-row-lineage.ipynb",
-             "12-paimon-beside-iceberg.ipynb",
+             "09-branches-rollback-tags.ipynb", "04-readers-view.ipynb", "05-delete-file-maintenance.ipynb",
+             "06-streaming-upserts-flink.ipynb", "08-v3-row-lineage.ipynb",
+             "11-paimon-beside-iceberg.ipynb",
              # one history, every format (#32)
-             "13-one-history-every-format.ipynb",
+             "12-one-history-every-format.ipynb",
              # inspect (#16): the SQL-first path
              "inspect-your-table.ipynb")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -287,10 +287,10 @@ def test_02_merge_on_read_executes(kernel_env, tmp_path):
 
 @pytest.mark.notebook
 @pytest.mark.spark
-def test_03_changelog_executes(kernel_env, tmp_path):
+def test_07_changelog_executes(kernel_env, tmp_path):
     import ast
 
-    nb = execute("03-changelog-copy-on-write.ipynb", tmp_path)
+    nb = execute("07-changelog-copy-on-write.ipynb", tmp_path)
     text = text_of(nb)
     assert "Final tables equal: True" in text
     # ordinals skip the replace snapshot (step 3) only: user 3's insert at step 6 is ordinal 4 (#28)
@@ -311,8 +311,8 @@ def test_03_changelog_executes(kernel_env, tmp_path):
 
 @pytest.mark.notebook
 @pytest.mark.paimon
-def test_04_paimon_executes(kernel_env, tmp_path):
-    nb = execute("04-paimon-sequence-and-rowkind.ipynb", tmp_path)
+def test_10_paimon_executes(kernel_env, tmp_path):
+    nb = execute("10-paimon-sequence-and-rowkind.ipynb", tmp_path)
     text = text_of(nb)
     assert "modelled: True" in text and "MODELLED, not executed by pypaimon" in text
     assert "DISAGREEMENT" not in text
@@ -340,8 +340,8 @@ def test_04_paimon_executes(kernel_env, tmp_path):
 
 
 @pytest.mark.notebook
-def test_05_playground_executes(kernel_env, tmp_path):
-    nb = execute("05-playground.ipynb", tmp_path, exits_cleanly=False)
+def test_playground_executes(kernel_env, tmp_path):
+    nb = execute("playground.ipynb", tmp_path, exits_cleanly=False)
     assert count_mime(nb, WIDGET_MIME) == 1
     # It is the voila dashboard: with code hidden, the only output is the app (no stray prints or errors).
     assert [o["output_type"] for o in outputs(nb)] == ["display_data"]
@@ -349,8 +349,8 @@ def test_05_playground_executes(kernel_env, tmp_path):
 
 @pytest.mark.notebook
 @pytest.mark.spark
-def test_06_concurrent_writers_executes(kernel_env, tmp_path):
-    nb = execute("06-concurrent-writers.ipynb", tmp_path)
+def test_03_concurrent_writers_executes(kernel_env, tmp_path):
+    nb = execute("03-concurrent-writers.ipynb", tmp_path)
     text = text_of(nb)
     jobs = re.findall(r"^job (\w+): (committed|retried-and-committed|rejected) (?:at sequence number (\d+))?",
                       text, flags=re.MULTILINE)
@@ -434,8 +434,8 @@ def _refs_read(text: str) -> dict[str, tuple[list[int], str]]:
 
 @pytest.mark.notebook
 @pytest.mark.spark
-def test_07_branches_rollback_tags_executes(kernel_env, tmp_path):
-    nb = execute("07-branches-rollback-tags.ipynb", tmp_path)
+def test_09_branches_rollback_tags_executes(kernel_env, tmp_path):
+    nb = execute("09-branches-rollback-tags.ipynb", tmp_path)
     text = text_of(nb)
     blocks = text.split("resolver and engine agree at every snapshot: ")
     assert len(blocks) == 7 and all(b.startswith("True") for b in blocks[1:]), text
@@ -479,10 +479,10 @@ def test_07_branches_rollback_tags_executes(kernel_env, tmp_path):
 
 @pytest.mark.notebook
 @pytest.mark.spark
-def test_08_readers_view_executes(kernel_env, tmp_path):
+def test_04_readers_view_executes(kernel_env, tmp_path):
     import ast
 
-    nb = execute("08-readers-view.ipynb", tmp_path)
+    nb = execute("04-readers-view.ipynb", tmp_path)
     text = text_of(nb)
     # Iceberg Java's own planFiles() for each of the four runs, in order.
     java = [ast.literal_eval(m) for m in re.findall(r"^Iceberg Java's planFiles\(\) attaches: (\{.*\})$", text,
@@ -525,8 +525,8 @@ def test_08_readers_view_executes(kernel_env, tmp_path):
 
 @pytest.mark.notebook
 @pytest.mark.spark
-def test_10_streaming_upserts_flink_executes(kernel_env, tmp_path):
-    nb = execute("10-streaming-upserts-flink.ipynb", tmp_path)
+def test_06_streaming_upserts_flink_executes(kernel_env, tmp_path):
+    nb = execute("06-streaming-upserts-flink.ipynb", tmp_path)
     text = text_of(nb)
     # One checkpoint, one commit: a data file, an equality delete and a position delete at sequence number 2.
     assert "sequence number 2 (Checkpoint 1: alice twice, carol once): D2 data, E1 equality_deletes, " \
@@ -565,8 +565,8 @@ def _lineage_by_sequence(text: str) -> dict[int, dict[str, tuple[int, int, int]]
 
 @pytest.mark.notebook
 @pytest.mark.spark
-def test_11_v3_row_lineage_executes(kernel_env, tmp_path):
-    nb = execute("11-v3-row-lineage.ipynb", tmp_path)
+def test_08_v3_row_lineage_executes(kernel_env, tmp_path):
+    nb = execute("08-v3-row-lineage.ipynb", tmp_path)
     text = text_of(nb)
     assert text.count("resolver and engine agree at every snapshot: True") == 3, text
     cow_text, mor_text = text.split("Format v3 gives every row")
@@ -601,8 +601,8 @@ def test_11_v3_row_lineage_executes(kernel_env, tmp_path):
 @pytest.mark.notebook
 @pytest.mark.spark
 @pytest.mark.paimon
-def test_12_paimon_beside_iceberg_executes(kernel_env, tmp_path):
-    nb = execute("12-paimon-beside-iceberg.ipynb", tmp_path)
+def test_11_paimon_beside_iceberg_executes(kernel_env, tmp_path):
+    nb = execute("11-paimon-beside-iceberg.ipynb", tmp_path)
     text = text_of(nb)
     # Iceberg: the update and the delete are equality delete files; Spark reads the one surviving row.
     files = dict(re.findall(r"^Iceberg (\w+): (\w+), data sequence number \d+$", text, flags=re.MULTILINE))
@@ -636,10 +636,10 @@ def test_12_paimon_beside_iceberg_executes(kernel_env, tmp_path):
 @pytest.mark.spark
 @pytest.mark.paimon
 @pytest.mark.delta
-def test_13_one_history_every_format_executes(kernel_env, tmp_path):
+def test_12_one_history_every_format_executes(kernel_env, tmp_path):
     """The chapter's tables come from its runs: the seed story and both changelog sequences on Iceberg
     (merge-on-read, copy-on-write), Paimon and Delta, final rows equal everywhere; the Delta race both ways."""
-    nb = execute("13-one-history-every-format.ipynb", tmp_path)
+    nb = execute("12-one-history-every-format.ipynb", tmp_path)
     text = text_of(nb)
     assert "final rows equal everywhere: True" in text, text
     markdown = "".join(str(o.get("data", {}).get("text/markdown", "")) for o in outputs(nb))
@@ -696,8 +696,8 @@ FILE_LINE = re.compile(r"^(\w+): data seq (\d+), file seq (\d+), (live|removed a
 
 @pytest.mark.notebook
 @pytest.mark.spark
-def test_09_delete_file_maintenance_executes(kernel_env, tmp_path):
-    nb = execute("09-delete-file-maintenance.ipynb", tmp_path)
+def test_05_delete_file_maintenance_executes(kernel_env, tmp_path):
+    nb = execute("05-delete-file-maintenance.ipynb", tmp_path)
     text = text_of(nb)
     assert text.count("resolver and engine agree at every snapshot: True") == 2 and "agree at every snapshot: False" \
         not in text

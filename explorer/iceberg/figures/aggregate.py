@@ -14,7 +14,7 @@ from explorer.iceberg.figures.common import DATA_COLOR, DELETE_COLORS, LIGHT
 from explorer.iceberg.figures.matrix import decision_matrix_figure
 from explorer.iceberg.figures.timeline import timeline_figure
 from explorer.iceberg.inspection import InspectResult
-from explorer.iceberg.model import FileContent, SnapshotRecord, TableState
+from explorer.iceberg.capture import FileContent, SnapshotRecord, TableState
 from explorer.iceberg.plan_summary import Attachments
 
 

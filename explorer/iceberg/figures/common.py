@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.engine import Selector
-from explorer.iceberg.model import Capture, FileContent, FileRecord, SnapshotRecord, TableState
+from explorer.iceberg.capture import Capture, FileContent, FileRecord, SnapshotRecord, TableState
 from explorer.iceberg.planner import Attachment, Pruning
 from explorer.iceberg.resolution import Decision, Outcome, RowFate
 from explorer.iceberg.result import SnapshotView

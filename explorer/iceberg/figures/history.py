@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from explorer.engine import At, Selector
 from explorer.iceberg.figures.common import Explained, LIGHT, explain, file_caption, table_figure
-from explorer.iceberg.model import SnapshotRecord
+from explorer.iceberg.capture import SnapshotRecord
 from explorer.iceberg.resolution import RowFate
 from explorer.scenario.values import to_plain
 

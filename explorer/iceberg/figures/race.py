@@ -8,7 +8,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from explorer.iceberg.figures.common import APPLIES_COLOR, LIGHT, Polylines, hover_lines, wrapped
-from explorer.iceberg.model import Capture, JobOutcome
+from explorer.iceberg.capture import Capture, JobOutcome
 
 
 RACE_COLORS = {"committed": APPLIES_COLOR, "retried-and-committed": "#ef6c00", "rejected": "#c62828"}
@@ -28,7 +28,7 @@ def race_figure(source: Any) -> go.Figure | None:
     jobs = list(capture.jobs)
     if not jobs:
         return None
-    from explorer.iceberg.model import failed_words
+    from explorer.iceberg.capture import failed_words
 
     seq_of = {s.snapshot_id: s.sequence_number for s in capture.snapshots}
     attempts = max(j.commit_position for j in jobs)

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from explorer.engine import Selector
 from explorer.iceberg.figures.common import MAX_TABLE_ROWS, cell_text, explain, partition_brackets, table_figure
-from explorer.iceberg.model import Lifespans
+from explorer.iceberg.capture import Lifespans
 from explorer.iceberg.resolution import RowFate
 from explorer.iceberg.result import SnapshotView
 

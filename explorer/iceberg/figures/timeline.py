@@ -14,7 +14,7 @@ from explorer.iceberg.figures.common import (
     APPLIES_COLOR, CONNECTOR_FIELDS, DATA_COLOR, DELETE_COLORS, DELETE_SYMBOLS, FILE_FIELDS, IGNORED_COLOR,
     LANE_LABELS_UP_TO, LIGHT, MAX_CONNECTORS, Polylines, SAME_COMMIT_COLOR, explain, file_caption, hover_lines,
     rows_removed, scatter_trace, sequence_ticks)
-from explorer.iceberg.model import Capture, FileContent, FileRecord, Lifespans
+from explorer.iceberg.capture import Capture, FileContent, FileRecord, Lifespans
 from explorer.iceberg.resolution import Decision, Outcome
 from explorer.iceberg.result import SnapshotView
 

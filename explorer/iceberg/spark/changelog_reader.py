@@ -14,7 +14,7 @@ import itertools
 import os
 from collections.abc import Iterable, Sequence
 
-from explorer.iceberg.model import Capture
+from explorer.iceberg.capture import Capture
 from explorer.iceberg.changelog import (
     META_COLUMNS,
     Changelog,

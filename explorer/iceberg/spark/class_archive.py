@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 
 from explorer import settings
-from explorer.iceberg.spark import session
-from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+from explorer.jvm import session
+from explorer.jvm.session import driver_jvm, py4j_gateway
 
 # Where the archive is and which options map it belong to the session (it builds the JVM); here they are beside
 # the preparation under short names.
@@ -91,7 +91,7 @@ def _child() -> int:
     """Run the workload on the explorer's own session with dumping on, then end the JVM and wait for it: the
     archive is written while the JVM exits."""
     from explorer.iceberg.spark.runner import run_iceberg
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
     from explorer.scenario.model import load_scenario
 
     presets = Path(__file__).resolve().parents[2] / "presets"

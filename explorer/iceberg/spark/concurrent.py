@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.engine import StepHandlers
 from explorer.iceberg.format import FORMAT
-from explorer.iceberg.model import ADDED_DVS, Check, JobOutcome, JobStatus, check_words, filter_words
+from explorer.iceberg.capture import ADDED_DVS, Check, JobOutcome, JobStatus, check_words, filter_words
 from explorer.scenario.rows import normalize_value
 from explorer.scenario.errors import EngineError
 from explorer.scenario.model import (
@@ -63,7 +63,7 @@ from explorer.scenario.values import to_plain
 
 from explorer.iceberg.spark.metadata import IcebergRecorder, local_path
 from explorer.iceberg.spark.rowdelta import commit_row_delta, commit_upsert
-from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+from explorer.jvm.session import driver_jvm, py4j_gateway
 from explorer.iceberg.spark.sql import chunks, predicate_sql, quote_name
 from explorer.scenario.errors import engine_reason
 
@@ -464,7 +464,7 @@ def _write_deletion_vectors(spark: SparkSession, jtable, data_files: dict[str, A
     Spark's writer does, merged with the DV the file had at the job's start; (new DVs, the DVs they replace)."""
     if not deleted:
         return [], []
-    from explorer.iceberg.spark.jvm import java_helper
+    from explorer.iceberg.spark.java_helpers import java_helper
 
     helper = java_helper(spark, "DvWrite")
     gateway = py4j_gateway(spark)

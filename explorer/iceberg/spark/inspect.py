@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.iceberg.columns import FileHistory, with_expired_snapshots
 from explorer.iceberg.inspection import InspectResult, RowExplanation, explain_row
-from explorer.iceberg.model import Capture
+from explorer.iceberg.capture import Capture
 from explorer.iceberg.spark.columnar import (
     file_history,
     manifest_walk,
@@ -37,7 +37,7 @@ from explorer.iceberg.spark.planning import java_plan
 from explorer.iceberg.spark.readback import matches, read_back
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.model import Column, Scenario, TableSpec, read_yaml
-from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+from explorer.jvm.session import driver_jvm, py4j_gateway
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

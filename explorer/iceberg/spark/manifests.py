@@ -1,9 +1,10 @@
 """The explorer's one manifest reader, behind a small FileIO-like interface.
 
 Every manifest list and manifest the explorer reads is read by Iceberg Java in Spark's driver JVM
-(``java/ManifestColumns.java``, compiled at first use by :mod:`explorer.iceberg.spark.jvm`), through the table's
+(``java/ManifestColumns.java``, compiled at first use by
+:mod:`explorer.iceberg.spark.java_helpers`), through the table's
 own ``FileIO`` (any storage the catalog configured), with Iceberg's own manifest reader (so snapshot ids and
-sequence numbers are inherited as the spec says), and handed over as Arrow IPC (:mod:`explorer.iceberg.spark.wire`).
+sequence numbers are inherited as the spec says), and handed over as Arrow IPC (:mod:`explorer.jvm.wire`).
 Whoever asks gets the same columns: inspect asks once for every manifest of a big table, the recorder asks after
 each step for the manifests a new snapshot lists that it has not read yet.
 
@@ -33,9 +34,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from explorer.iceberg.spark.jvm import java_helper
-from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
-from explorer.iceberg.spark.wire import read_table
+from explorer.iceberg.spark.java_helpers import java_helper
+from explorer.jvm.session import driver_jvm, py4j_gateway
+from explorer.jvm.wire import read_table
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import unquote, urlparse
 
-from explorer.iceberg.model import (
+from explorer.iceberg.capture import (
     EntryStatus,
     Capture,
     DeletedPosition,
@@ -36,7 +36,7 @@ from explorer.scenario.model import Column, Scenario, Step
 
 from explorer.iceberg.spark.manifests import JvmManifestReader, ManifestReader, entry_rows
 from explorer.iceberg.spark.puffin import decode_deletion_vector, read_deletion_vector
-from explorer.iceberg.spark.session import driver_jvm
+from explorer.jvm.session import driver_jvm
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -33,7 +33,7 @@ from explorer.iceberg.orders import HistoryRun, OrdersCapture
 from explorer.iceberg.spark.concurrent import shared_reads
 from explorer.iceberg.spark.metadata import IcebergRecorder, local_path
 from explorer.iceberg.spark.runner import run_more, run_setup, settings_kept
-from explorer.iceberg.spark.session import (
+from explorer.jvm.session import (
     CATALOG,
     DEFAULT,
     EngineStopped,

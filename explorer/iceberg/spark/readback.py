@@ -2,13 +2,14 @@
 file of that read. The explorer's one reader of a snapshot's rows.
 
 :func:`read_back` is the runner's check at every snapshot, and inspect's read of an existing table's rows. Its
-Java helper (``java/SnapshotRead.java``, compiled by :mod:`explorer.iceberg.spark.jvm`) drives Spark's Iceberg
+Java helper (``java/SnapshotRead.java``, compiled by
+:mod:`explorer.iceberg.spark.java_helpers`) drives Spark's Iceberg
 source in the driver exactly as a Spark job reading ``spark.read.option("snapshot-id", id)`` would on its
 executors: the catalog's time-travel table and scan builder, Iceberg's scan planning (``planFiles()``: a
 ``FileScanTask`` per data file with the deletes it attaches), Spark's input partitions and partition readers,
 each partition read to the end so Iceberg's delete filter runs as in a task. The rows come back as an Arrow IPC
 stream written by Spark's own Arrow writer and the plan as a second one, back to back (the wire format:
-:mod:`explorer.iceberg.spark.wire`); :func:`collected_values` turns the rows into exactly the Python values
+:mod:`explorer.jvm.wire`); :func:`collected_values` turns the rows into exactly the Python values
 ``DataFrame.collect()`` gives, through PySpark's own ``fromInternal`` conversions. What it leaves out is the part
 of a job that decides nothing about which rows come back: analysing and optimising a query plan, generating code,
 scheduling a task (``benchmarks/read_back_share.py`` measures both ways; BENCHMARKS.md has the numbers).
@@ -28,9 +29,9 @@ from datetime import UTC, date, datetime, timedelta
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from explorer.iceberg.spark.jvm import java_helper
+from explorer.iceberg.spark.java_helpers import java_helper
 from explorer.iceberg.spark.metadata import LINEAGE_COLUMNS, file_key
-from explorer.iceberg.spark.wire import read_tables
+from explorer.jvm.wire import read_tables
 
 if TYPE_CHECKING:
     import pyarrow as pa

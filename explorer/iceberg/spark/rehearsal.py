@@ -7,7 +7,7 @@ those seconds reading, so ``start_engine()`` starts Spark *and* runs this rehear
 explorer's own catalog (insert, equality delete, SQL DELETE writing a position delete, insert) with the usual
 read-back of every snapshot, dropped afterwards. Nothing of it is kept or shown.
 
-A chapter whose first run calls Spark's maintenance procedures (chapter 09: ``rewrite_position_delete_files``,
+A chapter whose first run calls Spark's maintenance procedures (chapter 05: ``rewrite_position_delete_files``,
 ``rewrite_data_files``, ``expire_snapshots``) asks for the ``maintenance`` rehearsal instead: a partitioned
 table with a SQL ``DELETE``, then each of those procedures once. Each procedure is a Spark action with planners
 and jobs of its own, and a fresh driver runs the first call of each several times slower than the next;
@@ -15,7 +15,7 @@ the basic rehearsal never calls them.
 
 The rehearsal must never delay a learner who does not wait: while it runs, any other thread asking the workspace
 for its session (every run, ``explorer.sql``, ``inspect``...) asks it to stop at its next step and waits for it to
-end (:meth:`explorer.iceberg.spark.session.Workspace.rehearsing`), so at most one step's time is added, and two
+end (:meth:`explorer.jvm.session.Workspace.rehearsing`), so at most one step's time is added, and two
 runs never share the session at once.
 """
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from explorer.iceberg.spark.session import DEFAULT, Workspace
+from explorer.jvm.session import DEFAULT, Workspace
 
 REHEARSAL = {
     "name": "engine-warm-up",
@@ -41,7 +41,7 @@ REHEARSAL = {
 }
 
 
-# The procedures chapter 09's first run calls, each once, on a small partitioned table (names and options as
+# The procedures chapter 05's first run calls, each once, on a small partitioned table (names and options as
 # the chapter spells them, so the same Spark and Iceberg code runs; the compaction with remove-dangling-deletes
 # runs the plain compaction's code first). The procedure whose first call costs most, expire_snapshots, comes
 # first: a learner's run that stops the rehearsal early still finds it warm.

@@ -15,7 +15,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from explorer.scenario.model import TableSpec
-from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
+from explorer.jvm.session import driver_jvm, py4j_gateway
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.iceberg.model import Capture, StepOutcome
+from explorer.iceberg.capture import Capture, StepOutcome
 from explorer.iceberg.spark.sql import (
     SPARK_TYPES,
     bind_param,
@@ -56,10 +56,11 @@ from explorer.scenario.model import (
 from explorer.scenario.formats import require_format
 
 from explorer.iceberg.spark.metadata import IcebergRecorder
-from explorer.iceberg.spark.jvm import lower_thread_priority, start_iceberg_pools
+from explorer.iceberg.spark.java_helpers import start_iceberg_pools
+from explorer.jvm.threads import lower_thread_priority
 from explorer.iceberg.spark.readback import ReadBack, read_back
 from explorer.scenario.errors import engine_reason
-from explorer.iceberg.spark.session import (
+from explorer.jvm.session import (
     CATALOG,
     DEFAULT,
     EngineStopped,

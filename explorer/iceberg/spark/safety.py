@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, overload
 
 import re
 
-from explorer.iceberg.spark.session import RunTable, driver_jvm, warehouse_dir
+from explorer.jvm.session import RunTable, driver_jvm, warehouse_dir
 from explorer.scenario.errors import EngineError, ScenarioError, engine_reason
 from explorer.scenario.model import SNAPSHOT_PLACEHOLDER, ConcurrentStep, Scenario, SqlStep, Step
 

@@ -14,9 +14,9 @@ import hashlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from explorer.iceberg.model import Capture
+from explorer.iceberg.capture import Capture
 from explorer.iceberg.spark.metadata import load_iceberg_table, local_path
-from explorer.iceberg.spark.session import CATALOG, get_spark, keep_warehouse, warehouse_dir
+from explorer.jvm.session import CATALOG, get_spark, keep_warehouse, warehouse_dir
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

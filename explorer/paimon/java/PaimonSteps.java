@@ -4,7 +4,7 @@
 // Spark's), so Spark and Iceberg never see Paimon's classes. Written in the Java subset Janino accepts: no
 // lambdas, raw collections with casts. What it reads comes back on the Java helpers' one wire (Arrow IPC streams
 // as a byte[], written with the Arrow Java Spark ships, whose classes this loader sees through Spark's: the
-// conventions are in explorer/iceberg/spark/wire.py), and explorer/paimon/java_runner.py turns it into the
+// conventions are in explorer/jvm/wire.py), and explorer/paimon/java_runner.py turns it into the
 // explorer's typed capture, so py4j never has to call into Paimon's non-public implementation classes.
 //
 // create()   a FileSystemCatalog on a local warehouse and the table (bucket=1, parquet files)
@@ -248,7 +248,7 @@ public class PaimonSteps {
   }
 
   // One snapshot as seven Arrow IPC streams back to back, in this order (the wire:
-  // explorer/iceberg/spark/wire.py), as a byte[]:
+  // explorer/jvm/wire.py), as a byte[]:
   //   [0] snapshot          one row: id, commit_kind, commit_identifier, time_millis, changelog_record_count
   //   [1] live              the snapshot's live data files            } one row per manifest entry: kind (ADD or
   //   [2] delta             the files it added and deleted             } DELETE), name, path, bucket, level,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.iceberg.model import FileContent
+from explorer.iceberg.capture import FileContent
 from explorer.iceberg import figures as F
 
 

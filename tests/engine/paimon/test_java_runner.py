@@ -244,14 +244,14 @@ def test_paimon_0_9_aggregates_the_sequence_field_like_any_column(spark):
 
 
 def test_the_helper_answers_on_the_arrow_wire_with_typed_columns(spark, tmp_path):
-    """PaimonSteps.state: seven Arrow IPC streams (explorer/iceberg/spark/wire.py), each column typed as its
+    """PaimonSteps.state: seven Arrow IPC streams (explorer/jvm/wire.py), each column typed as its
     content is (sequence numbers int64, levels int32, positions list<int64>, row values as the table's types)."""
     import uuid
 
     import pyarrow as pa
 
-    from explorer.iceberg.spark.session import driver_jvm, py4j_gateway
-    from explorer.iceberg.spark.wire import read_tables
+    from explorer.jvm.session import driver_jvm, py4j_gateway
+    from explorer.jvm.wire import read_tables
     from explorer.paimon.java_runner import _strings
 
     helper, jvm, gateway = paimon_helper(spark), driver_jvm(spark), py4j_gateway(spark)

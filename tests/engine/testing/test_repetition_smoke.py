@@ -8,7 +8,7 @@ import tempfile
 import pytest
 
 from explorer.api import load_preset, run, to_scenario
-from explorer.iceberg.spark.session import RunTable, drop_run_table, warehouse_dir
+from explorer.jvm.session import RunTable, drop_run_table, warehouse_dir
 from explorer_testing.bad_input import FAILING_SQL
 from explorer_testing.repetition import listing, repeat
 

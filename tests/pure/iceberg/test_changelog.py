@@ -13,7 +13,7 @@ from types import MappingProxyType
 import pytest
 
 from explorer.api import to_scenario
-from explorer.iceberg.model import Capture, FileContent, FileRecord, SnapshotRecord, StepOutcome
+from explorer.iceberg.capture import Capture, FileContent, FileRecord, SnapshotRecord, StepOutcome
 from explorer.iceberg.changelog import (
     Projection,
     build_changelog,

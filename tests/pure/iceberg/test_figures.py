@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from explorer.iceberg.model import Capture, DeletedPosition, FileContent, FileRecord, SnapshotRecord
+from explorer.iceberg.capture import Capture, DeletedPosition, FileContent, FileRecord, SnapshotRecord
 from explorer.iceberg.resolution import Decision, Outcome, RowFate, Rule
 from explorer.iceberg import figures as F
 from explorer.iceberg.figures import timeline as figures_timeline
@@ -226,7 +226,7 @@ def test_small_figures_stay_small(seed_capture):
 def test_race_swimlanes_show_each_jobs_start_attempt_and_validation(seed_capture):
     from dataclasses import replace
 
-    from explorer.iceberg.model import JobOutcome
+    from explorer.iceberg.capture import JobOutcome
 
     assert F.race_figure(seed_capture) is None  # no concurrent step, no race drawn
     snaps = seed_capture.snapshots

@@ -10,7 +10,7 @@ from types import MappingProxyType
 import pytest
 
 from explorer.iceberg.plan_summary import delete_summary, summary_lines
-from explorer.iceberg.model import FileContent
+from explorer.iceberg.capture import FileContent
 from explorer.iceberg.planner import plan, planned_attachments
 from explorer.iceberg.result import build_view
 from explorer_testing.builders import Build

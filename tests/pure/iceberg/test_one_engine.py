@@ -9,7 +9,7 @@ import sys
 import time
 import uuid
 
-from explorer.iceberg.spark.processes import ENGINE_GROUP_CONF, other_engines, stop_other_engines
+from explorer.jvm.processes import ENGINE_GROUP_CONF, other_engines, stop_other_engines
 
 HOLD = "import time; time.sleep(120)"
 READY_THEN_HOLD = "import time; print('ready', flush=True); time.sleep(120)"  # running, its command line readable

@@ -6,7 +6,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from explorer.iceberg.planner import Attachment, Pruning, compare_plans, plan, plan_pair
-from explorer.iceberg.resolver import row_fates
+from explorer.iceberg.model import row_fates
 
 
 def stats(f, lower=None, upper=None, nulls=None, values=None):

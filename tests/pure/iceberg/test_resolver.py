@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer.iceberg import delete_index
-from explorer.iceberg.model import DeletedPosition, FileContent, FileRecord
+from explorer.iceberg.capture import DeletedPosition, FileContent, FileRecord
 from explorer.iceberg.resolution import Outcome, Rule
-from explorer.iceberg.resolver import (
+from explorer.iceberg.model import (
     DeleteFileIndex,
     brute_force_for_data_file,
     brute_force_for_data_files,

@@ -14,7 +14,7 @@ from explorer.iceberg.engine import IcebergEngine
 @pytest.fixture
 def calls(monkeypatch):
     import explorer.iceberg.spark.rehearsal as rehearsal
-    import explorer.iceberg.spark.session as session
+    import explorer.jvm.session as session
 
     seen: list[str] = []
     monkeypatch.setattr(rehearsal, "rehearse", lambda *a, **k: seen.append("rehearse"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from explorer_testing.walkthrough import output_problems, reading_order
+from explorer_testing.walkthrough import NOTEBOOKS, output_problems, reading_order
 
 
 def notebook(*outputs) -> nbformat.NotebookNode:
@@ -39,5 +39,15 @@ def test_what_a_chapter_prints_on_purpose_passes():
 def test_the_reading_order_is_notebook_00s():
     order = reading_order()
     assert order[:4] == ["00-start-here.ipynb", "01-sequence-numbers.ipynb", "02-merge-on-read-deletes.ipynb",
-                         "06-concurrent-writers.ipynb"]
-    assert order.index("03-changelog-copy-on-write.ipynb") > order.index("10-streaming-upserts-flink.ipynb")
+                         "03-concurrent-writers.ipynb"]
+    assert order.index("07-changelog-copy-on-write.ipynb") > order.index("06-streaming-upserts-flink.ipynb")
+
+
+def test_the_file_numbers_are_the_reading_order():
+    """An instructor says "open chapter 3" and the learner opens 03-...: notebook 00's table reads the chapters
+    in their numbers' order, and every numbered notebook is in it."""
+    order = reading_order()
+    assert order == sorted(order), f"notebook 00 reads the chapters out of their numbers' order: {order}"
+    numbered = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    assert order == numbered
+    assert [int(name[:2]) for name in order] == list(range(len(order)))

@@ -1,4 +1,4 @@
-"""A dashboard link names a preset (``05-playground.ipynb?preset=NAME``): voila hands the page's query to the kernel
+"""A dashboard link names a preset (``playground.ipynb?preset=NAME``): voila hands the page's query to the kernel
 as QUERY_STRING and the app opens on that preset, whatever the notebook chose; an unknown name is said on the app's
 error line and the notebook's own scenario stays. The page itself: tests/browser/test_chapter_apps.py."""
 

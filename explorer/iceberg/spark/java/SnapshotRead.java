@@ -14,7 +14,7 @@
 // Compiled at first use inside Spark's driver JVM with Janino (which Spark ships for its own code generation),
 // so it is written in the Java subset Janino accepts: no lambdas, raw collections with casts.
 //
-// read() returns two Arrow IPC streams back to back (the wire format: explorer/iceberg/spark/wire.py) as a byte[],
+// read() returns two Arrow IPC streams back to back (the wire format: explorer/jvm/wire.py) as a byte[],
 // or when big the path of a temporary file holding them, which the caller reads and removes:
 //   [0] rows  the table's columns at that snapshot, then the metadata columns asked for; Spark's schema as JSON
 //             in the Arrow schema's metadata under "spark.schema"

@@ -31,7 +31,7 @@ def process_state(pid: int) -> str | None:
 
 
 def hold() -> None:
-    from explorer.iceberg.spark.session import get_spark, warehouse_dir
+    from explorer.jvm.session import get_spark, warehouse_dir
 
     get_spark()
     print(json.dumps({"pid": os.getpid(), "jvm_pid": jvm_pid(), "warehouse": str(warehouse_dir())}), flush=True)
@@ -39,7 +39,7 @@ def hold() -> None:
 
 
 def kill_jvm() -> None:
-    from explorer.iceberg.spark.session import get_spark, warehouse_dir
+    from explorer.jvm.session import get_spark, warehouse_dir
     from explorer.ui.app import App
 
     get_spark()

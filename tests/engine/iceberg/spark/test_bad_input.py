@@ -12,7 +12,7 @@ import pytest
 
 from explorer.api import run, to_scenario
 from explorer.scenario.errors import EngineError, ScenarioError
-from explorer.iceberg.spark.session import RunTable, drop_run_table, warehouse_dir
+from explorer.jvm.session import RunTable, drop_run_table, warehouse_dir
 from explorer.ui.app import App
 from explorer_testing.bad_input import FAILING_SQL, GOOD, INJECTION, INVALID
 

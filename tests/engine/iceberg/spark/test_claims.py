@@ -97,7 +97,7 @@ def _refuse_a_skewed_clock(spark, cap):
 
 
 def test_changes_is_spark_changelog_table_not_a_metadata_table(spark):
-    """Notebook 03: <table>.changes is Iceberg's Spark changelog table; Iceberg's metadata tables do not list it."""
+    """Notebook 07: <table>.changes is Iceberg's Spark changelog table; Iceberg's metadata tables do not list it."""
     types = spark._jvm.org.apache.iceberg.MetadataTableType
     names = {str(t.name()).lower() for t in types.values()}
     assert {"entries", "files", "snapshots", "position_deletes"} <= names and "changes" not in names
@@ -109,7 +109,7 @@ def test_changes_is_spark_changelog_table_not_a_metadata_table(spark):
 
 
 def test_change_ordinals_start_at_zero_for_each_range_and_skip_compactions(spark):
-    """Notebook 03: _change_ordinal numbers the queried range's snapshots from 0, skipping replace snapshots."""
+    """Notebook 07: _change_ordinal numbers the queried range's snapshots from 0, skipping replace snapshots."""
     with _kept(spark, _scenario([
         {"insert": [{"id": 1, "data": "a"}]},
         {"insert": [{"id": 2, "data": "b"}]},

@@ -16,7 +16,7 @@ def _class_path(spark) -> str:
 
 @pytest.mark.spark
 def test_only_a_whole_archive_counts_as_usable(spark, tmp_path):
-    from explorer.iceberg.spark.session import require_java
+    from explorer.jvm.session import require_java
 
     java, class_path = require_java(), _class_path(spark)
     junk = tmp_path / "junk.jsa"

@@ -174,7 +174,7 @@ def test_compaction_loses_to_a_concurrent_position_delete_either_way(runs, spark
 
 
 def test_jobs_are_replayed_through_iceberg_java_api_not_spark_writes(runs):
-    """Notebook 06: the jobs' commits go through Iceberg's Java RowDelta/RewriteFiles (no Spark write commits
+    """Notebook 03: the jobs' commits go through Iceberg's Java RowDelta/RewriteFiles (no Spark write commits
     them, so their snapshots lack the spark.app.id a Spark write records), while the plain steps are Spark's."""
     for name in ("concurrent-delete-vs-update", "concurrent-compaction-vs-equality-delete"):
         cap = runs[name]

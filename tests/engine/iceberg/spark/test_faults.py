@@ -16,8 +16,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from explorer.iceberg.spark.processes import remove_stale_warehouses
-from explorer.iceberg.spark.session import ENGINE_STOPPED
+from explorer.jvm.processes import remove_stale_warehouses
+from explorer.jvm.session import ENGINE_STOPPED
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 

@@ -10,7 +10,7 @@ import pytest
 from explorer.api import list_presets
 from explorer.iceberg.spark.inspect import explain_table_row, fileio_reader, inspect_table
 from explorer.iceberg.spark.metadata import local_path
-from explorer.iceberg.spark.session import CATALOG
+from explorer.jvm.session import CATALOG
 from explorer.iceberg.result import IcebergResult
 from explorer.scenario.errors import EngineError
 from explorer.ui.cli import EXIT_ENGINE, EXIT_INVALID, EXIT_OK, main

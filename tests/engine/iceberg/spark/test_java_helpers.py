@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import explorer
-from explorer.iceberg.spark import jvm
+from explorer.iceberg.spark import java_helpers as jvm
 from explorer.paimon import java_runner
 
 pytestmark = pytest.mark.spark

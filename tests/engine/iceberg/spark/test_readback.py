@@ -48,7 +48,7 @@ def test_the_read_back_is_what_a_spark_job_reads_and_java_plans(spark, preset_ca
 
 def test_a_row_lineage_read_names_unknown_metadata_columns(spark, preset_capture):
     """The helper refuses a metadata column the table does not offer instead of reading without it."""
-    from explorer.iceberg.spark.jvm import java_helper
+    from explorer.iceberg.spark.java_helpers import java_helper
 
     capture = preset_capture("seed-delete-insert-delete")
     sid = capture.snapshots[-1].snapshot_id
@@ -64,7 +64,7 @@ def test_nulls_and_every_column_type_read_as_a_spark_job_reads_them(spark, vecto
     with equality deletes, position deletes (v2) or deletion vectors (v3) applied."""
     from explorer.api import parse_scenario
     from explorer.iceberg.spark.runner import run_iceberg
-    from explorer.iceberg.spark.session import RunTable, drop_run_table
+    from explorer.jvm.session import RunTable, drop_run_table
 
     cols = {"k": "long", "i": "int", "d": "double", "b": "boolean", "day": "date", "ts": "timestamp", "s": "string"}
     full = {"k": 1, "i": -7, "d": 2.5, "b": True, "day": "2024-02-29", "ts": "2024-02-29 23:59:59.999999", "s": "é"}
@@ -112,7 +112,7 @@ def test_decimals_binary_timestamps_and_nested_values_read_as_collect_gives_them
     (collect() gives a TimestampType as a naive local datetime), before and after a position delete."""
     import time
 
-    from explorer.iceberg.spark.session import RunTable, drop_run_table, new_run_table
+    from explorer.jvm.session import RunTable, drop_run_table, new_run_table
 
     monkeypatch.setenv("TZ", "America/New_York")
     time.tzset()
@@ -143,8 +143,8 @@ def test_a_big_read_comes_through_a_file_that_is_removed(spark):
     (py4j would rebuild a byte[] in Python byte by byte): the rows are still a Spark job's, and no file stays."""
     from pathlib import Path
 
-    from explorer.iceberg.spark.jvm import java_helper
-    from explorer.iceberg.spark.session import RunTable, drop_run_table, new_run_table
+    from explorer.iceberg.spark.java_helpers import java_helper
+    from explorer.jvm.session import RunTable, drop_run_table, new_run_table
 
     table = new_run_table(spark, "big_read")
     temp = Path(str(spark._jvm.java.lang.System.getProperty("java.io.tmpdir")))

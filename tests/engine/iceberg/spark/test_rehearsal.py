@@ -17,9 +17,9 @@ def _namespaces(spark) -> set[str]:
 
 @pytest.mark.parametrize("name", ["basic", "maintenance"])
 def test_the_rehearsal_runs_a_real_scenario_and_leaves_nothing(spark, name):
-    """``maintenance`` (chapter 09's start) calls Spark's maintenance procedures: each must run to the end."""
+    """``maintenance`` (chapter 05's start) calls Spark's maintenance procedures: each must run to the end."""
     from explorer.iceberg.spark.rehearsal import rehearse
-    from explorer.iceberg.spark.session import DEFAULT
+    from explorer.jvm.session import DEFAULT
 
     before = _namespaces(spark)
     seconds = rehearse(name=name)
@@ -33,7 +33,7 @@ def test_a_run_started_meanwhile_stops_the_rehearsal_and_runs_alone(spark):
     waits for that and then has the session to itself (its rows agree with the resolver at every snapshot)."""
     from explorer.api import run
     from explorer.iceberg.spark.rehearsal import rehearse
-    from explorer.iceberg.spark.session import DEFAULT
+    from explorer.jvm.session import DEFAULT
 
     before = _namespaces(spark)
     outcome: dict = {}

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from explorer.api import list_presets, load_preset
-from explorer.iceberg.model import FileContent
+from explorer.iceberg.capture import FileContent
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.iceberg.resolution import Outcome
 from explorer.iceberg.result import IcebergResult
 from explorer.scenario.model import parse_scenario  # structural only: the runner's own guard is under test
 from explorer.iceberg.spark.metadata import local_path
 from explorer.iceberg.spark.runner import run_iceberg
-from explorer.iceberg.spark.session import RunTable, drop_run_table
+from explorer.jvm.session import RunTable, drop_run_table
 
 pytestmark = pytest.mark.spark
 
@@ -320,7 +320,7 @@ def test_a_capture_that_fails_on_the_failure_path_never_hides_the_steps_refusal(
 def test_a_run_adds_its_phases_to_a_timings_dict_and_takes_its_table_from_the_given_workspace(spark):
     import os
 
-    from explorer.iceberg.spark.session import Workspace
+    from explorer.jvm.session import Workspace
 
     workspace = Workspace()
     workspace.use_spark(spark)  # the suite's one session, in a workspace of its own (its own run counter)

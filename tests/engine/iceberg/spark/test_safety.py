@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from explorer import api
-from explorer.iceberg.spark.session import iceberg_runtime_jar
+from explorer.jvm.session import iceberg_runtime_jar
 from explorer.scenario.errors import EngineError, ScenarioError
 
 pytestmark = pytest.mark.spark
@@ -113,7 +113,7 @@ def test_full_sql_mode_runs_the_same_statements(spark, other_view, tmp_path):
 def test_every_presets_sql_runs_in_safe_mode(spark):
     """Safe mode refuses nothing a built-in preset does (checked with the parser, the way a run checks it)."""
     from explorer.iceberg.spark.safety import check_scenario_sql
-    from explorer.iceberg.spark.session import RunTable
+    from explorer.jvm.session import RunTable
 
     checked = 0
     for preset in api.list_presets("iceberg"):
@@ -128,7 +128,7 @@ def test_a_preset_with_set_and_overwrite_runs_in_safe_mode(spark):
 
 def test_server_paths_become_relative_in_safe_mode_messages(spark):
     from explorer.iceberg.spark.safety import redact_paths, without_paths
-    from explorer.iceberg.spark.session import warehouse_dir
+    from explorer.jvm.session import warehouse_dir
 
     root = warehouse_dir()
     text = f"File file:{root}/run_1_2/t/data/a.parquet does not exist; see /etc/hostname"

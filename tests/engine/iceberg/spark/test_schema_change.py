@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.iceberg.model import FileContent
+from explorer.iceberg.capture import FileContent
 from explorer.iceberg.result import IcebergResult
 from explorer.iceberg.spark.runner import run_iceberg
 from explorer.scenario.errors import EngineError
@@ -65,7 +65,7 @@ def test_dropping_a_column_a_live_equality_delete_uses_fails_loudly_with_iceberg
 def test_after_the_drop_even_the_snapshot_before_it_cannot_be_read(spark):
     """Time travel to the delete's snapshot, whose schema still has data, fails once data is dropped: the reader
     looks the delete's field id up in the table's current schema, not in the schema of the snapshot read."""
-    from explorer.iceberg.spark.session import RunTable, drop_run_table
+    from explorer.jvm.session import RunTable, drop_run_table
 
     steps = [{"insert": [{"id": 1, "data": "a"}, {"id": 2, "data": "b"}]}, {"equality_delete": [{"data": "a"}]}]
     capture = run_iceberg(parse_scenario({"name": "t", "engine": "iceberg", "table": TABLE, "steps": steps}),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.iceberg.model import FileContent
+from explorer.iceberg.capture import FileContent
 from explorer.scenario.errors import EngineError
 from explorer.scenario.model import parse_scenario
 from explorer.iceberg.spark.runner import run_iceberg

@@ -48,7 +48,7 @@ def test_the_dumping_child_writes_instead_of_mapping(cache, monkeypatch):
 def test_the_key_follows_the_iceberg_jar(cache, monkeypatch, tmp_path):
     jar = tmp_path / "iceberg.jar"
     jar.write_bytes(b"one")
-    monkeypatch.setattr("explorer.iceberg.spark.session.iceberg_runtime_jar", lambda: jar)
+    monkeypatch.setattr("explorer.jvm.session.iceberg_runtime_jar", lambda: jar)
     before = ca.archive_key()
     jar.write_bytes(b"another")
     assert ca.archive_key() != before

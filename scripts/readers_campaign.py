@@ -56,7 +56,7 @@ def check(plain: dict, spark, pool: ReaderPool, read_seconds: float) -> ReadersR
 
 
 def campaign(count: int, seed: int, *, shrink: bool, read_seconds: float, log=sys.stderr) -> dict:
-    from explorer.iceberg.spark.session import get_spark
+    from explorer.jvm.session import get_spark
 
     spark = get_spark()
     rng = random.Random(f"readers-{seed}")

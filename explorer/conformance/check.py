@@ -221,7 +221,7 @@ def _reference_version(result: Any) -> str | None:
         try:
             import pyspark
 
-            from explorer.iceberg.spark.session import ICEBERG_RUNTIME_JAR
+            from explorer.jvm.session import ICEBERG_RUNTIME_JAR
 
             runtime = ICEBERG_RUNTIME_JAR.rsplit("-", 1)[-1].removesuffix(".jar")
             version = f"{pyspark.__version__} (Iceberg runtime {runtime})"

@@ -89,7 +89,7 @@ def _expected_snapshot(result: Any, snapshot_id: int, sequence_number: int | Non
     out: dict[str, Any] = {"snapshot_id": snapshot_id, "sequence_number": sequence_number, "label": label,
                            "rows": [dict(r) for r in rows]}
     if result.engine == "iceberg":
-        from explorer.iceberg.resolver import decide_all
+        from explorer.iceberg.model import decide_all
 
         state = result.capture.state(snapshot_id=snapshot_id)
         out["files"] = {f.id: {"path": f.path, "content": f.content.value, "sequence_number": f.sequence_number,

@@ -1,6 +1,6 @@
 """Why a reader's rows differ from the reference: the smallest set of delete decisions taken the other way.
 
-The resolver already decides every (data file, delete file) pair of a snapshot (:func:`explorer.iceberg.resolver.
+The resolver already decides every (data file, delete file) pair of a snapshot (:func:`explorer.iceberg.model.
 decide_all`: applies or not, by which rule, with which outcome). A reader that returns other rows took some of
 those decisions the other way. :func:`diagnose` searches, by increasing size, for the smallest set of flipped
 decisions whose rows equal the reader's rows exactly (as a multiset of values), and words each flip with the rule
@@ -26,9 +26,9 @@ from itertools import combinations
 from typing import Any
 
 from explorer.conformance.result import Diagnosis, Flip
-from explorer.iceberg.model import FileContent, FileRecord, TableState
+from explorer.iceberg.capture import FileContent, FileRecord, TableState
 from explorer.iceberg.resolution import Decision, Outcome
-from explorer.iceberg.resolver import RowMatcher, decide_all, file_order_key
+from explorer.iceberg.model import RowMatcher, decide_all, file_order_key
 from explorer.scenario.rows import in_schema, normalize_row
 
 MAX_FLIPS = 3

@@ -2,7 +2,7 @@
 exactly the reader's rows, worded by the rule each flip breaks. The real readers: tests/engine/conformance."""
 
 from explorer.conformance.diagnosis import diagnose
-from explorer.iceberg.resolver import decide_all, predicted_rows, row_fates
+from explorer.iceberg.model import decide_all, predicted_rows, row_fates
 
 
 def _partition_scoped(build):

@@ -99,17 +99,20 @@ def _ducklake(result: Any) -> tuple[Table, list[_Snapshot], None]:
 
 
 def _paimon(result: Any) -> tuple[Table, list[_Snapshot], None]:
+    """The run's own reads are the reference; the model is the result's own check of each read (a key whose merge
+    order Paimon leaves undefined agrees with any of its possible rows, as the run itself judges it)."""
     columns = tuple(result.columns)
+    checks = {c.snapshot_id: c for c in getattr(result, "checks", ())}
     snaps = []
     for p in result.points():
         rows = result.engine_rows(p.snapshot_id)
         if rows is None:
             continue
-        model = result.predicted_rows(p.snapshot_id, executed=True) if hasattr(result, "predicted_rows") else None
-        snaps.append(_Snapshot(p.snapshot_id, None, p.ordinal, p.label,
-                               tuple(normalize_row(dict(zip(columns, r))) for r in rows),
-                               None if model is None else tuple(normalize_row(dict(zip(columns, r))) for r in model),
-                               columns))
+        reference = tuple(normalize_row(dict(zip(columns, r))) for r in rows)
+        check = checks.get(p.snapshot_id)
+        model = (None if check is None else reference if check.agrees else
+                 tuple(normalize_row(dict(zip(columns, r))) for r in check.model_rows))
+        snaps.append(_Snapshot(p.snapshot_id, None, p.ordinal, p.label, reference, model, columns))
     return Table("paimon", result.warehouse or ""), snaps, None
 
 

@@ -55,7 +55,10 @@ def _answer(request: dict[str, Any], versions: dict[str, str]) -> None:
         start = time.perf_counter()
         try:
             rows = [normalize_row(r) for r in module.read(handle, snapshot_id)]
-        except Exception as exc:  # noqa: BLE001 - a reader's exception is its verdict, quoted
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a reader's exception is its verdict, quoted (a Rust panic
+            # through pyo3, as polars raises, is a BaseException: it is a failure of this read, not of the child)
             _say({"snapshot_id": snapshot_id, **_error(exc, refused=bool(module.refuses(exc))),
                   "seconds": time.perf_counter() - start})
             continue

@@ -20,7 +20,6 @@ from explorer.conformance.result import Status
 from explorer.conformance.run import read_snapshots
 from explorer.scenario.rows import normalize_row
 
-pytestmark = pytest.mark.spark
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +44,7 @@ def _multiset(rows):
     return Counter(tuple(sorted(r.items())) for r in rows)
 
 
+@pytest.mark.spark
 def test_partition_scoped_delete_differs_for_duckdb_with_the_partition_rule(psd):
     result, checked = psd
     assert checked.differs and not checked.agrees
@@ -62,6 +62,7 @@ def test_partition_scoped_delete_differs_for_duckdb_with_the_partition_rule(psd)
     assert all(v.status is Status.AGREES for v in checked.verdicts("spark"))
 
 
+@pytest.mark.spark
 def test_equality_delete_refusals_quote_pyiceberg_polars_and_daft(psd):
     result, checked = psd
     metadata = result.kept.metadata_location
@@ -75,6 +76,7 @@ def test_equality_delete_refusals_quote_pyiceberg_polars_and_daft(psd):
             assert "PyIceberg does not yet support equality deletes" in verdict.error
 
 
+@pytest.mark.spark
 def test_report_rows_are_the_readers_own(psd):
     result, checked = psd
     metadata = result.kept.metadata_location
@@ -88,6 +90,7 @@ def test_report_rows_are_the_readers_own(psd):
             assert _multiset(rows) == _multiset(verdict.rows), (name, snap.snapshot_id)
 
 
+@pytest.mark.spark
 def test_json_contract(psd):
     _, checked = psd
     plain = json.loads(json.dumps(checked.to_plain()))
@@ -99,17 +102,23 @@ def test_json_contract(psd):
     assert plain["warehouse"]
 
 
-def test_a_hung_reader_is_a_verdict_and_a_missing_one_is_one_line(psd, monkeypatch):
-    result, _ = psd
-    table = Table("iceberg", result.kept.location, result.kept.metadata_location)
-    hang = ReaderSpec("hang", "iceberg", "explorer_testing.hanging_reader", "json", "nothing")
-    run = read_snapshots(hang, table, [1, 2], read_seconds=2, start_seconds=5)
+def test_a_hung_reader_is_a_verdict_and_a_missing_one_is_one_line():
+    odd = ReaderSpec("odd", "iceberg", "explorer_testing.odd_readers", "json", "nothing")
+    run = read_snapshots(odd, Table("iceberg", "hang"), [1, 2], read_seconds=2, start_seconds=5)
     assert all(a.rows is None and "no answer within" in (a.error or "") for a in run.answers.values())
     missing = ReaderSpec("nope", "iceberg", "nope_reader", "no_such_module_here", "no-such-reader==1")
     assert missing.missing() == ("nope is not installed: pip install 'no-such-reader==1' "
                                  "(the explorer's default install has it)")
 
 
+def test_a_panic_fails_one_read_and_the_next_snapshot_is_still_read():
+    odd = ReaderSpec("odd", "iceberg", "explorer_testing.odd_readers", "json", "nothing")
+    run = read_snapshots(odd, Table("iceberg", "/tmp"), [1, 2])
+    assert run.answers[1].rows is None and run.answers[1].error == "Panic: assertion `left == right` failed"
+    assert run.answers[2].rows == ({"snapshot": 2},)
+
+
+@pytest.mark.delta
 def test_delta_readers_agree_on_the_seed_story(tmp_path):
     checked = explorer.readers("delta-seed-delete-insert-delete", warehouse=tmp_path / "w")
     assert checked.reference == "delta-rs"
@@ -118,6 +127,7 @@ def test_delta_readers_agree_on_the_seed_story(tmp_path):
         assert all(v.status is Status.AGREES for v in checked.verdicts(name)), checked.to_text()
 
 
+@pytest.mark.spark
 def test_cli_readers_exit_3_and_json(psd, tmp_path):
     out = subprocess.run([sys.executable, "-m", "explorer.ui.cli", "readers", "partition-scoped-delete", "--json",
                           "--reader", "duckdb"], capture_output=True, text=True, timeout=900)

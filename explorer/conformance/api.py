@@ -125,9 +125,12 @@ def conformance(presets: Iterable[str] | None = None, *, read_seconds: float = R
                 seen.setdefault((r.format, r.name), r)
             refusals = tuple(dict.fromkeys(v.error or "" for s in checked.snapshots for v in s.verdicts.values()
                                            if v.status is Status.REFUSED))
+            failures = tuple(dict.fromkeys(f"{name}: {v.error or ''}" for s in checked.snapshots
+                                           for name, v in s.verdicts.items() if v.status is Status.FAILED))
             lines.append(PresetLine(scenario.name, checked.format, len(checked.snapshots),
                                     {r.name: checked.counts(r.name) for r in checked.readers if r.available},
-                                    checked.diagnoses(), refusals, seconds=time.perf_counter() - start))
+                                    checked.diagnoses(), refusals, seconds=time.perf_counter() - start,
+                                    failures=failures))
     infos = tuple(seen.get((s.format, s.name)) or ReaderInfo(s.name, s.format, s.install, None, s.reference,
                                                              s.missing(), s.note) for s in REGISTRY)
     return ConformanceResult(tuple(lines), infos, time.perf_counter() - began)

@@ -245,11 +245,13 @@ class PresetLine:
     refusals: tuple[str, ...] = ()
     error: str | None = None
     seconds: float = 0.0
+    failures: tuple[str, ...] = ()  # the distinct messages of ``failed`` verdicts, "reader: message"
 
     def to_plain(self) -> dict[str, Any]:
         return {"preset": self.preset, "format": self.format, "snapshots": self.snapshots,
                 "counts": {k: dict(v) for k, v in self.counts.items()}, "diagnoses": list(self.diagnoses),
-                "refusals": list(self.refusals), "error": self.error, "seconds": round(self.seconds, 2)}
+                "refusals": list(self.refusals), "failures": list(self.failures), "error": self.error,
+                "seconds": round(self.seconds, 2)}
 
 
 @dataclass(frozen=True)

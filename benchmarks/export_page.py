@@ -68,7 +68,7 @@ def export_seed(out: Path) -> tuple[dict[str, Path], dict]:
     from explorer.ui.export import bundle_for, page_html, page_of
 
     result = explorer.run(SEED)
-    paths = {"page": result.to_html(out / "seed.html"), "page_full": out / "seed-full-plotly.html",
+    paths = {"page": explorer.export(result, out / "seed.html"), "page_full": out / "seed-full-plotly.html",
              "reference": out / "plotly-reference.html"}
     page = page_of(result)
     paths["page_full"].write_text(page_html(page, full_plotly=True), encoding="utf-8")

@@ -1,14 +1,16 @@
 """Sequence Explorer: see how lakehouse tables order events.
 
 The public API, with each entry point's own signature and types: ``explorer.run(...)`` *is*
-:func:`explorer.api.run`. ``import explorer`` stays light (the scenario model and the entry points; no engine,
+:func:`explorer.api.run` (format-neutral: scenarios from :mod:`explorer.sources`, dispatched through the
+registry), ``explorer.inspect(...)`` *is* :func:`explorer.iceberg.tools.inspect` (Iceberg's table tools). ``import explorer`` stays light (the scenario model and the entry points; no engine,
 widget or plotting library): every name that needs one is listed in :data:`_LAZY` below, the one place that
 says what loads on first use, and is imported when it is first read. Figures for notebooks are in
 :mod:`explorer.figures`.
 
 Organised by engine behind one protocol (``explorer.engine``): ``explorer.scenario`` (engine-neutral scenario
 model), ``explorer.iceberg`` (pure model, resolver, figures; ``explorer.iceberg.spark`` runs real Spark + Iceberg),
-``explorer.paimon``, ``explorer.delta``, ``explorer.ducklake`` and ``explorer.ui`` (app, CLI, launcher).
+``explorer.paimon``, ``explorer.delta``, ``explorer.ducklake``, ``explorer.jvm`` (the one JVM the Java-backed
+engines share) and ``explorer.ui`` (app, CLI, launcher).
 """
 
 from __future__ import annotations
@@ -16,28 +18,16 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from explorer.api import (
-    explain_row,
-    inspect,
-    list_presets,
-    load_preset,
-    load_scenario,
-    metadata_table,
-    orders,
-    parse_scenario,
-    run,
-    scenario_from_yaml,
-    sql,
-    start_engine,
-    to_scenario,
-)
+from explorer import engine as _engine
+from explorer.api import orders, run, start_engine
+from explorer.iceberg.tools import explain_row, inspect, metadata_table, sql
+from explorer.sources import list_presets, load_preset, load_scenario, parse_scenario, scenario_from_yaml, to_scenario
 from explorer.engine import At, Point, Result
-from explorer.fonts import large_font
 from explorer.scenario.errors import EngineError, ExplorerError, ScenarioError
 from explorer.scenario.model import Scenario
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
-    from explorer.changelog_api import changelog, compare as compare_changelogs
+    from explorer.iceberg.changelog_api import changelog, compare as compare_changelogs
     from explorer.conformance.api import readers
     from explorer.conformance.result import ReadersResult
     from explorer.delta.result import DeltaResult
@@ -48,6 +38,8 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     from explorer.iceberg.changelog import Projection
     from explorer.jvm.session import configure as configure_spark, use_spark
     from explorer.ui.app import explore
+    from explorer.ui.export import export
+    from explorer.ui.fonts import large_font
     from explorer.ui.compare import compare_explorer
     from explorer.ui.formats import FormatsApp
     from explorer.ui.orders_view import OrdersView
@@ -57,14 +49,16 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
 # importing ``explorer.compare_formats`` would replace the attribute ``explorer.compare_formats``.)
 _LAZY: dict[str, tuple[str, str]] = {
     "explore": ("explorer.ui.app", "explore"),
+    "large_font": ("explorer.ui.fonts", "large_font"),
     "compare_explorer": ("explorer.ui.compare", "compare_explorer"),
     "OrdersView": ("explorer.ui.orders_view", "OrdersView"),
     "FormatsApp": ("explorer.ui.formats", "FormatsApp"),
-    "changelog": ("explorer.changelog_api", "changelog"),
+    "export": ("explorer.ui.export", "export"),
+    "changelog": ("explorer.iceberg.changelog_api", "changelog"),
+    "compare_changelogs": ("explorer.iceberg.changelog_api", "compare"),
     # every reader of a run's table (issue #39): explorer.readers("partition-scoped-delete") -> ReadersResult
     "readers": ("explorer.conformance.api", "readers"),
     "ReadersResult": ("explorer.conformance.result", "ReadersResult"),
-    "compare_changelogs": ("explorer.changelog_api", "compare"),
     "Projection": ("explorer.iceberg.changelog", "Projection"),
     # each engine's result, to narrow what run() returns (a Result) with isinstance
     "IcebergResult": ("explorer.iceberg.result", "IcebergResult"),
@@ -86,6 +80,13 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def _export(source: Any, path: Any, **options: Any) -> Any:
+    return __getattr__("export")(source, path, **options)
+
+
+_engine.page_writer = _export  # a result's deprecated to_html writes through explorer.export (explorer.engine)
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
@@ -93,6 +94,6 @@ def __dir__() -> list[str]:
 __all__ = [
     "At", "DeltaResult", "DuckLakeResult", "EngineError", "ExplorerError", "FormatsApp", "IcebergResult",
     "InspectResult", "OrdersView", "PaimonResult", "Point", "Projection", "ReadersResult", "Result", "Scenario", "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
-    "explain_row", "explore", "inspect", "large_font", "list_presets", "load_preset", "load_scenario", "metadata_table",
+    "explain_row", "explore", "export", "inspect", "large_font", "list_presets", "load_preset", "load_scenario", "metadata_table",
     "orders", "parse_scenario", "readers", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
 ]

@@ -153,11 +153,12 @@ class Comparison:
             "not_executed": [{"format": n, "why": w} for n, w in self.not_executed],
         }
 
-    def to_html(self, path):
-        """Write the comparison as one self-contained HTML page that works offline from a file."""
-        from explorer.engine import write_page
+    def to_html(self, path: str | Path) -> Path:
+        """Deprecated: write ``explorer.export(view, path)`` (an exported page is the UI's job). Still writes the
+        page, with a DeprecationWarning, for one release."""
+        from explorer.engine import deprecated_to_html
 
-        return write_page(self, path)
+        return deprecated_to_html(self, path)
 
     def to_text(self) -> str:
         h = self.history
@@ -234,7 +235,7 @@ def compare_formats(source: Source, *, engines: Sequence[str] | None = None,
                 progress(f"{engine.name}: {s.title}")
             started = time.perf_counter()
             try:
-                engine.validate(s)
+                engine.validate(s, safe=bool(run_options.get("safe", False)))  # as it runs: run() checks no more
                 result = engine.run(s, changelog=True, **run_options)
             except (ScenarioError, EngineError) as err:
                 out.append(FormatRun(engine.name, s, None, (), None, time.perf_counter() - started,

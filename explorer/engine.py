@@ -32,18 +32,18 @@ engines), read in one place by whoever adds an engine.
 from __future__ import annotations
 
 import importlib
-import os
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from explorer import settings
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.formats import Format, package_of
 from explorer.scenario.history import History
 from explorer.scenario.model import ENGINES, Scenario, Step, parse_scenario
+# Safe mode's default lives with the other settings; kept importable from here for existing callers.
+from explorer.settings import resolve_safe as resolve_safe, safe_default as safe_default
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,10 @@ class Engine(Protocol):
 
     def validate(self, scenario: Scenario, *, safe: bool = False) -> None: ...
 
-    def run(self, scenario: Scenario, *, progress: Progress | None = None, **options: Any) -> Result: ...
+    def run(self, scenario: Scenario, *, progress: Progress | None = None, **options: Any) -> Result:
+        """Run ``scenario``, validated where it entered (:mod:`explorer.sources`, or the caller's own
+        :meth:`validate`): an engine does not check it a second time on the way to its runner."""
+        ...
 
     def warm_up(self, **options: Any) -> None:
         """Start (or import) the engine now, so a first run finds it ready; ``options`` as for :meth:`run`."""
@@ -247,7 +250,7 @@ class StepHandlers(Generic[H]):
 
     ``role``: what the table runs, e.g. ``"step"`` (a scenario's steps) or ``"job"`` (one job of a race);
     ``runner``: which runner of the engine it belongs to. Register handlers with ``@table.on(InsertStep)``.
-    ``tests/scenario/test_step_kinds.py`` checks every step kind against every engine's tables and format.
+    ``tests/pure/scenario/test_step_kinds.py`` checks every step kind against every engine's tables and format.
     """
 
     def __init__(self, fmt: Format, role: str, refuse: Callable[[Step], ExplorerError], *,
@@ -380,6 +383,11 @@ class RunsHistories(Engine, Protocol):
 _REGISTRY: Mapping[str, str] = {name: f"{package_of(name)}.engine" for name in ENGINES}
 
 
+def engine_names() -> tuple[str, ...]:
+    """Every registered engine's name, in registry order (the CLI's ``--engine`` choices)."""
+    return tuple(_REGISTRY)
+
+
 def engine_for(name_or_scenario: str | Scenario) -> Engine:
     name = name_or_scenario.engine if isinstance(name_or_scenario, Scenario) else name_or_scenario
     if name not in _REGISTRY:
@@ -394,34 +402,25 @@ def history_engines() -> tuple[RunsHistories, ...]:
     return tuple(e for e in engines if isinstance(e, RunsHistories))
 
 
-# The module that writes exported pages (presentation). Named as text, like the engines above, so a result's
-# ``to_html`` works while the pure core and the engines import nothing of the UI (the layer contracts hold).
-_PAGES = "explorer.ui.export"
+# What writes an exported page: the public ``explorer.export``, handed over by the package's ``__init__`` (the
+# public API) when ``explorer`` is imported, which is before any of its modules. The core names no UI module.
+page_writer: Callable[..., Path] | None = None
 
 
-def write_page(obj: Any, path: str | Path, **options: Any) -> Path:
-    """Write ``obj`` (a result, a comparison) as one self-contained HTML page; see explorer.ui.export."""
-    written: Path = importlib.import_module(_PAGES).write_page(obj, path, **options)
-    return written
-
-
-def safe_default() -> bool:
-    """Whether safe mode is on when nobody says: ``EXPLORER_SAFE`` (1/0) if set, else on inside a voila kernel
-    (voila gives its kernels ``VOILA_*`` variables), else off (a notebook already runs any code)."""
-    flag = settings.SAFE.get()
-    if flag is not None:
-        return flag
-    return any(key in os.environ for key in ("VOILA_REQUEST_URL", "VOILA_BASE_URL", "VOILA_KERNEL_ID"))
-
-
-def resolve_safe(safe: bool | None) -> bool:
-    return safe_default() if safe is None else bool(safe)
+def deprecated_to_html(obj: Any, path: str | Path, **options: Any) -> Path:
+    """What a result's (or a comparison's) deprecated ``to_html(path)`` does: warn, then write the page with
+    :data:`page_writer` (``explorer.export``: an exported page is presentation, the UI's job)."""
+    warnings.warn(f"{type(obj).__name__}.to_html(path) is deprecated and goes in the next release; write "
+                  "explorer.export(result, path) instead", DeprecationWarning, stacklevel=3)
+    if page_writer is None:
+        raise RuntimeError("no page writer: write explorer.export(result, path)")
+    return page_writer(obj, path, **options)
 
 
 def validate(scenario: Scenario, *, safe: bool | None = None) -> Scenario:
     """Run the scenario's engine's own checks; return the scenario (raises ScenarioError naming step and field).
 
-    ``safe`` (default: :func:`safe_default`) adds safe mode's limits (:mod:`explorer.scenario.limits`)."""
+    ``safe`` (default: :func:`explorer.settings.safe_default`) adds safe mode's limits (:mod:`explorer.scenario.limits`)."""
     engine_for(scenario).validate(scenario, safe=resolve_safe(safe))
     return scenario
 

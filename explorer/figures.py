@@ -5,7 +5,7 @@ timeline, the decision matrix of every (data file, delete file) pair, each row's
 snapshots, a race's commit attempts, the snapshots and files tables, and an inspected table's figures; Iceberg changelogs (``explorer.changelog`` /
 ``explorer.compare_changelogs``); Paimon (a :class:`~explorer.paimon.result.PaimonResult`): one key's records on
 the snapshot clock, and the three clocks. Importing this module imports plotly. In large-font mode
-(:func:`explorer.large_font`) every figure made here has larger fonts (:mod:`explorer.fonts`).
+(:func:`explorer.large_font`) every figure made here has larger fonts (:mod:`explorer.ui.fonts`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import plotly.graph_objects as go
 
-from explorer import fonts
+from explorer.ui import fonts
 from explorer.iceberg.changelog_figures import changelog_figure as _changelog_figure
 from explorer.iceberg.changelog_figures import compare_figure as _compare_figure
 from explorer.iceberg.figures import changes_figure as _changes_figure

@@ -184,6 +184,25 @@ ALL: tuple[Setting[Any], ...] = (SAFE, DEBUG, TOKEN, SPARK_MASTER, SPARK_CONF, D
 CLASS_ARCHIVE_DUMP = "_EXPLORER_CLASS_ARCHIVE_DUMP"
 
 
+VOILA_KERNEL_VARIABLES = ("VOILA_REQUEST_URL", "VOILA_BASE_URL", "VOILA_KERNEL_ID")
+"""What voila sets in its kernels' environment: safe mode's default is on where one of them is set."""
+
+
+def safe_default(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether safe mode is on when nobody says: ``EXPLORER_SAFE`` (1/0) if set, else on inside a voila kernel
+    (voila gives its kernels ``VOILA_*`` variables), else off (a notebook already runs any code)."""
+    flag = SAFE.get(environ)
+    if flag is not None:
+        return flag
+    env = os.environ if environ is None else environ
+    return any(key in env for key in VOILA_KERNEL_VARIABLES)
+
+
+def resolve_safe(safe: bool | None) -> bool:
+    """``safe`` as given, else :func:`safe_default`."""
+    return safe_default() if safe is None else bool(safe)
+
+
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     """The explorer's cache: EXPLORER_CACHE_DIR, else ``$XDG_CACHE_HOME`` or ``~/.cache``, /sequence-explorer."""
     chosen = CACHE_DIR.get(environ)

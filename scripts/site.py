@@ -218,7 +218,7 @@ def gallery(names: list[str], pages: Path | None, static: Path, src: Path, with_
         elif cached.is_file():
             shutil.copyfile(cached, target)
         else:
-            from explorer.changelog_api import compare
+            from explorer.iceberg.changelog_api import compare
             from explorer.ui.export import write_page
 
             write_page(compare("changelog-sequence-a", "changelog-sequence-b"), target,

@@ -107,7 +107,7 @@ def executed_notebooks(tmp_path_factory):
 def compare_ab(spark):
     """The changelog comparison of the copy-on-write sequences A and B on real Spark, made once per session (the
     changelog reader's and figures' tests and the exported compare page share it; every user only reads it)."""
-    from explorer.changelog_api import compare
+    from explorer.iceberg.changelog_api import compare
 
     return compare("changelog-sequence-a", "changelog-sequence-b", spark=spark)
 

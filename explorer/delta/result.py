@@ -13,7 +13,6 @@ Three checks, each loud when it fails:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from explorer.delta.model import (
     sort_key,
     values,
 )
+from explorer.results import CaptureResult
 from explorer.engine import (
     Changelog,
     ChangeRow,
@@ -37,10 +37,9 @@ from explorer.engine import (
     FormatFacts,
     Point,
     Selector,
-    StepOutcome,
     point_on_clock,
 )
-from explorer.scenario.model import ConcurrentStep, Scenario, Step
+from explorer.scenario.model import ConcurrentStep, Step
 
 CLOCK = ("the commit version: _delta_log/<version>.json, numbered 0, 1, 2, ... with no gaps; a commit is one "
          "log file, and a reader replays the add and remove actions up to the version it reads")
@@ -82,15 +81,14 @@ class RewriteCheck:
         return sorted(self.expected) == sorted(self.removed)
 
 
-class DeltaResult:
+class DeltaResult(CaptureResult[DeltaCapture]):
     """The Result protocol (:mod:`explorer.engine`) for a Delta run; ``capture`` holds what delta-rs did."""
 
     engine = "delta"
     modelled = False
 
     def __init__(self, capture: DeltaCapture):
-        self.capture = capture
-        self.columns = capture.scenario.table.column_names
+        super().__init__(capture)
         self.checks = tuple(VersionCheck(c.version, model_rows(capture, c.version),
                                          self._engine(c.version)) for c in capture.commits
                             if c.version in capture.engine_rows)
@@ -136,18 +134,6 @@ class DeltaResult:
     def agrees(self) -> bool:
         return (not self.disagreements and self.cdf_agrees is not False
                 and all(c.agrees for c in self.rewrite_checks))
-
-    @property
-    def scenario(self) -> Scenario:
-        return self.capture.scenario
-
-    @property
-    def warehouse(self) -> str | None:
-        return self.capture.warehouse
-
-    def step_outcomes(self) -> tuple[StepOutcome, ...]:
-        """What each scenario step did (the versions it committed), in order."""
-        return tuple(self.capture.steps)
 
     # ---------------------------------------------------------------------------------- the time axis
 
@@ -266,13 +252,6 @@ class DeltaResult:
             "notes": list(self.notes()),
             "warehouse": cap.warehouse,
         }
-
-    def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
-        """Write this run as one self-contained HTML page that works offline from a file (slider, caption, check
-        and every tab, as the app shows them after Run). ``predict``: the answer hidden until Reveal."""
-        from explorer.engine import write_page
-
-        return write_page(self, path, predict=predict)
 
     def to_text(self, at: Selector = None) -> str:
         plain = self.to_plain(at)

@@ -6,29 +6,12 @@ DuckLake's clock (the latest at or before it); None: the latest snapshot."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 import plotly.graph_objects as go
 
 from explorer.ducklake.result import DuckLakeResult
 from explorer.engine import At, Selector
-from explorer.scenario.values import to_plain
-
-MAX_TABLE_ROWS = 500
-
-
-def rows_table_figure(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], title: str, role: str) -> go.Figure:
-    """A plain table (the same shape as the other engines' tables, so the time-travel widget draws it as HTML)."""
-    rows = list(rows)[:MAX_TABLE_ROWS]
-    cells = [["null" if to_plain(r.get(c)) is None else to_plain(r.get(c)) for r in rows] for c in columns]
-    fig = go.Figure(go.Table(header={"values": [f"<b>{h}</b>" for h in columns], "align": "left",
-                                     "fill_color": "#eceff1"},
-                             cells={"values": cells, "align": "left", "height": 24},
-                             meta={"role": role, "columns": list(columns)}))
-    fig.update_layout(title={"text": title, "x": 0.01}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                      height=min(900, 120 + 26 * max(1, len(rows))), template="plotly_white")
-    return fig
+from explorer.views import rows_table_figure
 
 _LIVE = "#2a9d8f"
 _DELETE = "#e76f51"

@@ -10,16 +10,13 @@ capture (``capture.py``) and the model (``model.py``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from functools import cached_property
 from typing import Any
 
-from explorer.ducklake.capture import DuckLakeCapture, DuckLakeSnapshot, ReadRow
+from explorer.ducklake.capture import DuckLakeCapture, ReadRow
+from explorer.results import CaptureResult
 from explorer.ducklake.model import (
     Change,
-    DataFile,
-    DeleteFile,
     Pairing,
     RowFate,
     RowsCheck,
@@ -38,10 +35,8 @@ from explorer.engine import (
     FormatFacts,
     Point,
     Selector,
-    StepOutcome,
     point_on_clock,
 )
-from explorer.scenario.model import Scenario
 from explorer.scenario.rows import nulls_first
 from explorer.scenario.values import to_plain
 
@@ -57,29 +52,10 @@ DRIFT_NOTE = ("DuckLake's documentation (Row Lineage; Merge Adjacent Files) says
               "as delete + insert in ducklake_table_changes)")
 
 
-class DuckLakeResult:
+class DuckLakeResult(CaptureResult[DuckLakeCapture]):
     engine = "ducklake"
 
-    def __init__(self, capture: DuckLakeCapture):
-        self.capture = capture
-
     # ------------------------------------------------------------------------------------ Result protocol
-    @property
-    def scenario(self) -> Scenario:
-        return self.capture.scenario
-
-    @property
-    def warehouse(self) -> str | None:
-        return self.capture.warehouse
-
-    def step_outcomes(self) -> tuple[StepOutcome, ...]:
-        """What each scenario step did (the snapshots it made), in order."""
-        return tuple(self.capture.steps)
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.scenario.table.column_names
-
     def points(self) -> tuple[Point, ...]:
         """Every snapshot a step made, on DuckLake's clock (snapshot ids count every catalog change, table
         creation included, so the first step's snapshot is not 1)."""
@@ -298,13 +274,6 @@ class DuckLakeResult:
                        "note": s.note} for s in cap.steps],
             "notes": list(cap.notes),
         }
-
-    def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
-        """Write this run as one self-contained HTML page that works offline from a file (slider, caption, check
-        and every tab, as the app shows them after Run). ``predict``: the answer hidden until Reveal."""
-        from explorer.engine import write_page
-
-        return write_page(self, path, predict=predict)
 
     def to_text(self, at: Selector = None) -> str:
         p = self.to_plain(at)

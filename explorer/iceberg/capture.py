@@ -171,11 +171,21 @@ class EntryStatus(StrEnum):
 
 
 class JobStatus(StrEnum):
-    """What Iceberg's commit validation made of one job of a concurrent step."""
+    """What Iceberg's commit validation made of one job of a concurrent step: one word per fate, the same in
+    every output (``explorer run --json``, ``explorer orders --json``, the text report)."""
 
     COMMITTED = "committed"
-    RETRIED = "retried-and-committed"
+    RETRIED = "retried"
     REJECTED = "rejected"
+
+    @classmethod
+    def _missing_(cls, value: object) -> JobStatus | None:
+        # Until the next release, the word ``explorer run --json`` used to write still reads (docs/orders.md).
+        return cls.RETRIED if value == OLD_RETRIED_WORD else None
+
+
+OLD_RETRIED_WORD = "retried-and-committed"
+"""The retried fate's earlier word in ``explorer run --json``, read as :attr:`JobStatus.RETRIED` for one release."""
 
 
 class Check(StrEnum):
@@ -248,7 +258,7 @@ def filter_words(text: str | None) -> str:
 class JobOutcome:
     """One job of a concurrent step: where it started, and what Iceberg's commit validation made of it.
 
-    ``status``: "committed" (nothing committed since it started), "retried-and-committed" (another job won the
+    ``status``: "committed" (nothing committed since it started), "retried" (another job won the
     race; Iceberg re-read the table, validated this job against the winner's commit and committed it on top),
     or "rejected" (the validation found a conflict: nothing of this job reached the table). ``reason`` says
     why in one line; ``checks`` names the validations the commit ran, ``conflict_filter`` the rows they cover.

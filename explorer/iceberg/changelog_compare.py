@@ -276,10 +276,11 @@ class CompareResult:
         }
 
     def to_html(self, path: str | Path) -> Path:
-        """Write this comparison as one self-contained HTML page (every changelog view as a tab, offline)."""
-        from explorer.engine import write_page
+        """Deprecated: write ``explorer.export(view, path)`` (an exported page is the UI's job). Still writes the
+        page, with a DeprecationWarning, for one release."""
+        from explorer.engine import deprecated_to_html
 
-        return write_page(self, path)
+        return deprecated_to_html(self, path)
 
     def to_text(self) -> str:
         la, lb = self.label_a, self.label_b

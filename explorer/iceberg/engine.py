@@ -64,7 +64,7 @@ class IcebergEngine:
         from explorer.iceberg.spark.orders import run_orders
 
         return judge_orders(run_orders(scenario, spark=spark, catalog=catalog, progress=progress, safe=safe,
-                                       workspace=workspace))
+                                       workspace=workspace, validated=True))
 
     def warm_up(self, *, spark: SparkSession | None = None, warehouse: str | Path | None = None,
                 rehearse: bool | None = None, rehearsal: str = "basic", **_: Any) -> None:
@@ -86,7 +86,7 @@ class IcebergEngine:
             get_spark(warehouse=warehouse)
         if rehearse is None:
             from explorer import settings
-            from explorer.engine import resolve_safe
+            from explorer.settings import resolve_safe
 
             wanted = settings.REHEARSE.get_or(None)
             rehearse = (threading.current_thread() is not threading.main_thread()

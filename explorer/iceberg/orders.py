@@ -24,8 +24,8 @@ from explorer.scenario.values import plain_row
 
 Row = Mapping[str, Any]
 
-# How a job's fate reads in the JSON contract (JobStatus spells the retried one out).
-STATUS_WORDS = {JobStatus.COMMITTED: "committed", JobStatus.RETRIED: "retried", JobStatus.REJECTED: "rejected"}
+# How a job's fate reads in the JSON contract: JobStatus's own word, the same as in ``explorer run --json``.
+STATUS_WORDS = {status: status.value for status in JobStatus}
 
 
 @dataclass(frozen=True)
@@ -167,11 +167,11 @@ class OrdersResult:
         }
 
     def to_html(self, path: str | Path) -> Path:
-        """Write the grid as one self-contained HTML page that works offline from a file (a click on a history
-        shows its race, fates, rows and snapshots, as in the app)."""
-        from explorer.engine import write_page
+        """Deprecated: write ``explorer.export(view, path)`` (an exported page is the UI's job). Still writes the
+        page, with a DeprecationWarning, for one release."""
+        from explorer.engine import deprecated_to_html
 
-        return write_page(self, path)
+        return deprecated_to_html(self, path)
 
     def to_text(self) -> str:
         lines = [f"{self.scenario.name}: {len(self.histories)} histories of the race in step {self.race.index} "

@@ -21,6 +21,7 @@ from explorer.iceberg.resolution import Decision, RowFate
 from explorer.iceberg.model import DeleteFileIndex, decide_all, id_order_key, predicted_rows, row_fates
 from explorer.scenario.model import Scenario
 from explorer.scenario.values import plain_row
+from explorer.results import CaptureResult
 
 
 class Kept(Protocol):
@@ -88,7 +89,7 @@ def build_view(state: TableState) -> SnapshotView:
     return view
 
 
-class IcebergResult:
+class IcebergResult(CaptureResult[Capture]):
     """A captured Iceberg run plus the resolver's explanation of every snapshot."""
 
     engine = "iceberg"
@@ -105,7 +106,7 @@ class IcebergResult:
         return format_facts(self)
 
     def __init__(self, capture: Capture, *, kept: Kept | None = None):
-        self.capture = capture
+        super().__init__(capture)
         self.kept = kept  # where the run's table was kept (explorer.iceberg.spark.warehouse.KeptTable), if it was
         self._views: dict[int, SnapshotView] = {}
 
@@ -113,10 +114,6 @@ class IcebergResult:
     def warehouse(self) -> str | None:
         """The kept warehouse directory, when the run kept its table."""
         return self.kept.warehouse if self.kept is not None else None
-
-    @property
-    def scenario(self) -> Scenario:
-        return self.capture.scenario
 
     def _selection_capture(self) -> Capture:
         """The capture whose snapshots and refs selectors name (a subclass may know them before its files)."""
@@ -249,14 +246,6 @@ class IcebergResult:
         return {"row_id": found[0], "last_updated_sequence_number": found[1]}
 
     # ---------------------------------------------------------------------------------------- text form
-
-    def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
-        """Write this run as one self-contained HTML page (slider, caption, check and every tab, as the app shows
-        them after Run; plotly.js and the data inline, so it works offline from a file). ``predict``: the page
-        opens with the answer hidden until Reveal. Returns the path."""
-        from explorer.engine import write_page
-
-        return write_page(self, path, predict=predict)
 
     def to_text(self, at: Selector = None, *, snapshot_id: int | None = None, ref: str | None = None,
                 as_of_sequence_number: int | None = None) -> str:

@@ -41,7 +41,7 @@ def run(scenario: Scenario, *, progress: Progress | None = None, spark: SparkSes
 
         spark, catalog = use_warehouse(warehouse, spark)
     capture = run_iceberg(scenario, spark=spark, catalog=catalog, keep_warehouse=keep, progress=progress,
-                          safe=safe, workspace=workspace, timings=timings)
+                          safe=safe, workspace=workspace, timings=timings, validated=True)
     kept = None
     if keep:
         from explorer.jvm.session import get_spark
@@ -61,7 +61,8 @@ def run_with_changelog(scenario: Scenario, *, progress: Progress | None, spark: 
     from explorer.scenario.errors import EngineError
 
     spark = spark or get_spark()
-    capture = run_iceberg(scenario, spark=spark, keep_warehouse=True, progress=progress, safe=safe)
+    capture = run_iceberg(scenario, spark=spark, keep_warehouse=True, progress=progress, safe=safe,
+                          validated=True)
     result = IcebergResult(capture)
     try:
         result.changelog = read_raw(spark, capture)

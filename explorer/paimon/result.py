@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any, Mapping
 
 from explorer.engine import At, FormatFacts, Point, Selector, StepOutcome, point_on_clock
 from explorer.paimon.capture import PaimonCapture, StructureFile
+from explorer.results import CaptureResult
 from explorer.paimon.model import changelog_between, merge, visible_rows
 from explorer.paimon.records import KeyDecision, PaimonRecord, ordering_text, sequence_values
 from explorer.paimon.options import (NEWER_THAN_JAVA, executable_options, flag, java_executed_options,
@@ -97,7 +97,7 @@ class SnapshotCheck:
         return len(self.undefined)
 
 
-class PaimonResult:
+class PaimonResult(CaptureResult[PaimonCapture]):
     """The pure model's decisions per key, checked against pypaimon's read after every commit."""
 
     engine = "paimon"
@@ -109,11 +109,8 @@ class PaimonResult:
         return format_facts(self)
 
     def __init__(self, capture: PaimonCapture) -> None:
-        self.capture = capture
-        self.warehouse = capture.warehouse  # the kept warehouse directory, when the run kept it
-        self.scenario = capture.scenario
+        super().__init__(capture)
         self.table: TableSpec = capture.scenario.table
-        self.columns = self.table.column_names
         self.java = capture.runner == "java"
         if self.java:  # Paimon 0.9's Java library runs every option but Paimon 2.x's snapshot ordering
             self.modelled_options = java_modelled_options(self.table)
@@ -308,10 +305,6 @@ class PaimonResult:
 
     # ------------------------------------------------------------------------- the time axis (Result protocol)
 
-    def step_outcomes(self) -> tuple[StepOutcome, ...]:
-        """What each scenario step did (the snapshots it made; a compaction with nothing to merge makes none)."""
-        return tuple(self.capture.steps)
-
     def points(self) -> tuple[Point, ...]:
         """Every snapshot, in commit order. Paimon snapshots carry no sequence number (records do)."""
         return tuple(Point(snapshot_id=s.snapshot_id, sequence_number=None, ordinal=i, label=s.label or "")
@@ -380,7 +373,7 @@ class PaimonResult:
             "notes": list(cap.notes) + ([FIRST_ROW_NOTE] if self.skips_level0 and not self.java else []),
             "runner": cap.runner,
             "engine_label": self.engine_label,
-            "structure": self._structure_plain(as_of_snapshot),
+            "structure": _structure_plain(self, as_of_snapshot),
             "changelog_producer": self.changelog_producer,
             "changelog_checks": [self._changelog_plain(c) for c in self.changelog_checks
                                  if as_of_snapshot is None or c.snapshot_ids[0] <= as_of_snapshot],
@@ -397,41 +390,6 @@ class PaimonResult:
             return [{"row_kind": k, **dict(zip(self.columns, map(to_plain, r)))} for k, r in items]
         return {"step": c.step, "snapshot_ids": list(c.snapshot_ids), "agrees": c.agrees,
                 "model": rows(c.model), "engine": rows(c.engine)}
-
-    def _structure_plain(self, as_of_snapshot: int | None) -> dict[str, Any] | None:
-        """Paimon's structure at the snapshot (Java runner): sorted runs per bucket, what it added and removed,
-        deletion vectors, changelog files and rows."""
-        sid = as_of_snapshot if as_of_snapshot is not None else self.capture.last_snapshot_id
-        s = self.structures.get(sid) if sid is not None else None
-        if s is None:
-            return None
-
-        def f(x: StructureFile) -> dict[str, Any]:
-            return {"name": x.name, "level": x.level, "partition": list(map(to_plain, x.partition)),
-                    "min_sequence_number": x.min_sequence_number, "max_sequence_number": x.max_sequence_number,
-                    "row_count": x.row_count, "source": x.source}
-        dv = {d.data_file: d for d in s.deletion_vectors}
-        return {
-            "snapshot_id": s.snapshot_id, "commit_kind": s.commit_kind,
-            "sorted_runs": [{"partition": list(map(to_plain, part)), "runs": [
-                {"level": level, "files": list(names)} for level, names in runs]}
-                for part, runs in s.sorted_runs().items()],
-            "live": [{**f(x), "deleted_positions": list(dv[x.name].positions) if x.name in dv else []}
-                     for x in s.live],
-            "added": [f(x) for x in s.added], "deleted": [f(x) for x in s.deleted],
-            "changelog_files": [f(x) for x in s.changelog_files],
-            "deletion_vectors": [{"data_file": d.data_file, "index_file": d.index_file,
-                                  "positions": list(d.positions)} for d in s.deletion_vectors],
-            "changelog": [{"row_kind": r.row_kind, **_plain_row(r.values, self.columns)} for r in s.changelog],
-        }
-
-    def to_html(self, path: str | Path, *, predict: bool = False) -> Path:
-        """Write this run as one self-contained HTML page (slider, caption, check and every tab, as the app shows
-        them after Run; plotly.js and the data inline, so it works offline from a file). ``predict``: the page
-        opens with the answer hidden until Reveal. Returns the path."""
-        from explorer.engine import write_page
-
-        return write_page(self, path, predict=predict)
 
     def to_text(self, at: Selector = None) -> str:
         as_of_snapshot = self.snapshot_id_at(at)
@@ -578,3 +536,31 @@ def _decision_plain(d: KeyDecision, table: TableSpec) -> dict[str, Any]:
 def _seq_text(seq: dict[str, Any]) -> str:
     extra = {k: v for k, v in seq.items() if k not in ("sequence_number", "snapshot_id")}
     return " (" + ", ".join(f"{k}={v}" for k, v in extra.items()) + ")" if extra else ""
+
+
+def _structure_plain(result: PaimonResult, as_of_snapshot: int | None) -> dict[str, Any] | None:
+    """Paimon's structure at the snapshot (Java runner): sorted runs per bucket, what it added and removed,
+    deletion vectors, changelog files and rows."""
+    sid = as_of_snapshot if as_of_snapshot is not None else result.capture.last_snapshot_id
+    s = result.structures.get(sid) if sid is not None else None
+    if s is None:
+        return None
+
+    def f(x: StructureFile) -> dict[str, Any]:
+        return {"name": x.name, "level": x.level, "partition": list(map(to_plain, x.partition)),
+                "min_sequence_number": x.min_sequence_number, "max_sequence_number": x.max_sequence_number,
+                "row_count": x.row_count, "source": x.source}
+    dv = {d.data_file: d for d in s.deletion_vectors}
+    return {
+        "snapshot_id": s.snapshot_id, "commit_kind": s.commit_kind,
+        "sorted_runs": [{"partition": list(map(to_plain, part)), "runs": [
+            {"level": level, "files": list(names)} for level, names in runs]}
+            for part, runs in s.sorted_runs().items()],
+        "live": [{**f(x), "deleted_positions": list(dv[x.name].positions) if x.name in dv else []}
+                 for x in s.live],
+        "added": [f(x) for x in s.added], "deleted": [f(x) for x in s.deleted],
+        "changelog_files": [f(x) for x in s.changelog_files],
+        "deletion_vectors": [{"data_file": d.data_file, "index_file": d.index_file,
+                              "positions": list(d.positions)} for d in s.deletion_vectors],
+        "changelog": [{"row_kind": r.row_kind, **_plain_row(r.values, result.columns)} for r in s.changelog],
+    }

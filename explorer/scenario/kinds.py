@@ -3,7 +3,7 @@
 A new step kind is a class in :mod:`explorer.scenario.steps` (its parsing, checks, YAML form, template,
 identifiers) listed here, named in the format declarations that accept it (each engine package's ``format``
 module) and given a handler in the engines that run it (:class:`explorer.engine.StepHandlers`).
-``tests/scenario/test_step_kinds.py`` enumerates every kind against every engine.
+``tests/pure/scenario/test_step_kinds.py`` enumerates every kind against every engine.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ from explorer.ui.common import (
 )
 from explorer.ui.editor import EditorModel
 from explorer.ui.editor_view import EditorView
-from explorer.ui.engine_views import CheckLine
+from explorer.views import CheckLine
 from explorer.ui.open_table import OpenTableView
 from explorer.ui.orders_view import OrdersView
 from explorer.ui.predict import PREDICT_NOTE, PredictableRow, PredictGame, Score

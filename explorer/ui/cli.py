@@ -16,6 +16,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
+from explorer.engine import engine_names
+
 if TYPE_CHECKING:
     from explorer.compare_formats import Comparison
     from explorer.engine import At
@@ -119,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_presets = sub.add_parser("presets", help="list the built-in scenarios")
     p_presets.add_argument("--json", action="store_true")
-    p_presets.add_argument("--engine", choices=["iceberg", "paimon"], default=None)
+    p_presets.add_argument("--engine", choices=engine_names(), default=None)
 
     p_validate = sub.add_parser("validate", help="check a scenario file without running it")
     p_validate.add_argument("scenario", help="path to a scenario YAML file (or a preset name)")
@@ -185,13 +187,13 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         configure(master=args.master, conf=args.conf)
     if args.command == "inspect":
-        from explorer.api import inspect
+        from explorer.iceberg.tools import inspect
 
         result = inspect(args.table, at=_at(args), contents=False if args.metadata_only else None)
         _emit(result, args.json)
         return EXIT_OK if result.agrees else EXIT_DISAGREE
     if args.command == "why":
-        from explorer.api import explain_row
+        from explorer.iceberg.tools import explain_row
         from explorer.scenario.errors import ScenarioError
 
         where = {}
@@ -221,7 +223,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "orders":
         return _cmd_orders(args)
     if args.command == "changelog":
-        from explorer.changelog_api import changelog
+        from explorer.iceberg.changelog_api import changelog
 
         idents = _column_list(args.identifier_columns, args.view)
         changes = changelog(_scenario_from_args(args, "reading"), view=args.view, identifier_columns=idents)
@@ -237,7 +239,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             _emit(formats, args.json)
         return EXIT_OK if formats.agrees else EXIT_DISAGREE
     if args.command == "compare":
-        from explorer.changelog_api import compare
+        from explorer.iceberg.changelog_api import compare
 
         compared = compare(_resolve(args.a), _resolve(args.b))
         return _emit(compared, args.json)
@@ -425,7 +427,7 @@ def _cmd_export(args) -> int:
     disagreement (the page is written all the same, with its red banner)."""
     from pathlib import Path
 
-    from explorer.engine import write_page
+    from explorer.ui.export import write_page
     from explorer.scenario.errors import ScenarioError
 
     output = Path(args.output)
@@ -444,7 +446,7 @@ def _cmd_export(args) -> int:
     if views and args.predict:
         raise ScenarioError(f"predict mode is for one run, not for {views[0][1]}", field="predict")
     if args.compare is not None:
-        from explorer.changelog_api import compare
+        from explorer.iceberg.changelog_api import compare
 
         result = compare(_resolve(args.source), _resolve(args.compare))
         write_page(result, output, source=f"{args.source} vs {args.compare}")
@@ -481,7 +483,8 @@ def _export_source(text: str):
     import re
     from pathlib import Path
 
-    from explorer.api import inspect, preset_paths, run
+    from explorer.api import preset_paths, run
+    from explorer.iceberg.tools import inspect
     from explorer.scenario.errors import ScenarioError
 
     path = Path(text)

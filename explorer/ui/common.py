@@ -47,10 +47,10 @@ def story_html(title: str | None, description: str | None, *, note: str = "") ->
 
 
 def large_font_mode(box) -> None:
-    """In large-font mode (:mod:`explorer.fonts`), make an app's root box (an ipywidgets Box) show its text
+    """In large-font mode (:mod:`explorer.ui.fonts`), make an app's root box (an ipywidgets Box) show its text
     larger: the box gets the mode's class and, first among its children, the style that enlarges what is inside
     it (nothing outside it changes)."""
-    from explorer import fonts
+    from explorer.ui import fonts
 
     if not fonts.is_large():
         return

@@ -116,7 +116,7 @@ class CompareApp:
 
     def run(self) -> None:
         """Run both histories on real Spark and show the comparison (errors appear in the view)."""
-        from explorer.changelog_api import compare
+        from explorer.iceberg.changelog_api import compare
 
         self.w_run.disabled = True
         self.w_status.value = "<i>Running both histories on Spark…</i>"

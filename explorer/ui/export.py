@@ -43,6 +43,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from explorer.scenario.errors import ScenarioError
+from explorer.scenario.model import Scenario
 from explorer.ui.common import STORY_HIDDEN_NOTE, escape, story_html
 from explorer.ui.predict import PREDICT_NOTE
 from explorer.ui.timetravel import WIDGET_ESM, figure_spec, payload_json, plotly_js_source, table_spec
@@ -143,9 +144,9 @@ def page_of(obj: Any, **options: Any) -> Page:
 
 
 def _is_run(obj: Any) -> bool:
-    from explorer.ui.engine_views import ENGINE_VIEWS
+    from explorer.ui.engine_views import has_views
 
-    return getattr(obj, "engine", None) in ENGINE_VIEWS and hasattr(obj, "points")
+    return has_views(obj)
 
 
 @page_builder(_is_run)
@@ -331,6 +332,23 @@ def write_page(obj: Any, path: str | Path, *, plotly_src: str | None = None, **o
         raise ScenarioError(f"cannot write {out}: the folder {out.parent} does not exist", field="output")
     out.write_text(page_html(page_of(obj, **options), plotly_src=plotly_src), encoding="utf-8")
     return out
+
+
+def export(source: Any, path: str | Path, *, predict: bool = False, **options: Any) -> Path:
+    """``explorer.export``: write one self-contained HTML page that works offline from a file; returns the path.
+
+    ``source``: a run's result (slider, caption, check and every tab, as the app shows them after Run), another
+    view a page is made of (a changelog comparison, the grid of every commit order, the comparison of every
+    format), or a scenario to run first (a preset name, a YAML file, a mapping, a :class:`Scenario`).
+    ``predict``: a run's page opens with the answer hidden until Reveal. ``options`` as for :func:`write_page`
+    (``source=`` the text the page names as its source, ``plotly_src=``)."""
+    if isinstance(source, (str, Path, Mapping, Scenario)):
+        from explorer.api import run
+
+        source = run(source)
+    if predict:
+        options["predict"] = True
+    return write_page(source, path, **options)
 
 
 def _script_text(text: str) -> str:

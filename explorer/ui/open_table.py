@@ -13,7 +13,7 @@ import ipywidgets as w
 
 from explorer.engine import At, Selector
 from explorer.scenario.errors import ExplorerError
-from explorer.ui.engine_views import IcebergViews
+from explorer.iceberg.views import IcebergViews
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

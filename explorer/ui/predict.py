@@ -17,22 +17,10 @@ import traitlets
 
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.values import plain_row
+from explorer.views import PredictableRow as PredictableRow  # what a format's views offer (explorer.views)
 
 # Said where the views will be, while the learner predicts (the app and an exported page).
 PREDICT_NOTE = "Make your prediction above, then press Reveal."
-
-
-@dataclass(frozen=True)
-class PredictableRow:
-    """One row a learner can bet on: ``key`` identifies it, ``visible``/``rule``/``reason`` are the answer."""
-
-    key: tuple[Any, ...]
-    label: str
-    row: Mapping[str, Any]
-    visible: bool
-    decided_by: str | None
-    rule: str | None
-    reason: str
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ import traitlets
 from explorer.engine import At, Result, Selector
 from explorer.scenario.errors import ScenarioError
 from explorer.ui.common import escape
-from explorer.ui.engine_views import ENGINE_VIEWS, CheckLine, ResultViews
+from explorer.ui.engine_views import ResultViews, views_for
+from explorer.views import CheckLine
 from explorer.ui.predict import PredictableRow
 from explorer.ui.timetravel import PANELS, SnapshotFrame, TimeTravel
 
@@ -123,7 +124,7 @@ class ResultPresenter(traitlets.HasTraits):
         key = self.snapshots[-1].key if self.snapshots else self.snapshot_key
         if key is None:
             return []
-        return ENGINE_VIEWS[self.result.engine].predictable_rows(self.result, key)
+        return views_for(self.result.engine).predictable_rows(self.result, key)
 
     def reveal(self, *, complete: bool = True) -> None:
         """Hand the computed views to the page and show the snapshot the slider is on."""
@@ -165,7 +166,7 @@ class ResultPresenter(traitlets.HasTraits):
         last. What cannot be shown raises a ScenarioError naming the field ``snapshot``."""
         if self.result is None:
             raise ScenarioError("run the scenario first", field="snapshot")
-        views = ENGINE_VIEWS[self.result.engine]
+        views = views_for(self.result.engine)
         selected = At.of(at)
         try:
             if selected.snapshot_id is not None:

@@ -2,7 +2,7 @@
 
 It starts the engine in the background once the app is shown (the warm-up thread, so the first Run finds Spark
 warm), says when a Run waits for the engine's first start, reports each step's progress, runs in safe mode when
-asked (limits, and SQL checked by Spark's parser: ``explorer.engine.resolve_safe``), and turns any failure into
+asked (limits, and SQL checked by Spark's parser: ``explorer.settings.resolve_safe``), and turns any failure into
 one line: a :class:`RunFailure` naming the step and field, with the snapshots a refused run made before it
 failed. It never shows anything itself: the app's progress bar and line observe its traits.
 """
@@ -41,7 +41,7 @@ class RunController(traitlets.HasTraits):
 
     def __init__(self, *, spark: Any = None, safe: bool | None = None) -> None:
         from explorer import api
-        from explorer.engine import resolve_safe
+        from explorer.settings import resolve_safe
 
         super().__init__()
         self._api = api

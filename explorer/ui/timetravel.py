@@ -27,7 +27,7 @@ import plotly
 import plotly.graph_objects as go
 import traitlets
 
-from explorer import fonts
+from explorer.ui import fonts
 
 # The tabs the widget shows and which views each holds (views missing from a snapshot are skipped).
 PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -78,7 +78,7 @@ def _cell(value: Any) -> str:
 
 def figure_spec(fig: go.Figure) -> dict:
     """A plotly figure as JSON-ready data (numpy arrays and dates through plotly's own encoder), its fonts
-    larger in large-font mode (:mod:`explorer.fonts`)."""
+    larger in large-font mode (:mod:`explorer.ui.fonts`)."""
     spec = json.loads(fig.to_json())
     scale = fonts.font_scale()
     return spec if scale == 1.0 else fonts.scale_figure(spec, scale)

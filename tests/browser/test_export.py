@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import explorer
 from explorer.api import list_presets
 from explorer.ui.cli import EXIT_OK, main
 from explorer.ui.engine_views import ResultViews
@@ -194,7 +195,7 @@ def test_every_presets_page_works_offline_from_a_file(tab, tmp_path, artifacts, 
 @pytest.mark.spark
 def test_a_page_exported_in_predict_mode_opens_with_the_answer_hidden(tab, tmp_path, artifacts, preset_result):
     result = preset_result("seed-delete-insert-delete")
-    path = Path(result.to_html(tmp_path / "predict.html", predict=True))
+    path = Path(explorer.export(result, tmp_path / "predict.html", predict=True))
     tab.open(path)
     tab.page.wait_for_selector(".sx-guess")
     hidden = tab.page.evaluate(ANSWER_ON_SCREEN_JS)
@@ -267,7 +268,7 @@ def test_the_format_comparison_exported_works_offline(tab, tmp_path, artifacts):
     from explorer.compare_formats import compare_formats
 
     comparison = compare_formats("seed-delete-insert-delete", engines=["paimon", "delta", "ducklake"])
-    path = Path(comparison.to_html(tmp_path / "formats.html"))
+    path = Path(explorer.export(comparison, tmp_path / "formats.html"))
     tab.open(path)
     table = tab.page.locator("table[data-role='formats-table']")
     names = table.locator("tr td:first-child").all_inner_texts()

@@ -272,7 +272,7 @@ def test_02_merge_on_read_executes(kernel_env, tmp_path):
     # The compaction race, on the engine: commits with the starting sequence number, rejected otherwise.
     races = dict(re.findall(r"^(concurrent-compaction-\S+): compaction (\S+); rows \[100, 200, 300\]$", text,
                             flags=re.MULTILINE))
-    assert races == {"concurrent-compaction-vs-equality-delete": "RETRIED-AND-COMMITTED",
+    assert races == {"concurrent-compaction-vs-equality-delete": "RETRIED",
                      "concurrent-compaction-vs-equality-delete-no-starting-sequence": "REJECTED",
                      "concurrent-compaction-vs-position-delete": "REJECTED"}, text
     flat = " ".join(text.split())  # the reasons are printed wrapped
@@ -352,14 +352,14 @@ def test_playground_executes(kernel_env, tmp_path):
 def test_03_concurrent_writers_executes(kernel_env, tmp_path):
     nb = execute("03-concurrent-writers.ipynb", tmp_path)
     text = text_of(nb)
-    jobs = re.findall(r"^job (\w+): (committed|retried-and-committed|rejected) (?:at sequence number (\d+))?",
+    jobs = re.findall(r"^job (\w+): (committed|retried|rejected) (?:at sequence number (\d+))?",
                       text, flags=re.MULTILINE)
     races = [jobs[i:i + 2] for i in range(0, len(jobs), 2)]
     assert races == [
         [("B", "committed", "3"), ("A", "rejected", "")],  # the update first: the delete is refused
         [("A", "committed", "3"), ("B", "rejected", "")],  # the delete first: the update is refused
-        [("B", "committed", "3"), ("A", "retried-and-committed", "4")],  # snapshot isolation: the delete is lost
-        [("B", "committed", "2"), ("A", "retried-and-committed", "3")],  # different partitions
+        [("B", "committed", "3"), ("A", "retried", "4")],  # snapshot isolation: the delete is lost
+        [("B", "committed", "2"), ("A", "retried", "3")],  # different partitions
     ], text
     flat = " ".join(text.split())  # the reasons are printed wrapped at 100 columns
     assert "Found conflicting files" in flat and "Found new conflicting delete files" in flat

@@ -17,6 +17,12 @@ from explorer.iceberg.planner import Attachment, Pruning
 from explorer.iceberg.resolution import Decision, Outcome, RowFate
 from explorer.iceberg.result import SnapshotView
 from explorer.scenario.values import to_plain
+# The table figure and the light template are every format's (explorer.views); re-exported for Iceberg's figures.
+from explorer.views import LIGHT as LIGHT
+from explorer.views import MAX_TABLE_ROWS as MAX_TABLE_ROWS
+from explorer.views import cell_text as cell_text
+from explorer.views import table_figure as table_figure
+from explorer.views import table_rows as table_rows
 
 
 
@@ -24,17 +30,7 @@ from explorer.scenario.values import to_plain
 WEBGL_ABOVE_FILES = 400
 MAX_CONNECTORS = 3_000
 MAX_MATRIX_SIDE = 150
-MAX_TABLE_ROWS = 1_000
 LANE_LABELS_UP_TO = 150
-
-# plotly_white's layout, as a small template: plotly deep-copies a named template (every trace type's styles)
-# into each figure, which cost most of the app's time to build a run's views.
-_AXIS = {"gridcolor": "#EBF0F8", "linecolor": "#EBF0F8", "ticks": "", "title": {"standoff": 15},
-         "zerolinecolor": "#EBF0F8", "automargin": True, "zerolinewidth": 2}
-LIGHT = {"layout": {"paper_bgcolor": "white", "plot_bgcolor": "white", "font": {"color": "#2a3f5f"},
-                    "xaxis": _AXIS, "yaxis": _AXIS, "hoverlabel": {"align": "left"},
-                    "colorway": ["#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3", "#FF6692",
-                                 "#B6E880", "#FF97FF", "#FECB52"]}}
 
 APPLIES_COLOR = "#2e7d32"
 IGNORED_COLOR = "#9e9e9e"
@@ -241,59 +237,3 @@ def rows_removed(fates: Iterable[RowFate]) -> dict[tuple[str, str], int]:
         for killer in fate.all_deleted_by or ((fate.deleted_by,) if fate.deleted_by else ()):
             out[(fate.file, killer)] = out.get((fate.file, killer), 0) + 1
     return out
-
-
-def table_figure(header: Sequence[str], columns: Sequence[Sequence[Any]], fill: Sequence[str] | None,
-           meta: dict, title: str, n_rows: int) -> go.Figure:
-    widths = _column_widths(header, columns)
-    cells = {"values": [list(c) for c in columns], "align": "left", "height": 24}
-    if fill is not None:
-        cells["fill_color"] = [list(fill)] * len(columns)
-    fig = go.Figure(go.Table(header={"values": [f"<b>{h}</b>" for h in header], "align": "left",
-                                         "fill_color": "#eceff1"}, cells=cells, meta=meta, columnwidth=widths),
-                    layout={"template": LIGHT})
-    # Tall enough for every row as it wraps at a narrow notebook width: plotly scrolls a table that does not
-    # fit, with nothing saying so, and the row a sentence talks about is then the hidden one (#31.6).
-    fig.update_layout(title={"text": title, "x": 0.01}, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                      height=min(2400, 90 + _wrapped_height(header, columns, widths, n_rows)))
-    return fig
-
-
-_TABLE_WIDTH_PX = 860  # the narrowest width a table figure is read at (a notebook beside JupyterLab's file panel)
-_CHAR_PX = 7.2  # plotly's table font (12 px) averages about this much per character
-_LINE_PX = 17
-
-
-def _column_widths(header: Sequence[str], columns: Sequence[Sequence[Any]]) -> list[float]:
-    """Relative column widths: each column as wide as its longest text, within bounds (a long reason wraps)."""
-    longest = [max([len(str(h)) + 2, *(len(str(v)) for v in c)]) for h, c in zip(header, columns)]
-    return [float(min(60, max(4, n))) for n in longest]
-
-
-def _wrapped_height(header: Sequence[str], columns: Sequence[Sequence[Any]], widths: Sequence[float],
-                    n_rows: int) -> int:
-    """The table's height in px with each cell's text wrapped at its column's share of the narrowest width."""
-    total = sum(widths) or 1.0
-    per_line = [max(3, int(_TABLE_WIDTH_PX * w / total / _CHAR_PX) - 1) for w in widths]
-
-    def lines(text: Any, k: int) -> int:
-        return max(1, -(-len(str(text)) // per_line[k]))
-
-    head = max((lines(h, k) for k, h in enumerate(header)), default=1)
-    body = sum(max((lines(c[i], k) for k, c in enumerate(columns) if i < len(c)), default=1)
-               for i in range(n_rows))
-    return 10 + head * _LINE_PX + 8 + body * _LINE_PX + 8 * max(1, n_rows)
-
-
-def table_rows(fig: go.Figure) -> list[dict]:
-    """The rows of a table figure as dicts keyed by its ``meta["columns"]``."""
-    t = fig.data[0]
-    cols = t.meta["columns"]
-    values = [list(v) for v in t.cells.values]
-    n = len(values[0]) if values else 0
-    return [{c: values[k][i] for k, c in enumerate(cols)} for i in range(n)]
-
-
-def cell_text(v: Any) -> Any:
-    v = to_plain(v)
-    return "null" if v is None else v

@@ -11,8 +11,8 @@ from explorer.iceberg.figures.common import APPLIES_COLOR, LIGHT, Polylines, hov
 from explorer.iceberg.capture import Capture, JobOutcome
 
 
-RACE_COLORS = {"committed": APPLIES_COLOR, "retried-and-committed": "#ef6c00", "rejected": "#c62828"}
-RACE_WORDS = {"committed": "committed", "retried-and-committed": "re-checked, committed on top",
+RACE_COLORS = {"committed": APPLIES_COLOR, "retried": "#ef6c00", "rejected": "#c62828"}
+RACE_WORDS = {"committed": "committed", "retried": "re-checked, committed on top",
               "rejected": "rejected"}
 RACE_FIELDS = ("job", "kind", "title", "status", "start_sequence_number", "commit_position", "sequence_number",
                "failed_check", "reason")

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import plotly.graph_objects as go
 
 from explorer.engine import Selector
 from explorer.iceberg.figures.common import MAX_TABLE_ROWS, cell_text, explain, partition_brackets, table_figure
+from explorer.views import rows_table_figure as rows_table_figure  # the one table figure of every format
 from explorer.iceberg.capture import Lifespans
 from explorer.iceberg.resolution import RowFate
 from explorer.iceberg.result import SnapshotView
@@ -111,10 +112,3 @@ def files_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figure:
     meta = {"role": "files", "columns": ["file", "content", "sequence_number", "file_sequence_number",
                                          "record_count", "partition", "live", "referenced_data_file", "path"]}
     return table_figure(header, cols, fill, meta, f"Files at sequence {snap.sequence_number}", len(files))
-
-
-def rows_table_figure(rows: Iterable[Any], columns: Sequence[str], title: str, role: str) -> go.Figure:
-    """A plain table of rows (e.g. what the engine read, or what the resolver predicts)."""
-    rows = list(rows)[:MAX_TABLE_ROWS]
-    cols = [[cell_text(r.get(c)) for r in rows] for c in columns]
-    return table_figure(list(columns), cols, None, {"role": role, "columns": list(columns)}, title, len(rows))

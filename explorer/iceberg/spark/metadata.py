@@ -501,22 +501,6 @@ class IcebergRecorder:
                 names[i] = f"{name} (dropped field {i})"
         return names
 
-    def _in_table_names(self, record: FileRecord, name_ids: Mapping[str, int] | None,
-                        names: Mapping[int, str]) -> FileRecord:
-        """A file's rows, stats and equality columns under the capture's names (by field id): after a RENAME
-        COLUMN, a file written before it still holds the old name, and Iceberg matches by field id."""
-        renamed = {old: names[i] for old, i in (name_ids or {}).items() if names.get(i, old) != old}
-        if not renamed:
-            return record
-
-        def keys(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
-            return MappingProxyType({renamed.get(k, k): v for k, v in mapping.items()})
-
-        return replace(record, rows=tuple(keys(r) for r in record.rows), lower_bounds=keys(record.lower_bounds),
-                       upper_bounds=keys(record.upper_bounds), null_counts=keys(record.null_counts),
-                       value_counts=keys(record.value_counts),
-                       equality_columns=tuple(renamed.get(c, c) for c in record.equality_columns))
-
     def _in_schema_names(self) -> tuple[list[SnapshotRecord], dict[int, tuple[Mapping[str, Any], ...]]]:
         """Each snapshot's columns and the rows Spark read of it, under the capture's names (by field id)."""
         names = self._column_names()
@@ -539,7 +523,7 @@ class IcebergRecorder:
     def capture(self) -> Capture:
         by_id = {snap.snapshot_id: snap for snap in self.snapshots}
         names = self._column_names()
-        files = tuple(self._in_table_names(
+        files = tuple(_in_table_names(
             replace(b.record, removed_snapshot_id=b.removed) if b.removed is not None else b.record,
             self._names_at.get(key), names) for key, b in self.files.items())
         snapshots, engine_rows = self._in_schema_names()
@@ -578,3 +562,19 @@ class IcebergRecorder:
         live = snapshot.live_file_ids or frozenset()
         ids = {key[0]: born.record.id for key, born in self.files.items() if born.record.id in live}
         return {ids.get(k, k): frozenset(ids.get(x, x) for x in v) for k, v in plan.items()}
+
+
+def _in_table_names(record: FileRecord, name_ids: Mapping[str, int] | None, names: Mapping[int, str]) -> FileRecord:
+    """A file's rows, stats and equality columns under the capture's names (by field id): after a RENAME
+    COLUMN, a file written before it still holds the old name, and Iceberg matches by field id."""
+    renamed = {old: names[i] for old, i in (name_ids or {}).items() if names.get(i, old) != old}
+    if not renamed:
+        return record
+
+    def keys(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+        return MappingProxyType({renamed.get(k, k): v for k, v in mapping.items()})
+
+    return replace(record, rows=tuple(keys(r) for r in record.rows), lower_bounds=keys(record.lower_bounds),
+                   upper_bounds=keys(record.upper_bounds), null_counts=keys(record.null_counts),
+                   value_counts=keys(record.value_counts),
+                   equality_columns=tuple(renamed.get(c, c) for c in record.equality_columns))

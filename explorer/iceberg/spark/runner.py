@@ -115,7 +115,7 @@ def run_iceberg(scenario: Scenario, *, spark: SparkSession | None = None, catalo
                 keep_warehouse: bool = False, progress: Progress | None = None, safe: bool = False,
                 workspace: Workspace | None = None,
                 timings: dict[str, float] | None = None,
-                snapshot_reader: SnapshotReader | None = spark_read_back) -> Capture:
+                snapshot_reader: SnapshotReader | None = spark_read_back, validated: bool = False) -> Capture:
     """Run ``scenario`` and return what every snapshot held and what Spark read at each one.
 
     ``spark``/``catalog``: use your own session and Iceberg catalog (default: the explorer's local session and
@@ -130,9 +130,12 @@ def run_iceberg(scenario: Scenario, *, spark: SparkSession | None = None, catalo
     (default: :func:`spark_read_back`); for benchmarks that compare ways of reading
     (``benchmarks/read_back_share.py``). ``None`` reads nothing back: the capture then has no engine rows to
     check the resolver against.
+    ``validated``: the scenario was validated where it entered (``explorer.run`` through :mod:`explorer.sources`,
+    the engine's ``run``); a direct call (a test, a benchmark) leaves it False and the scenario is checked here.
     """
     require_format(scenario.engine, FORMAT)
-    validate_iceberg(scenario, safe=safe)
+    if not validated:
+        validate_iceberg(scenario, safe=safe)
     workspace = workspace or DEFAULT
     spark = spark or workspace.get_spark()
     try:

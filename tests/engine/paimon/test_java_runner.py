@@ -214,9 +214,9 @@ def test_model_equals_the_java_engine_at_every_snapshot_of_random_scenarios(spar
 
 
 def test_the_apps_files_view_shows_levels_and_deletion_vectors(presets):
-    from explorer.ui.engine_views import ENGINE_VIEWS
+    from explorer.ui.engine_views import views_for
 
-    views = ENGINE_VIEWS["paimon"]
+    views = views_for("paimon")
     result = presets["paimon-java-deletion-vectors"]
     table = views.figures(result, 4, only=["files"])["files"]
     cells = [list(column) for column in table.data[0].cells.values]

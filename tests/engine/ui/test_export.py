@@ -155,3 +155,19 @@ def test_export_a_kept_tables_folder_from_the_command_line(preset_capture, tmp_p
     assert "Inspected table" in out.read_text(encoding="utf-8")
     last = payload["snapshots"][-1]
     assert last["agrees"] is True and {"timeline", "decisions", "rows"} <= set(last["figures"]) | set(last["tables"])
+
+
+@pytest.mark.delta
+def test_explorer_export_writes_a_runs_page_and_to_html_is_deprecated_but_still_writes_it(preset_result, tmp_path):
+    """``explorer.export`` is the one public way to a page (a result, or a preset it runs first); a result's
+    ``to_html`` warns that it goes and still writes the same page (the core names no UI module to do it)."""
+    import explorer
+
+    result = preset_result("delta-seed-delete-insert-delete")
+    page = explorer.export(result, tmp_path / "run.html")
+    assert "sx-data-0" in page.read_text(encoding="utf-8")
+    ran = explorer.export("ducklake-seed-delete-insert-delete", tmp_path / "ran.html", predict=True)
+    assert json.loads(sections_of(ran.read_text(encoding="utf-8"))["sx-data-0"])["predict"] is True
+    with pytest.warns(DeprecationWarning, match=r"explorer\.export\(result, path\)"):
+        old = result.to_html(tmp_path / "old.html")
+    assert sections_of(old.read_text(encoding="utf-8")).keys() == sections_of(page.read_text(encoding="utf-8")).keys()

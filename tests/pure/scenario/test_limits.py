@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from explorer import api
-from explorer.engine import safe_default
+from explorer.settings import safe_default
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.limits import DEFAULT_LIMITS as L
 

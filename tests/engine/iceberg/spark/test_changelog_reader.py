@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from explorer.changelog_api import changelog, compare
+from explorer.iceberg.changelog_api import changelog, compare
 from explorer.iceberg.changelog import Projection
 from explorer.scenario.errors import EngineError
 

@@ -94,7 +94,7 @@ def test_snapshot_isolation_retries_the_delete_on_top_and_loses_it(runs):
     jobs = jobs_by_name(cap)
     b, a = jobs["B"], jobs["A"]
     assert (b.status, b.sequence_number) == ("committed", 3)
-    assert (a.status, a.sequence_number) == ("retried-and-committed", 4)
+    assert (a.status, a.sequence_number) == ("retried", 4)
     assert a.parent_snapshot_id == b.committed_snapshot_id != a.started_from_snapshot
     assert "validateNoConflictingDataFiles" not in a.checks
     assert [s.sequence_number for s in cap.snapshots] == [1, 2, 3, 4]
@@ -109,7 +109,7 @@ def test_jobs_on_different_partitions_both_commit(runs):
     jobs = jobs_by_name(cap)
     b, a = jobs["B"], jobs["A"]
     assert (b.status, b.sequence_number) == ("committed", 2)
-    assert (a.status, a.sequence_number) == ("retried-and-committed", 3)
+    assert (a.status, a.sequence_number) == ("retried", 3)
     assert "validateNoConflictingDataFiles" in a.checks and a.conflict_filter == "region=eu AND user_id=100"
     assert [s.label.split(":")[0] for s in cap.snapshots[1:]] == ["job B", "job A"]
     assert final_rows(cap) == [(200, "grace", "eu"), (300, "linus-2", "us")]
@@ -122,7 +122,7 @@ def test_compaction_keeping_the_starting_sequence_commits_beside_a_concurrent_eq
     cap = runs["concurrent-compaction-vs-equality-delete"]
     c, d = jobs_by_name(cap)["C"], jobs_by_name(cap)["D"]
     assert (d.status, d.sequence_number) == ("committed", 3)
-    assert (c.status, c.sequence_number) == ("retried-and-committed", 4)
+    assert (c.status, c.sequence_number) == ("retried", 4)
     assert "dataSequenceNumber(2)" in c.checks
     assert "data sequence number 2 and file sequence number 4" in c.reason
     compacted = [f for f in cap.files if f.added_snapshot_id == c.committed_snapshot_id]
@@ -214,7 +214,7 @@ def test_streaming_upserts_never_conflict_and_the_later_commit_wins(spark):
               "B": {"upsert": [{"user_id": 2, "name": "from-B"}], "key": ["user_id"]}}
     for order, winner in ((["A", "B"], "from-B"), (["B", "A"], "from-A")):
         cap = run_iceberg(_race(upsert, order), spark=spark)
-        assert [j.status for j in cap.jobs] == ["committed", "retried-and-committed"]
+        assert [j.status for j in cap.jobs] == ["committed", "retried"]
         assert [j.sequence_number for j in cap.jobs] == [2, 3] and cap.jobs[1].checks == ()
         assert final_rows(cap) == [(1, "a"), (2, winner)]
         assert_resolver_agrees_everywhere(cap)
@@ -242,5 +242,5 @@ def test_cli_json_and_text_show_each_job(capsys):
     text = capsys.readouterr().out
     assert code == cli.EXIT_OK
     assert "CONCURRENT JOBS" in text
-    assert "job A (DELETE WHERE user_id=500): commit #2 -> RETRIED-AND-COMMITTED, sequence number 4" in text
+    assert "job A (DELETE WHERE user_id=500): commit #2 -> RETRIED, sequence number 4" in text
     assert "job B (sequence number 3) committed after it started at sequence number 2" in text

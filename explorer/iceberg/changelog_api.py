@@ -1,29 +1,27 @@
 """Entry points for changelogs under copy-on-write: one scenario's changelog, or two histories compared.
 
 Both run the scenario(s) on the real engine (``run_iceberg`` with the table kept), read the changelog with
-Spark, then drop the run's table and files. ``explorer.api`` and the CLI call these.
+Spark, then drop the run's table and files. ``explorer`` re-exports them (``explorer.changelog``,
+``explorer.compare_changelogs``); the CLI and the compare app call them. A scenario is validated where it enters
+(:func:`explorer.sources.to_scenario`), once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from explorer.iceberg.changelog import Projection, parse_projection
 from explorer.iceberg.changelog_compare import ChangelogResult, ChangelogRun, CompareResult
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.model import Scenario
+from explorer.sources import Source, to_scenario
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-Source = Scenario | Mapping[str, Any] | str | Path
-
 
 def _iceberg_scenario(source: Source) -> Scenario:
-    from explorer.api import to_scenario
-
     scenario = to_scenario(source)
     if not scenario.format.changelog_views:
         raise ScenarioError(f"changelog views are an Iceberg feature; {scenario.name!r} is a {scenario.engine} "
@@ -40,7 +38,7 @@ def run_changelogs(scenario: Scenario, projections: Iterable[Projection], *,
     from explorer.jvm.session import get_spark
 
     spark = spark or get_spark()
-    capture = run_iceberg(scenario, spark=spark, keep_warehouse=True)
+    capture = run_iceberg(scenario, spark=spark, keep_warehouse=True, validated=True)
     try:
         return capture_changelogs(spark, capture, projections, identifier_columns=identifier_columns)
     finally:

@@ -1,4 +1,4 @@
-"""Large-font mode (a projector): the switch, and what it does to a figure's fonts and room (explorer.fonts).
+"""Large-font mode (a projector): the switch, and what it does to a figure's fonts and room (explorer.ui.fonts).
 What the page then draws is checked in a real browser: tests/browser/test_chapter_apps.py."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 import explorer
-from explorer import fonts
+from explorer.ui import fonts
 
 
 @pytest.fixture(autouse=True)

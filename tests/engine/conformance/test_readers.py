@@ -145,3 +145,17 @@ def test_registry_has_one_line_per_reader():
             module = spec.load()
             assert callable(module.version) and callable(module.open) and callable(module.read)
             assert callable(module.refuses)
+
+
+@pytest.mark.spark
+def test_kit_holds_the_table_and_every_decision_with_its_rule(spark, tmp_path):
+    from explorer.conformance.api import write_kit
+
+    checked, expected_path = write_kit("partition-scoped-delete", tmp_path / "kit")
+    expected = json.loads(expected_path.read_text())
+    assert expected["format"] == "iceberg" and expected["metadata"].startswith(str(tmp_path / "kit"))
+    last = expected["snapshots"][-1]
+    assert sorted(r["name"] for r in last["rows"]) == ["ada-eu-again", "ada-us", "grace-eu"]
+    rules = {(d["data_file"], d["delete_file"]): (d["rule"], d["outcome"]) for d in last["decisions"]}
+    assert rules[("D2", "E1")] == ("equality", "out-of-scope-partition")
+    assert expected["readers_here"]["duckdb"]["statuses"].count("differs") == 2

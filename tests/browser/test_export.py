@@ -204,6 +204,13 @@ def test_a_page_exported_in_predict_mode_opens_with_the_answer_hidden(tab, tmp_p
     assert tab.page.locator(".sx-tt .sx-hidden-note").inner_text() == "Make your prediction above, then press Reveal."
     # The story's description tells the answer ("the delete at 4 ignores the file written at 5"): hidden too.
     assert not tab.page.locator(".sx-story-body").is_visible()
+    # #40: what a prediction needs stays: every step, numbered, with its kind, label and rows or condition.
+    visible = tab.page.locator("body").inner_text()
+    steps = tab.page.locator(".sx-story-steps li")
+    assert steps.count() == len(result.scenario.steps)
+    for step in result.scenario.steps:
+        assert step.label in visible and step.describe() in visible, step.label
+    assert "removes it" not in visible and "rows guessed right" not in visible
     tab.page.screenshot(path=str(artifacts / "export-predict-before.png"))
     rows = ResultViews(result).predictable_rows()
     guesses = tab.page.locator(".sx-guess")
@@ -217,6 +224,7 @@ def test_a_page_exported_in_predict_mode_opens_with_the_answer_hidden(tab, tmp_p
     assert tab.page.locator(".sx-score-head").inner_text() == f"{right} of {len(rows)} rows guessed right"
     assert tab.page.locator(".sx-score li.sx-wrong").count() == len(rows) - right
     assert tab.page.locator(".sx-tt svg.main-svg").count() >= 1 and tab.page.locator(".sx-story-body").is_visible()
+    assert not tab.page.locator(".sx-story-steps").is_visible()  # the story is back: the steps are in the editor
     tab.page.screenshot(path=str(artifacts / "export-predict-revealed.png"), full_page=True)
     tab.assert_clean()
 
@@ -259,6 +267,31 @@ def test_every_commit_order_exported_from_the_command_line_works_offline(tab, tm
         assert grid.locator(".sx-detail table").count() == 4
     assert grid.locator("td").evaluate_all("(tds) => tds.filter((td) => !td.textContent.trim()).length") == 0
     tab.page.screenshot(path=str(artifacts / "export-orders.png"), full_page=True)
+    tab.assert_clean()
+
+
+@pytest.mark.delta
+def test_every_commit_order_of_a_delta_race_exported_works_offline(tab, tmp_path, artifacts, capsys):
+    """A Delta race's grid as a page (issue #41): 8 histories drawn as lane pictures, A's lane on top in every
+    one, delta-rs's own words for a refusal, the clock in versions; a click swaps the detail with no kernel."""
+    out = tmp_path / "delta-orders.html"
+    assert main(["export", "delta-race-delete-vs-update-delete-first", "--orders", "-o", str(out)]) == EXIT_OK
+    assert "[8/8]" in capsys.readouterr().err
+    tab.open(out)
+    grid = tab.page.locator(".sx-or")
+    assert grid.locator("button.sx-h svg.sx-thumb").count() == 8
+    assert "delta-rs's conflict check" in grid.locator(".sx-lesson").inner_text()
+    tops = grid.locator("button.sx-h svg.sx-thumb").evaluate_all(
+        "(svgs) => svgs.map((s) => s.querySelector('text').textContent)")
+    assert tops == ["A"] * 8, tops
+    for i in (3, 6):
+        grid.locator(f"button.sx-h[data-index='{i}']").click()
+        detail = grid.locator(".sx-detail").first.inner_text()
+        assert detail.startswith(f"#{i} ") and "version" in detail and "Commit failed" in detail, detail
+    width = tab.page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert width[0] <= width[1], width
+    assert grid.locator("td").evaluate_all("(tds) => tds.filter((td) => !td.textContent.trim()).length") == 0
+    tab.page.screenshot(path=str(artifacts / "export-orders-delta.png"), full_page=True)
     tab.assert_clean()
 
 

@@ -28,6 +28,8 @@ from explorer.scenario.model import Scenario
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
     from explorer.iceberg.changelog_api import changelog, compare as compare_changelogs
+    from explorer.conformance.api import readers
+    from explorer.conformance.result import ReadersResult
     from explorer.delta.result import DeltaResult
     from explorer.ducklake.result import DuckLakeResult
     from explorer.iceberg.inspection import InspectResult
@@ -54,6 +56,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "export": ("explorer.ui.export", "export"),
     "changelog": ("explorer.iceberg.changelog_api", "changelog"),
     "compare_changelogs": ("explorer.iceberg.changelog_api", "compare"),
+    # every reader of a run's table (issue #39): explorer.readers("partition-scoped-delete") -> ReadersResult
+    "readers": ("explorer.conformance.api", "readers"),
+    "ReadersResult": ("explorer.conformance.result", "ReadersResult"),
     "Projection": ("explorer.iceberg.changelog", "Projection"),
     # each engine's result, to narrow what run() returns (a Result) with isinstance
     "IcebergResult": ("explorer.iceberg.result", "IcebergResult"),
@@ -88,7 +93,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "At", "DeltaResult", "DuckLakeResult", "EngineError", "ExplorerError", "FormatsApp", "IcebergResult",
-    "InspectResult", "OrdersView", "PaimonResult", "Point", "Projection", "Result", "Scenario", "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
+    "InspectResult", "OrdersView", "PaimonResult", "Point", "Projection", "ReadersResult", "Result", "Scenario", "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
     "explain_row", "explore", "export", "inspect", "large_font", "list_presets", "load_preset", "load_scenario", "metadata_table",
-    "orders", "parse_scenario", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
+    "orders", "parse_scenario", "readers", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
 ]

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from explorer.compare_formats import Comparison
     from explorer.engine import At
     from explorer.iceberg.orders import OrdersResult
+    from explorer.scenario.race_orders import RaceOrdersResult
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID, EXIT_DISAGREE, EXIT_ENGINE, EXIT_EXPECT = 0, 1, 2, 3, 4, 5
 
@@ -73,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_inspect.add_argument("--json", action="store_true", help="print the result as JSON")
     p_inspect.add_argument("--metadata-only", action="store_true",
                            help="read manifests only, no data or delete rows (big tables)")
+    p_inspect.add_argument("--distributed", action=argparse.BooleanOptionalAction, default=None,
+                           help="plan with Spark jobs on the session's executors (manifests read there; only the "
+                                "summary and per-partition loads come back); default: above "
+                                "EXPLORER_DISTRIBUTED_ABOVE live data files. Progress goes to stderr")
 
     p_why = sub.add_parser("why", parents=[spark_opts, at_opts],
                            help="why is this row (not) in an Iceberg table: every copy and the delete that removed it")
@@ -104,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_orders.add_argument("scenario", nargs="?", help="path to a scenario YAML file (or a preset name)")
     p_orders.add_argument("--preset", help="name of a built-in scenario (see `explorer presets`)")
     p_orders.add_argument("--json", action="store_true", help="print the histories as JSON (stable contract)")
+    p_orders.add_argument("--formats", action="store_true",
+                          help="the same race on every format (Iceberg merge-on-read and copy-on-write, Delta, "
+                               "DuckLake, Paimon): a grid of history x format")
 
     p_export = sub.add_parser("export", parents=[spark_opts],
                               help="write a run as one self-contained HTML page that works offline")
@@ -134,6 +142,29 @@ def build_parser() -> argparse.ArgumentParser:
                            help="only this engine (repeatable); default: every engine that can run the history")
     p_formats.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p_formats.add_argument("--markdown", action="store_true", help="print only the comparison table (Markdown)")
+
+    p_readers = sub.add_parser("readers", parents=[spark_opts],
+                               help="run a scenario and read its table with every reader of its format (DuckDB, "
+                                    "pyiceberg, polars, daft, ...) at every snapshot; exit 3 when one differs")
+    p_readers.add_argument("scenario", help="a scenario YAML file or a preset name, as for `explorer run`")
+    p_readers.add_argument("--json", action="store_true", help="print the verdicts as JSON (stable contract)")
+    p_readers.add_argument("--warehouse", metavar="DIR", default=None,
+                           help="write the run's table into DIR and keep it there (else a temporary folder)")
+    p_readers.add_argument("--kit", metavar="DIR", default=None,
+                           help="write a conformance kit into DIR: the table and expected.json (the reference rows "
+                                "at every snapshot and the rule each delete decision followed)")
+    p_readers.add_argument("--reader", action="append", default=None, metavar="NAME",
+                           help="only this reader (repeatable; the reference is always read)")
+    p_readers.add_argument("--read-seconds", type=float, default=None, metavar="S",
+                           help="time limit of one read (default 60); a reader that hangs past it is a verdict")
+
+    p_conf = sub.add_parser("conformance", parents=[spark_opts],
+                            help="every preset through every reader of its format: a matrix of verdict counts")
+    p_conf.add_argument("--json", action="store_true", help="print the matrix as JSON")
+    p_conf.add_argument("--output", "-o", metavar="FILE", default=None,
+                        help="also write the report as one self-contained HTML page (works offline)")
+    p_conf.add_argument("--preset", action="append", default=None, metavar="NAME",
+                        help="only this preset (repeatable); default: every preset")
 
     p_show = sub.add_parser("show", help="print a preset's YAML (a starting point for your own scenario)")
     p_show.add_argument("preset", help="a preset name (or a scenario file, printed as the explorer reads it)")
@@ -166,7 +197,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "inspect":
         from explorer.iceberg.tools import inspect
 
-        result = inspect(args.table, at=_at(args), contents=False if args.metadata_only else None)
+        distributed = args.distributed
+        result = inspect(args.table, at=_at(args),
+                         contents=False if args.metadata_only or distributed else None,
+                         distributed=distributed, progress=_planning_progress)
         _emit(result, args.json)
         return EXIT_OK if result.agrees else EXIT_DISAGREE
     if args.command == "why":
@@ -193,6 +227,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.command == "run":
         return _cmd_run(args)
+    if args.command == "readers":
+        return _cmd_readers(args)
+    if args.command == "conformance":
+        return _cmd_conformance(args)
     if args.command == "orders":
         return _cmd_orders(args)
     if args.command == "changelog":
@@ -266,6 +304,11 @@ def _resolve(text: str, *, verb: str | None = None):
     raise ScenarioError(f"no such file: {path}{hint}", field="scenario")
 
 
+def _planning_progress(line: str) -> None:
+    """Progress of long work, one line on stderr each step (stdout keeps only the result)."""
+    print(f"explorer: {line}", file=sys.stderr, flush=True)
+
+
 def _emit(result, as_json: bool) -> int:
     if as_json:
         print(json.dumps(result.to_plain(), indent=2, default=str))
@@ -328,6 +371,58 @@ def _cmd_run(args) -> int:
     return EXIT_OK if plain.get("agrees", True) else EXIT_DISAGREE
 
 
+def _cmd_readers(args) -> int:
+    """``explorer readers``: exit 0 when every reader agrees or refuses, 3 when one differs."""
+    from explorer.conformance.api import readers, write_kit
+    from explorer.scenario.errors import ScenarioError
+
+    scenario = _resolve(args.scenario, verb="reading")
+    note = (lambda message: print(f"[readers] {message}", file=sys.stderr, flush=True))
+    options: dict[str, Any] = {}
+    if args.read_seconds is not None:
+        if args.read_seconds <= 0:
+            raise ScenarioError("give a positive number of seconds", field="read-seconds")
+        options["read_seconds"] = args.read_seconds
+    if args.kit is not None:
+        if args.warehouse is not None or args.reader:
+            raise ScenarioError("--kit writes its own table into the kit; drop --warehouse / --reader",
+                                field="kit")
+        result, expected = write_kit(scenario, args.kit, progress=note)
+        print(f"explorer: wrote the conformance kit {args.kit} ({expected.name} and the table)", file=sys.stderr)
+    else:
+        result = readers(scenario, warehouse=args.warehouse, readers=args.reader, progress=note, **options)
+    for r in result.readers:
+        if r.missing:
+            print(f"explorer: {r.missing}", file=sys.stderr)
+    _emit(result, args.json)
+    return EXIT_DISAGREE if result.differs else EXIT_OK
+
+
+def _cmd_conformance(args) -> int:
+    from pathlib import Path
+
+    from explorer.conformance.api import conformance
+    from explorer.scenario.errors import ScenarioError
+
+    output = Path(args.output) if args.output else None
+    if output is not None and (output.is_dir() or not output.parent.is_dir()):
+        raise ScenarioError(f"give an HTML file in an existing folder, not {output}", field="output")
+    if args.preset:
+        from explorer.api import preset_paths
+
+        unknown = [p for p in args.preset if p not in preset_paths()]
+        if unknown:
+            raise ScenarioError(f"no preset named {unknown[0]!r} (`explorer presets` lists them)", field="preset")
+    result = conformance(args.preset, progress=lambda m: print(f"[conformance] {m}", file=sys.stderr, flush=True))
+    if output is not None:
+        from explorer.ui.conformance_report import write_report
+
+        write_report(result, output)
+        print(f"explorer: wrote {output} ({output.stat().st_size / 1e3:.0f} kB)", file=sys.stderr)
+    _emit(result, args.json)
+    return EXIT_DISAGREE if result.differs else EXIT_OK
+
+
 def _cmd_orders(args) -> int:
     """Every history of the race: one line per history on stderr as it finishes; exit 3 if the resolver and the
     engine disagree in any history, 5 if a history breaks the scenario's ``expect``."""
@@ -337,6 +432,13 @@ def _cmd_orders(args) -> int:
         if run is not None:
             print(f"[{number}/{total}] {run.history.label} ({run.seconds:.1f} s)", file=sys.stderr, flush=True)
 
+    if getattr(args, "formats", False):
+        from explorer.race_formats import race_across_formats
+
+        across = race_across_formats(_scenario_from_args(args), progress=lambda message: print(
+            f"[orders --formats] {message}", file=sys.stderr, flush=True))
+        _emit(across, args.json)
+        return EXIT_EXPECT if across.violations else (EXIT_OK if across.agrees else EXIT_DISAGREE)
     result = orders(_scenario_from_args(args), progress=report)
     _emit(result, args.json)
     if not result.agrees:
@@ -374,7 +476,7 @@ def _cmd_export(args) -> int:
         print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
         return EXIT_OK
     if views:  # --orders or --formats: the page is written even when it shows a disagreement (exit 3)
-        view: OrdersResult | Comparison
+        view: OrdersResult | RaceOrdersResult | Comparison
         if views[0][0] == "--orders":
             from explorer.api import orders
 

@@ -20,8 +20,10 @@ decisions that span units (a load or an edit makes the results on screen stale; 
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as W
@@ -29,6 +31,7 @@ import plotly.graph_objects as go
 import traitlets
 
 from explorer.api import scenario_from_yaml
+from explorer.conformance.result import ReadersResult
 from explorer.engine import Result, Selector
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.model import Scenario
@@ -48,6 +51,7 @@ from explorer.ui.orders_view import OrdersView
 from explorer.ui.predict import PREDICT_NOTE, PredictableRow, PredictGame, Score
 from explorer.ui.predict_view import PredictView
 from explorer.ui.presenter import ResultPresenter
+from explorer.ui.readers_run import check_kept, keep_folder
 from explorer.ui.preset_menu import menu as preset_menu
 from explorer.ui.run_controller import RunController, RunFailure
 
@@ -68,6 +72,7 @@ class App(traitlets.HasTraits):
     description = traitlets.Unicode("")
     story_note = traitlets.Unicode("")  # said under the story once the learner has edited the preset it tells
     predict_mode = traitlets.Bool(False)
+    check_readers = traitlets.Bool(False)  # Run also reads the run's table with every reader (the Readers tab)
     error = traitlets.Instance(ExplorerError, allow_none=True)
 
     def __init__(self, scenario: Scenario | None = None, *, preset: str | None = None, spark: Any = None,
@@ -112,6 +117,10 @@ class App(traitlets.HasTraits):
         W.dlink((self.runner, "running"), (self.w_run, "disabled"))
         self.w_predict = W.Checkbox(description="Predict before reveal", value=False, indent=False)
         W.link((self, "predict_mode"), (self.w_predict, "value"))
+        # Other readers (the Readers tab) only when asked: a plain run stays fast (explorer/ui/readers_view.py)
+        self.w_readers = W.Checkbox(description="check other readers", value=False, indent=False,
+                                    tooltip="read every snapshot with every reader of this format (slower)")
+        W.link((self, "check_readers"), (self.w_readers, "value"))
         # The bar shows only while a run is under way; the line says what happened in a learner's words (the
         # timings a benchmark reads sit in its tooltip: see progress_html).
         self.w_progress = W.IntProgress(min=0, max=1, value=0,
@@ -172,7 +181,7 @@ class App(traitlets.HasTraits):
         self.game.observe(lambda _: self._draw_story(), "score")
         self.widget = W.VBox([
             self.w_story,
-            W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_progress, self.w_progress_label,
+            W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_readers, self.w_progress, self.w_progress_label,
                     self.w_export_page, self.w_export_link],
                    layout=W.Layout(flex_flow="row wrap", align_items="center")),
             self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor, self.w_orders,
@@ -419,18 +428,34 @@ class App(traitlets.HasTraits):
             return None
         self._clear_error()
         # The last good result stays on screen until a new run succeeds.
-        outcome = self.runner.run(self.scenario, self.engine)
+        folder = keep_folder() if self.check_readers else None
+        outcome = self.runner.run(self.scenario, self.engine, warehouse=folder)
         if isinstance(outcome, RunFailure):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
             if outcome.partial is not None:  # the snapshots made before the engine refused a step
                 self._set_result(outcome.partial)
             self._show_error(outcome.error)
             return None
+        checked = self._check_readers(outcome, folder) if folder is not None else None
         t1 = self._first_view_at = time.perf_counter()
-        self._set_result(outcome)
+        self._set_result(outcome, checked)
         self.runner.timings = {**self.runner.timings, "first_view_s": self._first_view_at - t1,
                                "views_s": time.perf_counter() - t1}
         self._set_progress(f"done: {_plural(len(outcome.points()), 'snapshot')}")
         return outcome
+
+    def _check_readers(self, result: Result, folder: Path) -> ReadersResult | None:
+        """Every reader of the run's format on the table this run kept (only that table: safe mode holds)."""
+        self._set_progress("reading every snapshot with every reader of this format…")
+        t0 = time.perf_counter()
+        try:
+            checked = check_kept(result, folder, progress=self._set_progress)
+        except ExplorerError as exc:
+            self._show_error(exc)
+            return None
+        self.runner.timings = {**self.runner.timings, "readers_s": time.perf_counter() - t0}
+        return checked
 
     def _set_progress(self, text: str) -> None:
         self.runner.report(text)
@@ -439,17 +464,18 @@ class App(traitlets.HasTraits):
         """Start the engine in the background (done when the app is shown), so the first Run finds it warm."""
         self.runner.start_engine(self.engine)
 
-    def show_result(self, result: Result) -> None:
-        """Show a result that already exists (a saved capture, a run from elsewhere) without running."""
+    def show_result(self, result: Result, readers: ReadersResult | None = None) -> None:
+        """Show a result that already exists (a saved capture, a run from elsewhere) without running;
+        ``readers``: its readers' result (``explorer.readers(..., result=result)``), for the Readers tab."""
         self._clear_error()
         self._clear_result()
-        self._set_result(result)
+        self._set_result(result, readers)
 
-    def _set_result(self, result: Result) -> None:
+    def _set_result(self, result: Result, readers: ReadersResult | None = None) -> None:
         """Compute every snapshot's views once; from here on the page time-travels without the kernel."""
         self.game.clear()  # an old score names rows of the old result: never leave it up
         self.predict_view.clear()
-        self.presenter.load(result)
+        self.presenter.load(result, readers)
         if self.predict_mode:
             self.presenter.compute()
             self.w_editor.selected_index = None  # the editor folds away: the result is what is read now
@@ -488,8 +514,10 @@ class App(traitlets.HasTraits):
             return None
         source = f"the explorer app ({self._result_name()})"
         if path is not None:
-            return write_page(self.result, path, predict=self.predict_mode, source=source)
-        return page_html(run_page(self.result, predict=self.predict_mode, source=source))
+            return write_page(self.result, path, predict=self.predict_mode, source=source,
+                              readers=self.presenter.readers)
+        return page_html(run_page(self.result, predict=self.predict_mode, source=source,
+                                  readers=self.presenter.readers))
 
     def _result_name(self) -> str:
         scenario = self.result.scenario if self.result is not None else None

@@ -67,7 +67,8 @@ def readers_figure(checked: ReadersResult | None, snapshot_id: int) -> go.Figure
     fill = [COLOURS.get(line[1], "#ffffff") for line in lines]
     columns = [[line[k] for line in lines] for k in range(len(COLUMNS))]
     seq = "" if snap is None or snap.sequence_number is None else f", sequence number {snap.sequence_number}"
-    title = (f"Readers at snapshot {snapshot_id}{seq}: "
+    where = f"version {snapshot_id}" if checked.format == "delta" else f"snapshot {snapshot_id}{seq}"
+    title = (f"Readers at {where}: "
              f"{len(snap.reference_rows) if snap is not None else 0} reference row(s)")
     return table_figure(list(COLUMNS), columns, fill,
                         {"role": "readers", "columns": list(COLUMNS), "checked": True}, title, len(lines))

@@ -45,7 +45,7 @@ def p90(values: list[float]) -> float:
 def progress_seconds(page, what: str) -> float | None:
     """A time the app's progress line holds ("engine", "first view"): the engine's own run time, or the kernel's
     time from the engine's end to the first view sent. Learners do not see them: they sit in the line's data
-    attributes (explorer.ui.app.progress_html)."""
+    attributes (explorer.ui.toolbar.progress_html)."""
     line = page.locator(".sx-progress[data-engine-s]").first
     value = line.get_attribute(f"data-{what.replace(' ', '-')}-s") if line.count() else None
     return float(value) if value else None

@@ -156,3 +156,96 @@ def three_clocks_figure(result: PaimonResult, key: Mapping[str, Any] | tuple[Any
     fig.update_layout(title=f"Key {decision.key_text}: three clocks (this table uses {active})",
                       template="plotly_white", height=460)
     return fig
+
+
+BAND_COLOUR = "rgba(255, 193, 7, 0.18)"  # the snapshot on screen
+WRITTEN_OUTLINE = "#212121"  # a record the step on screen wrote
+
+
+def _step_words(result: PaimonResult, snapshot_id: int) -> str:
+    """What the snapshot on screen did, for the band's note: the keys it wrote, or a compaction's files and
+    levels (Paimon's Java library records them; pypaimon does not)."""
+    structures = getattr(result, "structures", {}) or {}
+    s = structures.get(snapshot_id)
+    if s is not None and s.commit_kind.upper() == "COMPACT":
+        def levels(files: Any) -> str:
+            found = sorted({f.level for f in files})
+            return "level " + ", ".join(map(str, found)) if found else "no level"
+        return (f"compaction: {len(s.deleted)} file{'' if len(s.deleted) == 1 else 's'} ({levels(s.deleted)}) "
+                f"rewritten as {len(s.added)} ({levels(s.added)})")
+    keys = sorted({d.key_text for d in result.decisions(snapshot_id) for c in d.candidates
+                   if c.record.snapshot_id == snapshot_id})
+    if keys:
+        return "writes " + "; ".join(keys)
+    return "compaction (pypaimon records no files)" if s is None else f"{s.commit_kind.lower()}: no record written"
+
+
+def keys_timeline_figure(result: PaimonResult, at: Selector = None) -> go.Figure:
+    """Every key's records over commit snapshots: one lane per key (the run's keys, in a fixed order), a marker
+    per record (symbol = row kind, label = its order value), the record that decides each key large and red, the
+    snapshot on screen as a band saying what its step did, and the records it wrote outlined.
+
+    The frame is the run's: the same lanes, x range and height at every snapshot; a later record is not drawn
+    yet. So the step on screen is always visible: its key's records, or a compaction's files and levels.
+    """
+    sid = result.snapshot_id_at(at)
+    points = result.points()
+    if sid is None or not points:
+        raise ValueError("the scenario made no snapshots")
+    lanes = [d.key_text for d in result.decisions(points[-1].snapshot_id)]
+    seq = sequence_fields(result.table.options)
+    groups: dict[tuple[str, bool, bool], list[tuple[Any, ...]]] = {}  # (row kind, decides, written) -> marks
+    for d in result.decisions(sid):
+        deciding = {c.record.input_order for c in d.candidates
+                    if c.outcome.value in ("wins", "retracts", "first-kept", "contributes")}
+        for c in d.candidates:
+            r = c.record
+            if r.snapshot_id is None or r.snapshot_id > sid:
+                continue
+            order = to_plain(r.values.get(seq[0])) if seq else r.sequence_number
+            groups.setdefault((r.row_kind, r.input_order in deciding, r.snapshot_id == sid), []).append(
+                (r.snapshot_id, d.key_text, f"#{r.input_order} {order}",
+                 [r.input_order, c.outcome.value, c.reason, r.sequence_number, d.key_text]))
+    fig = go.Figure()
+    for (kind, decides, written), marks in sorted(groups.items()):
+        fig.add_trace(go.Scatter(
+            x=[m[0] for m in marks], y=[m[1] for m in marks], mode="markers+text", text=[m[2] for m in marks],
+            textposition="top center", showlegend=False, legendgroup=kind,
+            marker={"symbol": ROW_KIND_SYMBOLS.get(kind, "circle"), "size": 18 if decides else 11,
+                    "color": WINNER_COLOUR if decides else OTHER_COLOUR,
+                    "line": {"width": 3 if written else 0, "color": WRITTEN_OUTLINE}},
+            customdata=[m[3] for m in marks],
+            hovertemplate=("%{customdata[4]}: record #%{customdata[0]} (sequence number %{customdata[3]})"
+                           "<br>%{customdata[1]}: %{customdata[2]}<extra></extra>"),
+            meta={"role": "record", "keys": [m[1] for m in marks], "written": written, "decides": decides}))
+    _keys_legend(fig, result, sid)
+    here = next(p for p in points if p.snapshot_id == sid)
+    fig.add_vrect(x0=sid - 0.4, x1=sid + 0.4, fillcolor=BAND_COLOUR, line_width=0, layer="below")
+    fig.update_layout(
+        title={"text": f"Every key at snapshot {sid}: {here.label}<br><sup>{_step_words(result, sid)}</sup>",
+               "x": 0.01},
+        template="plotly_white", height=200 + 56 * max(1, len(lanes)), margin={"t": 110},
+        legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
+        meta={"kind": "paimon-keys-timeline", "snapshot_id": sid, "lanes": lanes,
+              "step": _step_words(result, sid)})
+    fig.update_xaxes(title_text="commit snapshot", dtick=1,
+                     range=[points[0].snapshot_id - 0.6, points[-1].snapshot_id + 0.6])
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=lanes, range=[-0.6, len(lanes) - 0.4],
+                     autorange=False)
+    return fig
+
+
+def _keys_legend(fig: go.Figure, result: PaimonResult, sid: int) -> None:
+    """Legend entries for what the figure draws: the row kinds present, the deciding record, the outline."""
+    kinds = sorted({c.record.row_kind for d in result.decisions(sid) for c in d.candidates
+                    if c.record.snapshot_id is not None and c.record.snapshot_id <= sid})
+    for kind in kinds:
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"{kind} record", legendgroup=kind,
+                                 marker={"symbol": ROW_KIND_SYMBOLS.get(kind, "circle"), "size": 11,
+                                         "color": OTHER_COLOUR}, meta={"role": "legend"}))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="decides its key", meta={"role": "legend"},
+                             marker={"symbol": "circle", "size": 16, "color": WINNER_COLOUR}))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="written by this step",
+                             meta={"role": "legend"},
+                             marker={"symbol": "circle-open", "size": 14, "color": WRITTEN_OUTLINE,
+                                     "line": {"width": 3}}))

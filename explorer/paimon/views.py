@@ -13,7 +13,7 @@ from explorer.views import CheckLine, PredictableRow, built, key_for, rows_table
 
 
 class PaimonViews:
-    """Per-key merge decisions and merged rows from ``PaimonResult``; the timeline follows the busiest key."""
+    """Per-key merge decisions and merged rows from ``PaimonResult``; the timeline draws every key."""
 
     def snapshot_options(self, result) -> list[tuple[str, int]]:
         return time_axis(result)
@@ -28,9 +28,9 @@ class PaimonViews:
         dec_cols = list(dict.fromkeys(k for d in decisions for k in d)) or ["key"]
 
         def timeline() -> go.Figure | None:
-            from explorer.paimon.figures import key_timeline_figure
+            from explorer.paimon.figures import keys_timeline_figure
 
-            return key_timeline_figure(result, at=At(snapshot_id=key)) if decisions else None
+            return keys_timeline_figure(result, at=At(snapshot_id=key)) if decisions else None
 
         def engine() -> go.Figure | None:
             rows = result.engine_rows(key)

@@ -64,6 +64,9 @@ class Scenario(Frozen):
     title: str | None = None
     description: str | None = None
     engine: str = DEFAULT_ENGINE
+    # Where the story meets the engine's source (class and method names), kept out of the learner's story and
+    # shown folded as "For readers of <format>'s code".
+    code_notes: str | None = None
 
     @property
     def display_title(self) -> str:
@@ -97,6 +100,8 @@ class Scenario(Frozen):
             out["title"] = self.title
         if self.description:
             out["description"] = self.description
+        if self.code_notes:
+            out["code_notes"] = self.code_notes
         out["engine"] = self.engine
         out["table"] = table
         out["steps"] = [s.to_plain() for s in self.steps]
@@ -239,7 +244,11 @@ def read_yaml(text: str, *, what: str = "the file", step: int | None = None, fie
             raise too_deep from None
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ScenarioError(f"{what} is not valid YAML{where}: {problem}", step=step, field=field) from None
+        lines = text.splitlines() if mark else []
+        quoted = (f" (line {mark.line + 1} reads “{lines[mark.line].strip()[:80]}”)"
+                  if mark and mark.line < len(lines) and lines[mark.line].strip() else "")
+        raise ScenarioError(f"{what} is not valid YAML{where}: {problem}{quoted}", step=step,
+                            field=field) from None
     except (_TooDeep, RecursionError):
         raise too_deep from None
 
@@ -256,7 +265,7 @@ def parse_scenario(data: Any) -> Scenario:
     """Validate a plain mapping (parsed YAML, or built in Python) into a :class:`Scenario`."""
     if not isinstance(data, Mapping):
         raise ScenarioError("a scenario must be a mapping with at least 'name', 'table' and 'steps'")
-    known = {"name", "title", "description", "engine", "table", "steps"}
+    known = {"name", "title", "description", "code_notes", "engine", "table", "steps"}
     for key in data:
         if key not in known:
             raise ScenarioError(f"unknown key {key!r}; a scenario has {', '.join(sorted(known))}", field=str(key))
@@ -268,7 +277,7 @@ def parse_scenario(data: Any) -> Scenario:
     if engine not in ENGINES:
         raise ScenarioError(f"must be one of {', '.join(ENGINES)}, got {engine!r}", field="engine")
     fmt = format_of(engine)
-    for text_field in ("title", "description"):
+    for text_field in ("title", "description", "code_notes"):
         if data.get(text_field) is not None and not isinstance(data[text_field], str):
             raise ScenarioError("must be text", field=text_field)
     table = _parse_table(data.get("table"), fmt)
@@ -300,7 +309,7 @@ def parse_scenario(data: Any) -> Scenario:
     steps = tuple(steps_list)
     fmt.check_steps(steps, table)
     return Scenario(name=name, table=table, steps=steps, title=data.get("title"),
-                    description=data.get("description"), engine=engine)
+                    description=data.get("description"), engine=engine, code_notes=data.get("code_notes"))
 
 
 def _parse_table(raw: Any, fmt: Format) -> TableSpec:
@@ -340,6 +349,30 @@ def _parse_table(raw: Any, fmt: Format) -> TableSpec:
     return TableSpec(columns=tuple(columns), partitioned_by=partitioned_by, **own)
 
 
+# Keys a learner guesses for a step's kind ("- kind: insert" then "rows: [...]"), where the kind is the key itself.
+_KIND_GUESSES = ("kind", "type", "step", "op", "operation", "action")
+
+
+def _refuse_kind_as_a_field(index: int, raw: Mapping[Any, Any], keys: list[Any], fmt: Format) -> None:
+    """A step written as ``kind: insert`` beside ``rows: [...]``: say the form a step takes, with the learner's
+    own body under the kind (``- insert: [...]``)."""
+    import yaml
+
+    named = next((k for k in keys if k in _KIND_GUESSES and isinstance(raw[k], str) and raw[k] not in keys), None)
+    if named is None:
+        return
+    kind = raw[named]
+    if fmt.step_class(kind) is None:
+        return  # not a kind at all: the usual message lists the kinds
+    rest = [k for k in keys if k != named]
+    body = raw[rest[0]] if len(rest) == 1 else {k: raw[k] for k in rest} if rest else {}
+    shown = yaml.safe_dump({kind: body}, default_flow_style=True, sort_keys=False, width=10_000).strip()
+    shown = shown[1:-1] if shown.startswith("{") else shown
+    around = f"`{named}: {kind}`" + (f" beside {', '.join(f'`{k}`' for k in rest)}" if rest else "")
+    raise ScenarioError(f"a step is written as its kind with what it does under it: `- {shown}` (not {around}); "
+                        f"one step does one thing", step=index, field=str(named))
+
+
 def _parse_step(index: int, raw: Any, table: TableSpec, fmt: Format) -> Step:
     kinds = fmt.kinds
     if isinstance(raw, str) and raw in kinds:  # e.g. "- compact"
@@ -348,6 +381,7 @@ def _parse_step(index: int, raw: Any, table: TableSpec, fmt: Format) -> Step:
     if not isinstance(raw, Mapping):
         raise ScenarioError(f"a step is a mapping with one of: {', '.join(kinds)}", step=index)
     kind_keys = [k for k in raw if k not in _MODIFIERS]
+    _refuse_kind_as_a_field(index, raw, kind_keys, fmt)
     if len(kind_keys) != 1:
         if not kind_keys:
             raise ScenarioError(f"no step kind given; use one of {', '.join(kinds)}", step=index)

@@ -66,6 +66,11 @@ def _hashable(value: Any) -> Any:
     return value
 
 
+def a_or_an(word: str) -> str:
+    """The article before ``word`` in a message: "an int", "a long"."""
+    return "an" if word[:1].lower() in "aeiou" and word else "a"
+
+
 class ValueProblem(ValueError):
     """A value that does not fit its column. The caller adds the step and field."""
 
@@ -79,10 +84,12 @@ def coerce_value(column_type: str, value: Any) -> Any:
         return None
     if column_type in ("int", "long"):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueProblem(f"expected a whole number for a {column_type} column, got {_show(value)}")
+            raise ValueProblem(f"expected a whole number for {a_or_an(column_type)} {column_type} column, got "
+                               f"{_show(value)}")
         low, high = INT_RANGE if column_type == "int" else LONG_RANGE
         if not low <= value <= high:
-            raise ValueProblem(f"{value} is out of range for a {column_type} column ({low} to {high})")
+            raise ValueProblem(f"{value} is out of range for {a_or_an(column_type)} {column_type} column "
+                               f"({low} to {high})")
         return value
     if column_type == "double":
         if isinstance(value, bool) or not isinstance(value, (int, float)):

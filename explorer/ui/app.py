@@ -9,13 +9,19 @@ its views observe them:
   caption, the check line and the red banner;
 - the predict game (:mod:`explorer.ui.predict`, no widgets) and its view (:mod:`explorer.ui.predict_view`).
 
+The page's other parts are small views of their own: the toolbar (:mod:`explorer.ui.toolbar`), the story with
+predict mode's numbered steps (:mod:`explorer.ui.story_view`), the numbered YAML box
+(:mod:`explorer.ui.yaml_view`), *Export page* (:mod:`explorer.ui.export_view`) and the folded views below the
+editor (:mod:`explorer.ui.more_views`); what the units hold is read through the app, and the editor's method
+twins hand each call to the editor model (:mod:`explorer.ui.app_units`).
+
 Every button has a public method twin (``select_preset``, ``add_step``, ``run``, ``set_snapshot``, ``predict``,
 ``reveal``...) so tests and notebooks drive the same code paths a learner clicks. Runs go through
 ``explorer.api.run``; moving the snapshot slider only asks the result for another snapshot (no Spark job).
 
-Why one module over 400 lines: ``App`` is the surface notebooks and tests drive — the page's layout and a
-documented method twin for every control, each handing the call to the unit that owns the state — and the few
-decisions that span units (a load or an edit makes the results on screen stale; a failed Load YAML stops Run).
+Why one module over 400 lines: ``App`` is the surface notebooks and tests drive — a documented method twin for
+every control, each handing the call to the unit that owns the state — and the few decisions that span units (a
+load or an edit makes the results on screen stale; a failed Load YAML stops Run).
 """
 
 from __future__ import annotations
@@ -27,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import ipywidgets as W
-import plotly.graph_objects as go
 import traitlets
 
 from explorer.api import scenario_from_yaml
@@ -35,31 +40,25 @@ from explorer.conformance.result import ReadersResult
 from explorer.engine import Result, Selector
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.model import Scenario
-from explorer.ui.common import (
-    STORY_HIDDEN_NOTE,
-    error_html,
-    escape,
-    large_font_mode,
-    preset_from_link,
-    story_html,
-)
+from explorer.ui.app_units import EditorTwins, UnitsState
+from explorer.ui.common import code_notes_title, error_html, large_font_mode, preset_from_link
 from explorer.ui.editor import EditorModel
 from explorer.ui.editor_view import EditorView
-from explorer.views import CheckLine
-from explorer.ui.open_table import OpenTableView
-from explorer.ui.orders_view import OrdersView
+from explorer.ui.export_view import ExportPageView, export_page, result_name
+from explorer.ui.more_views import MoreViews
 from explorer.ui.predict import PREDICT_NOTE, PredictableRow, PredictGame, Score
 from explorer.ui.predict_view import PredictView
 from explorer.ui.presenter import ResultPresenter
 from explorer.ui.readers_run import check_kept, keep_folder
-from explorer.ui.preset_menu import menu as preset_menu
 from explorer.ui.run_controller import RunController, RunFailure
+from explorer.ui.story_view import StoryView
+from explorer.ui.toolbar import Toolbar
+from explorer.ui.yaml_view import YamlView
 
 DEFAULT_PRESET = "seed-delete-insert-delete"
-_TYPED = ("type_text", "set_table")  # editor calls that are typing: they neither raise nor clear the error line
 
 
-class App(traitlets.HasTraits):
+class App(UnitsState, EditorTwins, traitlets.HasTraits):
     """The explorer: display ``app.widget`` (or the app itself in a notebook).
 
     Its own traits are what spans the units (the preset, the story, predict mode, the error line). Each unit's
@@ -91,10 +90,12 @@ class App(traitlets.HasTraits):
         self._yaml_failed: ExplorerError | None = None  # the last Load YAML's error, until a scenario is loaded
         self._source_name: str | None = None  # the name of the scenario loaded, until the first edit
         self._first_view_at = 0.0  # when the last run's first view went to the page (perf_counter)
+        self.code_notes: tuple[str, str] | None = None  # the loaded scenario's code notes, folded under its story
         self._build_widgets()
         self.model.observe(self._edited, "edits")
         self.presenter.observe(self._snapshot_shown, "shown")
         self.presenter.observe(self._result_changed, "result")
+        self.presenter.observe(lambda _: self.story_view.draw(), "result")
         if scenario is not None:
             self.load_scenario(scenario)
         else:
@@ -104,89 +105,42 @@ class App(traitlets.HasTraits):
     # ------------------------------------------------------------------------------------ widgets
 
     def _build_widgets(self) -> None:
-        # By chapter in reading order, one line each (explorer/ui/preset_menu.py). A preset the menu does not offer
-        # (a regression scenario loaded by name) leaves the picker blank.
-        self.w_preset = W.Dropdown(options=preset_menu(self._presets), value=None, description="Preset",
-                                   layout=W.Layout(width="43em"))  # 560 px; larger in large-font mode
-        offered = {name for _, name in self.w_preset.options}
-        self.observe(lambda c: setattr(self.w_preset, "value", c["new"] if c["new"] in offered else None), "preset")
-        self.w_preset.observe(lambda c: setattr(self, "preset", c["new"]) if c["new"] is not None else None,
-                              "value")
-        self.w_run = W.Button(description="Run", button_style="primary", icon="play")
-        self.w_run.on_click(lambda _: self.run())
-        W.dlink((self.runner, "running"), (self.w_run, "disabled"))
-        self.w_predict = W.Checkbox(description="Predict before reveal", value=False, indent=False)
-        W.link((self, "predict_mode"), (self.w_predict, "value"))
-        # Other readers (the Readers tab) only when asked: a plain run stays fast (explorer/ui/readers_view.py)
-        self.w_readers = W.Checkbox(description="check other readers", value=False, indent=False,
-                                    tooltip="read every snapshot with every reader of this format (slower)")
-        W.link((self, "check_readers"), (self.w_readers, "value"))
-        # The bar shows only while a run is under way; the line says what happened in a learner's words (the
-        # timings a benchmark reads sit in its tooltip: see progress_html).
-        self.w_progress = W.IntProgress(min=0, max=1, value=0,
-                                        layout=W.Layout(width="200px", visibility="hidden"))
-        W.dlink((self.runner, "progress_max"), (self.w_progress, "max"))
-        W.dlink((self.runner, "progress_value"), (self.w_progress, "value"))
-        self.w_progress_label = W.HTML("", layout=W.Layout(width="auto"))
-        W.dlink((self.runner, "progress_text"), (self.w_progress_label, "value"),
-                lambda text: progress_html(text, self.timings if text.startswith("done") else {}))
-        self.runner.observe(
-            lambda c: setattr(self.w_progress.layout, "visibility", "visible" if c["new"] else "hidden"), "running")
         self.w_error = W.HTML("")
-        self.w_yaml_error = W.HTML("")  # a failed Load YAML is said beside its button, not at the top
         self.observe(lambda _: self._draw_error(), "error")
         self.w_banner = self.presenter.w_banner
-        # Export page: the result on screen as one offline HTML file (explorer/ui/export.py), offered as a download
-        self.w_export_page = W.Button(description="Export page", icon="download", disabled=True,
-                                      tooltip="the run as one HTML file that works offline, without a kernel")
-        self.w_export_page.on_click(lambda _: self._export_page_clicked())
-        self.w_export_link = W.HTML("")
+        # Export page: the result on screen as one offline HTML file (explorer/ui/export_view.py)
+        self.export_view = ExportPageView(self._export_for_download)
+        self.w_export_page, self.w_export_link = self.export_view.w_button, self.export_view.w_link
+        self.toolbar = Toolbar(self, self.runner, self._presets, run=self.run, export=self.w_export_page,
+                               link=self.w_export_link)
+        tb = self.toolbar
+        self.w_preset, self.w_run, self.w_predict = tb.w_preset, tb.w_run, tb.w_predict
+        self.w_readers = tb.w_readers
+        self.w_progress, self.w_progress_label = tb.w_progress, tb.w_progress_label
         # the editor: table settings and steps (explorer/ui/editor_view.py), then the scenario as YAML
         self.editor_view = EditorView(self.model, self._act)
         ev = self.editor_view
         self.w_name, self.w_columns, self.w_format, self.w_mode = ev.w_name, ev.w_columns, ev.w_format, ev.w_mode
         self.w_partition, self.w_files, self.w_steps = ev.w_partition, ev.w_files, ev.w_steps
         self.w_new_kind, self.w_add = ev.w_new_kind, ev.w_add
-        self.w_yaml = W.Textarea(layout=W.Layout(width="100%", height="240px"))
-        self.w_export = W.Button(description="Show as YAML", icon="file-text")
-        self.w_export.on_click(lambda _: self._export_clicked())
-        self.w_import = W.Button(description="Load YAML", icon="upload")
-        self.w_import.on_click(lambda _: self.import_yaml(self.w_yaml.value))
-        self.w_yaml_box = W.Accordion(children=[W.VBox([W.HBox([self.w_export, self.w_import]), self.w_yaml_error,
-                                                        self.w_yaml])],
-                                      titles=("Scenario as YAML",), selected_index=None)
+        self.yaml_view = YamlView(on_show=self._export_clicked, on_load=self.import_yaml)  # numbered lines
+        yv = self.yaml_view
+        self.w_yaml, self.w_yaml_error, self.w_yaml_box = yv.w_yaml, yv.w_error, yv.box
+        self.w_export, self.w_import = yv.w_show, yv.w_load
         self.w_editor = W.Accordion(children=[W.VBox([*ev.widget.children, self.w_yaml_box])],
                                     titles=("Scenario editor",), selected_index=0)
         # results: every snapshot's views live in the page; the slider redraws there (see timetravel.py)
         self.w_time = self.presenter.w_time
         self.predict_view = PredictView(self.game, on_reveal=self.reveal)
         self.w_predict_box = self.predict_view.box
-        # beside the editor: an existing Iceberg table instead of a scenario (explorer/ui/open_table.py)
-        self.open_table = OpenTableView(spark=self._spark)
-        self.w_open_table = W.Accordion(children=[self.open_table.widget], titles=("Open a table",),
-                                        selected_index=None)
-        # one history run on every format, side by side (explorer/ui/formats.py)
-        from explorer.ui.formats import FormatsApp
-
-        self.formats = FormatsApp()
-        self.w_formats = W.Accordion(children=[self.formats.widget], titles=("One history, every format",),
-                                     selected_index=None)
-        self.w_formats.observe(lambda c: self.formats.warm() if c["new"] == 0 else None, "selected_index")
-        # the scenario's race in every commit order (explorer/ui/orders_view.py)
-        self.orders_view = OrdersView(self.scenario, spark=self._spark, safe=self.safe)
-        self.w_orders = W.Accordion(children=[self.orders_view.widget], titles=("Every commit order",),
-                                    selected_index=None)
-        self.w_story = W.HTML("")
-        self.observe(lambda _: self._draw_story(), ("title", "description", "story_note", "predict_mode"))
-        self.game.observe(lambda _: self._draw_story(), "score")
-        self.widget = W.VBox([
-            self.w_story,
-            W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_readers, self.w_progress, self.w_progress_label,
-                    self.w_export_page, self.w_export_link],
-                   layout=W.Layout(flex_flow="row wrap", align_items="center")),
-            self.w_error, self.w_banner, self.w_predict_box, self.w_time, self.w_editor, self.w_orders,
-            self.w_open_table, self.w_formats],
-            layout=W.Layout(width="100%"))
+        self.more = MoreViews(self.scenario, spark=self._spark, safe=self.safe)  # folded, below the editor
+        self.orders_view, self.open_table, self.formats = self.more.orders_view, self.more.open_table, \
+            self.more.formats
+        self.w_orders, self.w_open_table, self.w_formats = self.more.widgets
+        self.story_view = StoryView(self, self.game, self._story_scenario)  # the steps, in predict mode
+        self.w_story = self.story_view.widget
+        self.widget = W.VBox([self.w_story, tb.widget, self.w_error, self.w_banner, self.w_predict_box,
+                              self.w_time, self.w_editor, *self.more.widgets], layout=W.Layout(width="100%"))
         large_font_mode(self.widget)  # EXPLORER_LARGE_FONT / explorer.large_font(): a projector's text size
 
     def _ipython_display_(self) -> None:  # pragma: no cover - notebook display hook
@@ -195,91 +149,7 @@ class App(traitlets.HasTraits):
         display(self.widget)
         self.start_engine()
 
-    # ------------------------------------------------------------------------------------ the units' state
-
-    @property
-    def result(self) -> Result | None:
-        return self.presenter.result
-
-    @property
-    def index(self) -> int:
-        """The snapshot on screen, in the order of ``snapshot_options`` (set it: the slider follows)."""
-        return self.presenter.index
-
-    @index.setter
-    def index(self, value: int) -> None:
-        self.presenter.index = value
-
-    @property
-    def revealed(self) -> bool:
-        return self.presenter.revealed
-
-    @property
-    def score(self) -> Score | None:
-        return self.game.score
-
-    @property
-    def running(self) -> bool:
-        return self.runner.running
-
-    @property
-    def progress_text(self) -> str:
-        return self.runner.progress_text
-
-    @property
-    def banner_text(self) -> str:
-        """The check of the snapshot on screen when it says model and engine disagree ("" otherwise)."""
-        return self.presenter.banner_text
-
-    @property
-    def check(self) -> CheckLine | None:
-        return self.presenter.check
-
-    @property
-    def snapshot_key(self) -> int | None:
-        return self.presenter.snapshot_key
-
-    @property
-    def current_figures(self) -> dict[str, go.Figure]:
-        """The views of the snapshot on screen by name ({} while predict mode hides them)."""
-        return dict(self.presenter.current_figures)
-
-    @property
-    def snapshot_options(self) -> list[tuple[str, int]]:
-        return list(self.presenter.snapshot_options)
-
-    @property
-    def caption(self) -> str:
-        """The one-line caption of the snapshot on screen."""
-        return self.presenter.caption
-
-    @property
-    def timings(self) -> dict[str, float]:
-        """The last run: engine seconds, first view and all views seconds."""
-        return self.runner.timings
-
-    @timings.setter
-    def timings(self, value: Mapping[str, float]) -> None:
-        self.runner.timings = dict(value)
-
-    @property
-    def progress_log(self) -> list[str]:
-        """Every progress line of the last run, for tests and curious learners."""
-        return self.runner.progress_log
-
-    @property
-    def step_rows(self) -> list[W.HBox]:
-        """The editor's step rows (after the column header)."""
-        return self.editor_view.step_rows
-
     # ------------------------------------------------------------------------------------ scenario editing
-
-    @property
-    def engine(self) -> str:
-        return str(self.model.engine)
-
-    def preset_names(self) -> list[str]:
-        return sorted(self._presets)
 
     def select_preset(self, name: str) -> None:
         """Load a built-in scenario into the editor (the picker's twin)."""
@@ -305,6 +175,7 @@ class App(traitlets.HasTraits):
         self._draw_error()
         self.w_yaml.value = self._yaml_shown = scenario.to_yaml()
         self.story_note = ""
+        self.code_notes = (code_notes_title(scenario), scenario.code_notes) if scenario.code_notes else None
         self.title, self.description = scenario.title or "", scenario.description or ""
         # The picker names the preset only when the editor holds exactly it (else it is blank, and choosing any
         # preset, even the one named before, loads it).
@@ -339,48 +210,8 @@ class App(traitlets.HasTraits):
                 self.w_yaml.value = self._yaml_shown = self.scenario().to_yaml()
             except ExplorerError:
                 pass  # half-typed: the box keeps the last valid version; Run names the problem
-
-    def steps_plain(self) -> list[dict[str, Any]]:
-        """The steps as YAML mappings (files-per-insert applied); raises ScenarioError on unreadable text."""
-        return self.model.steps_plain()
-
-    def scenario_plain(self) -> dict[str, Any]:
-        return self.model.scenario_plain()
-
-    def scenario(self) -> Scenario:
-        """The editor's scenario, validated (raises ScenarioError naming step and field)."""
-        return self.model.scenario(safe=self.safe)
-
-    def add_step(self, kind: str, **fields: Any) -> None:
-        """Append a step: ``add_step("insert", rows=[{"user_id": 1}], label="load")``."""
-        self._guard(lambda: self.model.add_step(kind, **fields))
-
-    def remove_step(self, index: int) -> None:
-        """Remove step ``index`` (1-based, as the editor and error messages count)."""
-        self._guard(lambda: self.model.remove_step(index))
-
-    def move_step(self, index: int, delta: int) -> None:
-        """Move step ``index`` (1-based) up (delta < 0) or down; a move past either end stops there."""
-        self._guard(lambda: self.model.move_step(index, delta))
-
-    def edit_step(self, index: int, **fields: Any) -> None:
-        """Change step ``index`` (1-based). ``kind=`` switches kind; other fields as in :meth:`add_step`;
-        ``body_text=`` / ``modifiers_text=`` set the raw text exactly as typed in the editor."""
-        self._guard(lambda: self.model.edit_step(index, **fields))
-
-    def set_table(self, **settings: Any) -> None:
-        """Change table settings (``columns``, ``format_version``, ``write_mode``, ``partitioned_by``,
-        ``files_per_insert``, ``primary_key``, ``options``, ``name``); validated with the rest of the scenario
-        when it runs."""
-        self.model.set_table(**settings)
-
-    def _act(self, method: str, *args: Any, **kwargs: Any) -> None:
-        """What the editor's widgets ask of the model: a click as its method twin does it; typing as is."""
-        call = getattr(self.model, method)
-        if method in _TYPED:
-            call(*args, **kwargs)
-        else:
-            self._guard(lambda: call(*args, **kwargs))
+        if self.story_view.predicting:
+            self.story_view.draw()  # the steps shown are the editor's until a run
 
     # ------------------------------------------------------------------------------------ YAML
 
@@ -500,40 +331,20 @@ class App(traitlets.HasTraits):
         self.runner.progress_text = ""  # "done: 7 snapshots" was about the result just forgotten
 
     def _result_changed(self, change: dict[str, Any]) -> None:
-        self.w_export_page.disabled = change["new"] is None
-        self.w_export_link.value = ""
+        self.export_view.result_changed(change["new"])
 
     def export_page(self, path: Any = None) -> Any:
         """The Export page button's twin: the result on screen as one self-contained HTML page (as
         ``explorer export`` writes it; in predict mode the page hides the answer until Reveal). Written to
         ``path`` when given (returns the path), else returned as text."""
-        from explorer.ui.export import page_html, run_page, write_page
-
         if self.result is None:
             self._show_error(ScenarioError("run the scenario first", field="export"))
             return None
-        source = f"the explorer app ({self._result_name()})"
-        if path is not None:
-            return write_page(self.result, path, predict=self.predict_mode, source=source,
-                              readers=self.presenter.readers)
-        return page_html(run_page(self.result, predict=self.predict_mode, source=source,
-                                  readers=self.presenter.readers))
+        return export_page(self.result, path, predict=self.predict_mode, readers=self.presenter.readers)
 
-    def _result_name(self) -> str:
-        scenario = self.result.scenario if self.result is not None else None
-        return scenario.name if scenario is not None else "table"  # an inspected table has no scenario
-
-    def _export_page_clicked(self) -> None:
-        import base64
-
+    def _export_for_download(self) -> tuple[str, str] | None:
         text = self.export_page()
-        if text is None:
-            return
-        name = self._result_name()
-        data = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        self.w_export_link.value = (f'<a download="{escape(name)}.html" href="data:text/html;base64,{data}" '
-                                    f'style="font-weight:600">⬇ {escape(name)}.html</a> '
-                                    f'<small>({len(text) / 1e6:.1f} MB, works offline)</small>')
+        return None if text is None else (result_name(self.result), text)
 
     # ------------------------------------------------------------------------------------ time travel
 
@@ -565,19 +376,24 @@ class App(traitlets.HasTraits):
 
     @property
     def story_hidden(self) -> bool:
-        """Predict mode before Reveal: the story's description tells the answer, so only its title shows."""
-        return self.predict_mode and self.score is None and bool(self.description)
+        """Predict mode before Reveal hides the story's description (it tells the answer); the steps show."""
+        return self.story_view.hidden
 
-    def _draw_story(self) -> None:
-        self.w_story.value = story_html(self.title, None if self.story_hidden else self.description,
-                                        note=STORY_HIDDEN_NOTE if self.story_hidden else self.story_note)
+    def _story_scenario(self) -> Scenario | None:
+        """The scenario the steps come from: the run on screen's, else the editor's (None while half-typed)."""
+        if self.result is not None and getattr(self.result, "scenario", None) is not None:
+            return self.result.scenario
+        try:
+            return self.scenario()
+        except ExplorerError:
+            return None
 
     @property
     def story_text(self) -> str:
-        """The story above the app as plain text, as shown: the scenario's title, then its description (hidden
-        in predict mode until Reveal), then a note (why it is hidden, or that the learner edited the preset)."""
-        note = STORY_HIDDEN_NOTE if self.story_hidden else self.story_note
-        return "\n".join(filter(None, (self.title, None if self.story_hidden else self.description, note)))
+        """The story above the app as plain text, as shown: the scenario's title, then its description (in
+        predict mode until Reveal: why it is hidden, and the numbered steps), then a note (that the learner
+        edited the preset)."""
+        return self.story_view.text
 
     # ------------------------------------------------------------------------------------ predict, reveal
 
@@ -660,16 +476,6 @@ class App(traitlets.HasTraits):
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def progress_html(text: str, timings: Mapping[str, float]) -> str:
-    """The line beside Run: what is happening, in a learner's words. The run's timings (engine, first view, all
-    views) are not shown; they sit in the line's tooltip and data attributes, where benchmarks read them."""
-    if not text:
-        return ""
-    attrs = "".join(f" data-{k.replace('_', '-')}='{v:.3f}'" for k, v in timings.items())
-    tip = ", ".join(f"{k.removesuffix('_s').replace('_', ' ')} {v:.2f} s" for k, v in timings.items())
-    return f"<span class='sx-progress'{attrs} title='{escape(tip)}'>{escape(text)}</span>"
 
 
 def explore(preset: str | None = None, scenario: Scenario | str | Mapping[str, Any] | None = None, *,

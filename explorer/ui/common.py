@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Mapping
+from typing import Any
 
 from explorer.scenario.errors import EngineError, ExplorerError
 
@@ -31,19 +32,53 @@ def replace_children(box, new) -> None:
             widget.close()
 
 
-# The app and an exported page hide the story's description in predict mode, with these words.
-STORY_HIDDEN_NOTE = "The story is hidden in predict mode (it tells the answer); it comes back when you Reveal."
+# The app and an exported page hide the story's description in predict mode, with these words; the steps stay.
+STORY_HIDDEN_NOTE = ("The story is hidden in predict mode (it tells the answer); it comes back when you Reveal. "
+                     "The steps the run takes:")
 
 
-def story_html(title: str | None, description: str | None, *, note: str = "") -> str:
-    """The story above the app: the scenario's title and its description rendered as Markdown, then a note in
-    italics (the story hidden in predict mode, or edited since)."""
+def step_lines(scenario: Any) -> list[str]:
+    """Each step of a scenario as a learner predicts from it: its number, kind, label, and its rows or condition
+    (what it does, never what came of it)."""
+    lines = []
+    for step in scenario.steps:
+        what = step.describe()
+        label = f" “{step.label}”" if step.label else ""
+        lines.append(f"{step.index}. {step.kind}{label}: {what}")
+    return lines
+
+
+def steps_html(scenario: Any) -> str:
+    """The numbered steps (:func:`step_lines`) as a list: what predict mode shows in place of the story."""
+    items = []
+    for step in scenario.steps:
+        label = f" <span class='sx-step-label'>{escape(step.label)}</span>" if step.label else ""
+        items.append(f"<li value='{step.index}'><b>{escape(step.kind)}</b>{label}: "
+                     f"<code>{escape(step.describe())}</code></li>")
+    return (f"<ol class='sx-steps' style='margin:4px 0 8px 0;padding-left:2em;line-height:1.5'>"
+            f"{''.join(items)}</ol>")
+
+
+def code_notes_title(scenario: Any) -> str:
+    """The fold's title for a scenario's ``code_notes``: "For readers of Iceberg's code"."""
+    return f"For readers of {scenario.format.title}'s code"
+
+
+def story_html(title: str | None, description: str | None, *, note: str = "", steps: str = "",
+               aside: tuple[str, str] | None = None) -> str:
+    """The story above the app: the scenario's title and its description rendered as Markdown, then ``aside``
+    (a scenario's code notes: (fold title, Markdown), folded), then a note in italics (the story hidden in predict
+    mode, or edited since), then ``steps`` (:func:`steps_html`, in predict mode)."""
     import mistune
 
+    markdown = mistune.create_markdown(escape=True)  # raw HTML stays text
     head = f"<h3 style='margin:4px 0'>{escape(title)}</h3>" if title else ""
-    body = mistune.create_markdown(escape=True)(description) if description else ""  # raw HTML stays text
+    body = str(markdown(description)) if description else ""
+    if aside is not None and aside[1]:
+        body += (f"<details class='sx-code-notes' style='margin:4px 0 8px 0;color:#455a64'><summary>"
+                 f"{escape(aside[0])}</summary>{str(markdown(aside[1]))}</details>")
     tail = f"<p class='sx-story-note' style='color:#6d4c41;font-style:italic'>{escape(note)}</p>" if note else ""
-    return f"<div class='sx-story' style='max-width:100%'>{head}{body}{tail}</div>"
+    return f"<div class='sx-story' style='max-width:100%'>{head}{body}{tail}{steps}</div>"
 
 
 def large_font_mode(box) -> None:

@@ -246,7 +246,7 @@ class EditorModel(traitlets.HasTraits):
     def load(self, scenario: Scenario) -> None:
         """Put ``scenario`` in the editor (not an edit: ``source`` holds it until the first one)."""
         plain = scenario.to_plain()
-        self._meta = {k: plain[k] for k in ("name", "title", "description", "engine") if k in plain}
+        self._meta = {k: plain[k] for k in ("name", "title", "description", "code_notes", "engine") if k in plain}
         with self.hold_trait_notifications():
             self.name = str(plain.get("name") or "")
             self.title = str(plain.get("title") or "")

@@ -23,6 +23,24 @@ _HEAD = ("<div style='display:flex;gap:4px;color:#546e7a;font-size:12px;padding-
          "<span style='flex:0 1 120px'>modifiers</span><span style='width:120px'></span></div>")
 
 
+# What each modifier looks like, for the modifiers box's hint (the keys are explorer.scenario.kinds.MODIFIERS).
+_MODIFIER_EXAMPLES = {"files": "files: 2", "on": "on: [user_id]", "key": "key: [user_id]", "writer": "writer: a"}
+
+
+def modifiers_hint(kind: str) -> tuple[str, str]:
+    """The modifiers box's placeholder and tooltip for a step kind: the optional keys that kind takes, e.g.
+    ``files: 2`` for an insert, or that it takes none."""
+    from explorer.scenario.formats import formats
+    from explorer.scenario.values import a_or_an
+
+    cls = next((c for f in formats() if (c := f.step_class(kind)) is not None), None)
+    names = sorted(cls.modifiers) if cls is not None else []
+    if not names:
+        return "none", f"{a_or_an(kind)} {kind} step takes no modifiers"
+    examples = ", ".join(_MODIFIER_EXAMPLES.get(n, f"{n}: ...") for n in names)
+    return f"optional: {examples}", f"optional modifiers of {a_or_an(kind)} {kind} step, e.g. {{{examples}}}"
+
+
 class StepRow:
     """One step's row; ``widget``'s children are its number, kind, label, body, modifiers and three buttons."""
 
@@ -34,8 +52,8 @@ class StepRow:
         self.label = W.Textarea(value=draft.label, placeholder="label", rows=2,
                                 layout=W.Layout(flex="1 1 190px", min_width="150px", height="56px"))
         self.body = W.Textarea(value=draft.body_text, layout=W.Layout(flex="3 1 320px", height="56px"))
-        self.mods = W.Text(value=draft.modifiers_text, placeholder="",
-                           tooltip="modifiers, e.g. {files: 2} or {writer: a}",
+        hint, tip = modifiers_hint(draft.kind)
+        self.mods = W.Text(value=draft.modifiers_text, placeholder=hint, tooltip=tip,
                            layout=W.Layout(flex="0 1 120px", min_width="90px"))
         up, down, rm = (W.Button(icon=ic, layout=W.Layout(width="36px"), tooltip=tip)
                         for ic, tip in (("arrow-up", "move up"), ("arrow-down", "move down"), ("trash", "remove")))
@@ -53,6 +71,7 @@ class StepRow:
         self.label.value = draft.label
         self.body.value = draft.body_text
         self.mods.value = draft.modifiers_text
+        self.mods.placeholder, self.mods.tooltip = modifiers_hint(draft.kind)
 
 
 class EditorView:

@@ -44,7 +44,7 @@ import plotly.graph_objects as go
 
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.model import Scenario
-from explorer.ui.common import STORY_HIDDEN_NOTE, escape, story_html
+from explorer.ui.common import STORY_HIDDEN_NOTE, code_notes_title, escape, steps_html, story_html
 from explorer.ui.predict import PREDICT_NOTE
 from explorer.ui.timetravel import WIDGET_ESM, figure_spec, payload_json, plotly_js_source, table_spec
 
@@ -70,6 +70,8 @@ class Page:
     sections: tuple[Section, ...] = ()
     source: str = ""  # what was exported ("preset seed-delete-insert-delete"), said in the footer
     details: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (summary, preformatted text) folds
+    steps: str = ""  # the numbered steps (explorer.ui.common.steps_html), shown in predict mode for the story
+    aside: tuple[str, str] | None = None  # (fold title, Markdown): a scenario's code notes, folded under the story
 
 
 # ------------------------------------------------------------------------------------------------ blocks
@@ -159,13 +161,15 @@ def run_page(result: Any, *, predict: bool = False, source: str = "", readers: A
         scenario = result.scenario
         title, description = scenario.display_title, scenario.description or ""
         details: tuple[tuple[str, str], ...] = (("Scenario as YAML", scenario.to_yaml()),)
+        steps = steps_html(scenario)
+        aside = (code_notes_title(scenario), scenario.code_notes) if scenario.code_notes else None
     else:  # an existing table read through explorer.inspect: no story, its name says what it is
-        title, details = f"Inspected table {result.table_name or 'an Iceberg table'}", ()
+        title, details, steps, aside = f"Inspected table {result.table_name or 'an Iceberg table'}", (), "", None
         description = ("An existing Iceberg table read through its own metadata (`explorer inspect`); Spark's "
                        "read is checked at the table's current snapshot.")
     section = run_section(result, predict=predict, readers=readers)
     return Page(title=title, description=description, sections=(section,),
-                source=source, details=details)
+                source=source, details=details, steps=steps, aside=aside)
 
 
 def _is_compare(obj: Any) -> bool:
@@ -365,6 +369,9 @@ def export(source: Any, path: str | Path, *, predict: bool = False, readers: Any
     return write_page(source, path, **options)
 
 
+_NO_STEPS_NOTE = STORY_HIDDEN_NOTE.rsplit(" The steps", 1)[0]
+
+
 def _script_text(text: str) -> str:
     """Text inside a <script> element: ``</`` cannot close it early (``<\\/`` means the same in JSON and JS)."""
     return text.replace("</", "<\\/")
@@ -417,8 +424,9 @@ def page_html(page: Page, *, plotly_src: str | None = None, full_plotly: bool = 
 </head>
 <body>
 <main class="sx-page">
-{story_html(page.title, None)}<div class="sx-story-body">{story_html(None, page.description)}</div>
-<p class="sx-story-note" style="display:none">{escape(STORY_HIDDEN_NOTE)}</p>
+{story_html(page.title, None)}<div class="sx-story-body">{story_html(None, page.description, aside=page.aside)}</div>
+<p class="sx-story-note" style="display:none">{escape(STORY_HIDDEN_NOTE if page.steps else _NO_STEPS_NOTE)}</p>
+<div class="sx-story-steps" style="display:none">{page.steps}</div>
 {''.join(sections)}
 {details}
 <footer class="sx-footer">Exported by {escape(made_by)}{source} on {when}: the run happened on the real engine

@@ -65,9 +65,10 @@ RENDERERS.run = (root, data, text) => {
   TimeTravelView.render({ model, el: time });
   const last = Math.max(0, data.snapshots - 1);
 
-  function story(hidden) {  // the description tells the answer: hidden in predict mode, as in the app
+  function story(hidden) {  // the description tells the answer: hidden in predict mode (the steps shown instead), as in the app
     for (const e of document.querySelectorAll(".sx-story-body")) e.style.display = hidden ? "none" : "";
     for (const e of document.querySelectorAll(".sx-story-note")) e.style.display = hidden ? "" : "none";
+    for (const e of document.querySelectorAll(".sx-story-steps")) e.style.display = hidden ? "" : "none";
   }
 
   function reveal() {  // the views reach the time-travel widget only now

@@ -227,6 +227,18 @@ export default {
       }
     }
 
+    // The caption and the check line keep the height of the longest one of the run (measured once per result
+    // and width), so a snapshot whose caption wraps does not push the tabs and figures down under the learner.
+    function steady(line, texts) {
+      const key = `${wrap.dataset.payloadId}|${line.clientWidth}`;
+      if (line.dataset.steadyFor === key || !line.clientWidth) return;
+      line.style.minHeight = "";
+      let most = 0;
+      for (const t of texts) { line.textContent = t; most = Math.max(most, line.offsetHeight); }
+      line.style.minHeight = most + "px";
+      line.dataset.steadyFor = key;
+    }
+
     function hideSlot(slot) {
       if (slot.shown) { park(slot.shown); slot.shown = null; }
     }
@@ -252,6 +264,8 @@ export default {
       slider.max = n - 1; slider.value = i;
       slider.setAttribute("aria-valuetext", `snapshot ${i + 1} of ${n}: ${snap.label}`);
       stepLabel.textContent = snap.label;
+      steady(caption, data.snapshots.map((s) => s.caption || ""));
+      steady(check, data.snapshots.map((s) => s.check || ""));
       caption.textContent = snap.caption || "";
       check.textContent = snap.check || "";
       check.classList.toggle("sx-bad", snap.agrees === false);

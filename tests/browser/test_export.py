@@ -204,6 +204,13 @@ def test_a_page_exported_in_predict_mode_opens_with_the_answer_hidden(tab, tmp_p
     assert tab.page.locator(".sx-tt .sx-hidden-note").inner_text() == "Make your prediction above, then press Reveal."
     # The story's description tells the answer ("the delete at 4 ignores the file written at 5"): hidden too.
     assert not tab.page.locator(".sx-story-body").is_visible()
+    # #40: what a prediction needs stays: every step, numbered, with its kind, label and rows or condition.
+    visible = tab.page.locator("body").inner_text()
+    steps = tab.page.locator(".sx-story-steps li")
+    assert steps.count() == len(result.scenario.steps)
+    for step in result.scenario.steps:
+        assert step.label in visible and step.describe() in visible, step.label
+    assert "removes it" not in visible and "rows guessed right" not in visible
     tab.page.screenshot(path=str(artifacts / "export-predict-before.png"))
     rows = ResultViews(result).predictable_rows()
     guesses = tab.page.locator(".sx-guess")
@@ -217,6 +224,7 @@ def test_a_page_exported_in_predict_mode_opens_with_the_answer_hidden(tab, tmp_p
     assert tab.page.locator(".sx-score-head").inner_text() == f"{right} of {len(rows)} rows guessed right"
     assert tab.page.locator(".sx-score li.sx-wrong").count() == len(rows) - right
     assert tab.page.locator(".sx-tt svg.main-svg").count() >= 1 and tab.page.locator(".sx-story-body").is_visible()
+    assert not tab.page.locator(".sx-story-steps").is_visible()  # the story is back: the steps are in the editor
     tab.page.screenshot(path=str(artifacts / "export-predict-revealed.png"), full_page=True)
     tab.assert_clean()
 

@@ -6,7 +6,9 @@ or a module names exists; README and docs/ carry no dated or load-figure lines (
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import tomllib
 from pathlib import Path
 
@@ -84,10 +86,23 @@ def _referencing_files() -> list[Path]:
               for p in sorted((ROOT / folder).rglob("*.py")))]
 
 
+def _prose(path: Path) -> str:
+    """What a reader reads in ``path``: all of a Markdown file; a module's docstrings and comments (a string in
+    code, such as a test's made-up ``explorer/...`` in a temporary tree, names no file of the repository)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".py":
+        return text
+    parts = [ast.get_docstring(node, clean=False) or "" for node in ast.walk(ast.parse(text))
+             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))]
+    parts += [tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+              if tok.type == tokenize.COMMENT]
+    return "\n".join(parts)
+
+
 def test_every_file_a_doc_or_a_module_names_exists() -> None:
     missing = []
     for path in _referencing_files():
-        for match in _REFERENCE.finditer(path.read_text(encoding="utf-8")):
+        for match in _REFERENCE.finditer(_prose(path)):
             reference = match.group(1).rstrip(".")
             if "*" not in reference and not (ROOT / reference).exists():
                 missing.append(f"{path.relative_to(ROOT)} names {reference}")
@@ -116,9 +131,12 @@ def test_readme_and_docs_carry_no_dated_or_load_figure_lines() -> None:
     assert dated == []
 
 
-def test_the_measures_can_fail() -> None:
+def test_the_measures_can_fail(tmp_path: Path) -> None:
     """Each scan finds what it looks for in a made-up case (so an empty answer above means something)."""
-    assert _REFERENCE.search("see `explorer/" + "no/such_module.py` here")  # split: this file is scanned too
+    module = tmp_path / "m.py"
+    module.write_text('"""Read docs/' + 'nowhere.md."""\n# and tests/' + 'gone.py\nX = "explorer/' + 'code.py"\n')
+    assert _REFERENCE.findall(_prose(module)) == ["docs/" + "nowhere.md", "tests/" + "gone.py"]
+    assert _REFERENCE.search("see `explorer/no/such_module.py` here")  # a string in code: not scanned itself
     assert not _REFERENCE.search("a built page: docs/index.html")
     assert _DATED.search("measured 2026-11-25 at load 3") and _DATED.search("on a quiet 2-core machine")
     assert not _DATED.search("sequence number 5 was loaded")

@@ -13,6 +13,7 @@ from explorer.iceberg.figures.common import (
     LIGHT, MAX_MATRIX_SIDE, OUTCOME_CODES, OUTCOME_COLORS, OUTCOME_SHORT, PLANNER_SHORT, PRUNING_WORDS, explain,
     rows_removed, trace_by_role)
 from explorer.iceberg.planner import plan_cells
+from explorer.iceberg.resolution import Outcome
 from explorer.iceberg.result import SnapshotView
 
 
@@ -33,6 +34,7 @@ def decision_matrix_figure(source: Any, at: Selector | SnapshotView = None) -> g
     cd = np.empty(shape, dtype=object)
     small = len(data_ids) * len(delete_ids) <= 400
     removed = rows_removed(ex.fates)
+    removing: list[tuple[int, int]] = []  # the cells whose delete removes rows: outlined, they decide the answer
     # The planner's view of each shown cell (only those: a large state has millions of pairs).
     shown_data, shown_deletes = set(data_ids), set(delete_ids)
     planned = plan_cells(state, [f for f in state.data_files if f.id in shown_data],
@@ -46,7 +48,7 @@ def decision_matrix_figure(source: Any, at: Selector | SnapshotView = None) -> g
         z[i, j] = OUTCOME_CODES[d.outcome]
         if small:
             test = f"{d.comparison} is {'true' if d.applies else 'false'}" if d.comparison else ""
-            removes = (f"removes {n_removed} row{'' if n_removed == 1 else 's'}" if n_removed
+            removes = (f"<b>removes {n_removed} row{'' if n_removed == 1 else 's'}</b>" if n_removed
                        else "removes 0 rows: none matches")  # applies, yet no row of the file is listed
             text[i, j] = OUTCOME_SHORT[d.outcome] + (f"<br>{test}" if d.outcome.in_scope and test else "") + \
                 (f"<br>{removes}" if d.applies else "") + \
@@ -54,25 +56,29 @@ def decision_matrix_figure(source: Any, at: Selector | SnapshotView = None) -> g
                 + "</i>"
         cd[i, j] = [d.outcome.value, d.rule.value, d.comparison, d.reason, d.applies, n_removed,
                     p.attachment.value, None if p.pruned_by is None else p.pruned_by.value, p.reason]
+        if n_removed:
+            removing.append((i, j))
     # A discrete colour scale: each code gets its own band.
     n = len(OUTCOME_CODES)
     scale = []
     for outcome, code in sorted(OUTCOME_CODES.items(), key=lambda kv: kv[1]):
         scale += [[code / n, OUTCOME_COLORS[outcome]], [(code + 1) / n, OUTCOME_COLORS[outcome]]]
-    ticks = sorted(OUTCOME_CODES.items(), key=lambda kv: kv[1])
     heatmap = {  # a plain dict: the figure validates (and copies) the arrays once, not twice
         "type": "heatmap", "z": z, "x": delete_ids, "y": data_ids, "text": text,
         "texttemplate": "%{text}" if small else None, "customdata": cd, "zmin": 0, "zmax": n,
         "textfont": {"size": 13 if len(delete_ids) <= 4 else 11},  # readable in the large cells of a small matrix
-        "colorscale": scale, "xgap": 2, "ygap": 2, "hoverongaps": False,
-        "colorbar": {"tickvals": [c + 0.5 for _, c in ticks], "ticktext": [OUTCOME_SHORT[o] for o, _ in ticks]},
+        "colorscale": scale, "xgap": 2, "ygap": 2, "hoverongaps": False, "showscale": False,
         "hovertemplate": "<b>%{x} → %{y}</b>: %{customdata[0]} (%{customdata[1]} rule, %{customdata[2]})"
                          "<br>%{customdata[3]}<br><i>planner: %{customdata[8]}</i><extra></extra>",
         "meta": {"role": "decision-matrix",
                  "fields": ["outcome", "rule", "comparison", "reason", "applies", "rows_removed",
                             "planner", "pruned_by", "planner_reason"],
                  "codes": {o.value: c for o, c in OUTCOME_CODES.items()}}}
-    fig = go.Figure(data=[heatmap], layout={"template": LIGHT})
+    present = {d.outcome for d in ex.decisions if d.data_file in row_of and d.delete_file in col_of}
+    fig = go.Figure(data=[heatmap, *_legend(present, bool(removing))], layout={"template": LIGHT})
+    for i, j in removing:
+        fig.add_shape(type="rect", x0=j - 0.47, x1=j + 0.47, y0=i - 0.47, y1=i + 0.47, xref="x", yref="y",
+                      line={"color": REMOVES_OUTLINE, "width": 4}, layer="above")
     title = (f"Which delete file (columns) applies to which data file (rows), at sequence "
              f"{ex.snapshot.sequence_number}")
     if cut_rows or cut_cols:
@@ -89,9 +95,28 @@ def decision_matrix_figure(source: Any, at: Selector | SnapshotView = None) -> g
                       height=max(300, min(1400, (200 + 76 * len(data_ids)) if small else 160 + 44 * len(data_ids))),
                       margin={"l": 10, "r": 10, "t": 110 if small and delete_ids else 60, "b": 40},
                       meta={"kind": "decision-matrix", "sequence_number": ex.snapshot.sequence_number})
+    fig.update_layout(legend={"orientation": "h", "x": 0, "y": -0.02, "yanchor": "top", "itemsizing": "constant"})
     fig.update_xaxes(side="top", type="category")
     fig.update_yaxes(autorange="reversed", type="category")
     return fig
+
+
+REMOVES_OUTLINE = "#0d3b12"  # the outline of a cell whose delete removes rows
+
+
+def _legend(present: set[Outcome], removing: bool) -> list[dict]:
+    """One legend entry per outcome the matrix shows (no colour bar listing outcomes it does not have), and one
+    for the outline of a cell that removes rows."""
+    entries = [{"type": "scatter", "x": [None], "y": [None], "mode": "markers", "name": OUTCOME_SHORT[o],
+                "marker": {"symbol": "square", "size": 14, "color": OUTCOME_COLORS[o]}, "hoverinfo": "skip",
+                "meta": {"role": "legend", "outcome": o.value}}
+               for o in sorted(present, key=OUTCOME_CODES.__getitem__)]
+    if removing:
+        entries.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers",
+                        "name": "outlined: removes rows", "hoverinfo": "skip", "meta": {"role": "legend"},
+                        "marker": {"symbol": "square-open", "size": 14, "color": REMOVES_OUTLINE,
+                                   "line": {"width": 3}}})
+    return entries
 
 
 def matrix_cell(fig: go.Figure, data_file: str, delete_file: str) -> dict | None:

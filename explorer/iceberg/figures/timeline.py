@@ -1,9 +1,15 @@
 """The sequence-number timeline: files as lanes over sequence numbers, a connector for every in-scope
-(delete file, data file) pair, green where the delete applies and grey where the sequence numbers rule it out."""
+(delete file, data file) pair, green where the delete applies and grey where the sequence numbers rule it out.
+
+The frame is the run's, not the snapshot's: every snapshot of one run draws the same x range (the run's sequence
+numbers, later steps greyed), the same lanes in the same order (a file not written yet leaves its lane empty) and
+the same height, so moving the slider never moves what is already drawn.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,11 +18,72 @@ import plotly.graph_objects as go
 from explorer.engine import Selector
 from explorer.iceberg.figures.common import (
     APPLIES_COLOR, CONNECTOR_FIELDS, DATA_COLOR, DELETE_COLORS, DELETE_SYMBOLS, FILE_FIELDS, IGNORED_COLOR,
-    LANE_LABELS_UP_TO, LIGHT, MAX_CONNECTORS, Polylines, SAME_COMMIT_COLOR, explain, file_caption, hover_lines,
-    rows_removed, scatter_trace, sequence_ticks)
-from explorer.iceberg.capture import Capture, FileContent, FileRecord, Lifespans
+    LANE_LABELS_UP_TO, LIGHT, MAX_CONNECTORS, Explained, Polylines, SAME_COMMIT_COLOR, explain, file_caption,
+    hover_lines, rows_removed, scatter_trace, sequence_ticks)
+from explorer.iceberg.capture import Capture, FileContent, FileRecord, Lifespans, SnapshotRecord
 from explorer.iceberg.resolution import Decision, Outcome
 from explorer.iceberg.result import SnapshotView
+
+_DELETE_CONTENTS = (FileContent.EQUALITY_DELETES, FileContent.POSITION_DELETES, FileContent.DELETION_VECTOR)
+_LATER = "#b0b0b0"  # tick labels of steps after the snapshot on screen
+
+
+@dataclass(frozen=True)
+class RunFrame:
+    """What stays put on every snapshot of one run: the lanes (every file the run writes, data files first, each
+    group in order of birth), the x axis (every sequence number of the run) and the room the legend needs."""
+
+    lanes: tuple[FileRecord, ...]
+    last: SnapshotRecord
+    legend_rows: int
+
+    @classmethod
+    def of(cls, capture: Capture) -> "RunFrame":
+        last = max(capture.snapshots, key=lambda s: s.ordinal)
+        files = Lifespans(capture, last).born_files()
+        lanes = tuple([f for f in files if not f.is_delete] + [f for f in files if f.is_delete])
+        return cls(lanes, last, max(2, -(-_legend_entries(lanes) // 2)))
+
+    @property
+    def lane(self) -> dict[str, int]:
+        return {f.id: i for i, f in enumerate(self.lanes)}
+
+    @property
+    def labels(self) -> bool:
+        return len(self.lanes) <= LANE_LABELS_UP_TO
+
+
+def _legend_entries(files: Sequence[FileRecord]) -> int:
+    """How many legend entries the run could need at any snapshot (the legend's room is the same at each)."""
+    data = [f for f in files if not f.is_delete]
+    deletes = {f.content for f in files if f.is_delete}
+    return (1 + any(f.removed_snapshot_id is not None for f in data)
+            + any(f.sequence_number != f.file_sequence_number for f in data)
+            + len(deletes) + (4 if deletes else 0))
+
+
+@dataclass(frozen=True)
+class _Drawing:
+    """One snapshot drawn in its run's frame: the files born by then, where each lane is, which files are live."""
+
+    ex: Explained
+    frame: RunFrame
+    born: tuple[FileRecord, ...]
+    life: Lifespans
+    live_ids: frozenset[str]
+
+    @property
+    def end(self) -> float:
+        """Where a live file's bar stops: just after the snapshot on screen."""
+        return self.ex.snapshot.sequence_number + 0.45
+
+    @property
+    def trace(self) -> Any:
+        return scatter_trace(len(self.born))
+
+    def row(self, f: FileRecord) -> list:
+        return [f.id, f.content.value, f.sequence_number, f.file_sequence_number, self.life.born(f),
+                self.life.removed(f), f.id in self.live_ids]
 
 
 def timeline_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figure:
@@ -24,113 +91,122 @@ def timeline_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figur
 
     Green solid: the delete applies. Grey dashed: in scope but ignored because it is not newer (by sequence
     number) than the data. A hollow circle marks a data file's *data* sequence number where it differs from
-    the commit that wrote the file (compaction keeps the starting sequence number).
+    the commit that wrote the file (compaction keeps the starting sequence number). Lanes, x range and height
+    are the run's (:class:`RunFrame`): the same at every snapshot.
     """
     ex = explain(source, at)
-    capture, snap = ex.capture, ex.snapshot
-    if capture is None:
+    if ex.capture is None:
         raise TypeError("timeline_figure needs the run (a result or Capture), not a bare snapshot view")
-    snapshots = [s for s in capture.snapshots if s.ordinal <= snap.ordinal]
-    life = Lifespans(capture, snap)
-    born_all = life.born_files()
-    # Data files on top, delete files below, each group in order of birth: connectors run upwards.
-    born = [f for f in born_all if not f.is_delete] + [f for f in born_all if f.is_delete]
-    lane = {f.id: i for i, f in enumerate(born)}
-    live_ids = {f.id for f in ex.state.data_files} | {f.id for f in ex.state.delete_files}
-    end = snap.sequence_number + 0.45
-    trace_cls = scatter_trace(len(born))
-    n_fields = len(FILE_FIELDS)
+    frame = RunFrame.of(ex.capture)
+    life = Lifespans(ex.capture, ex.snapshot)
+    born_ids = {f.id for f in life.born_files()}
+    live = frozenset({f.id for f in ex.state.data_files} | {f.id for f in ex.state.delete_files})
+    d = _Drawing(ex, frame, tuple(f for f in frame.lanes if f.id in born_ids), life, live)
+    removed = rows_removed(ex.fates)
+    connectors, hidden, in_scope = _connector_traces(d, removed)
+    traces = [*_data_traces(d), *_delete_traces(d, removed), *connectors]
+    fig = go.Figure(data=traces, layout={"template": LIGHT})  # one validation pass, not one per add_trace
+    _lay_out(fig, d, hidden, in_scope)
+    return fig
 
-    def file_row(f: FileRecord) -> list:
-        return [f.id, f.content.value, f.sequence_number, f.file_sequence_number, life.born(f), life.removed(f),
-                f.id in live_ids]
 
-    traces: list = []
-    # Data file lifespans: one trace for live files, one for files already removed at this snapshot.
+def _data_traces(d: _Drawing) -> list[dict]:
+    """Data file lifespans (one trace for live files, one for files already removed at this snapshot), and a
+    hollow marker with a dotted link where a data file's data sequence number differs from its file's."""
+    lane, n_fields, traces = d.frame.lane, len(FILE_FIELDS), []
     for live in (True, False):
         bars = Polylines(n_fields)
-        for f in born:
-            if f.is_delete or (f.id in live_ids) != live:
+        for f in d.born:
+            if f.is_delete or (f.id in d.live_ids) != live:
                 continue
-            start, stop = life.born(f), life.removed(f)
-            bars.add([start, end if stop is None else max(stop, start + 0.15)], [lane[f.id]] * 2, file_row(f))
+            start, stop = d.life.born(f), d.life.removed(f)
+            bars.add([start, d.end if stop is None else max(stop, start + 0.15)], [lane[f.id]] * 2, d.row(f))
         if bars:
-            traces.append(trace_cls(
+            traces.append(d.trace(
                 **bars.arrays(), mode="lines", name="data file" + ("" if live else " (removed)"),
-                line={"color": DATA_COLOR, "width": 10 if len(born) <= LANE_LABELS_UP_TO else 3},
-                opacity=1.0 if live else 0.3,
+                line={"color": DATA_COLOR, "width": 10 if d.frame.labels else 3}, opacity=1.0 if live else 0.3,
                 hovertemplate="%{customdata[0]}: data file, sequence %{customdata[2]} "
                               "(file sequence %{customdata[3]})<extra></extra>",
                 meta={"role": "data-file", "live": live, "fields": list(FILE_FIELDS)}))
-
-    # Data sequence number differs from file sequence number: a hollow marker and a dotted link.
     moved = Polylines(n_fields)
-    for f in born:
+    for f in d.born:
         if not f.is_delete and f.sequence_number != f.file_sequence_number:
-            moved.add([f.sequence_number, f.file_sequence_number], [lane[f.id]] * 2, file_row(f))
+            moved.add([f.sequence_number, f.file_sequence_number], [lane[f.id]] * 2, d.row(f))
     if moved:
-        traces.append(trace_cls(
+        traces.append(d.trace(
             **moved.arrays(), mode="lines+markers", name="data seq ≠ file seq",
             line={"color": DATA_COLOR, "dash": "dot", "width": 2},
             marker={"symbol": "circle-open", "size": 13, "color": DATA_COLOR, "line": {"width": 2}},
             hovertemplate="%{customdata[0]}: data sequence number %{customdata[2]} is what delete rules compare; "
                           "the file was written at %{customdata[3]}<extra></extra>",
             meta={"role": "data-sequence", "fields": list(FILE_FIELDS)}))
+    return traces
 
-    # Delete files: a thin lifespan line and a marker at their sequence number, whose hover box lists every data
-    # file the delete is in scope of, one short line each (a narrow box beside the marker, not over the lanes).
-    removed = rows_removed(ex.fates)
-    pairs_of = _pairs_by_delete(ex.decisions, removed)
-    for content in (FileContent.EQUALITY_DELETES, FileContent.POSITION_DELETES, FileContent.DELETION_VECTOR):
-        files = [f for f in born if f.content is content]
+
+def _delete_traces(d: _Drawing, removed: Mapping[tuple[str, str], int]) -> list[dict]:
+    """Delete files: a marker at their sequence number (its hover box lists every data file the delete is in
+    scope of, one short line each) and a thin line while the file is live. The legend entry is the line's, drawn
+    with the marker at its start (◆—), so both marks are in the legend; clicking it hides both."""
+    lane, n_fields, traces = d.frame.lane, len(FILE_FIELDS), []
+    pairs_of = _pairs_by_delete(d.ex.decisions, removed)
+    for content in _DELETE_CONTENTS:
+        files = [f for f in d.born if f.content is content]
         if not files:
             continue
+        name, color = content.value.replace("_", " "), DELETE_COLORS[content]
         spans = Polylines(n_fields)
         for f in files:
-            stop = life.removed(f)
-            spans.add([f.sequence_number, end if stop is None else stop], [lane[f.id]] * 2, file_row(f))
+            stop = d.life.removed(f)
+            spans.add([f.sequence_number, d.end if stop is None else stop], [lane[f.id]] * 2, d.row(f))
+        arrays = spans.arrays()
+        traces.append(d.trace(
+            **arrays, mode="lines+markers", name=f"{name} (◆ written, line while live)", legendgroup=name,
+            line={"color": color, "width": 1}, opacity=0.5, hoverinfo="skip",
+            marker={"symbol": DELETE_SYMBOLS[content], "color": color, "size": np.zeros(len(arrays["x"]))},
+            meta={"role": "delete-lifespan", "fields": list(FILE_FIELDS)}))
         cd = np.empty((len(files), n_fields), dtype=object)
         for i, f in enumerate(files):
-            cd[i] = file_row(f)
-        color = DELETE_COLORS[content]
-        traces.append(trace_cls(**spans.arrays(), mode="lines", line={"color": color, "width": 1}, opacity=0.5,
-                                hoverinfo="skip", showlegend=False,
-                                meta={"role": "delete-lifespan", "fields": list(FILE_FIELDS)}))
-        traces.append(trace_cls(
+            cd[i] = d.row(f)
+        traces.append(d.trace(
             x=np.array([f.sequence_number for f in files], dtype=float),
             y=np.array([lane[f.id] for f in files], dtype=float), customdata=cd, mode="markers",
-            name=content.value.replace("_", " "),
-            marker={"symbol": DELETE_SYMBOLS[content], "size": 14 if len(born) <= LANE_LABELS_UP_TO else 6,
-                        "color": color, "opacity": [1.0 if f.id in live_ids else 0.3 for f in files]},
+            name=name, legendgroup=name, showlegend=False,
+            marker={"symbol": DELETE_SYMBOLS[content], "size": 14 if d.frame.labels else 6,
+                    "color": color, "opacity": [1.0 if f.id in d.live_ids else 0.3 for f in files]},
             hovertext=[pairs_of.get(f.id, "") for f in files],
-            hovertemplate="<b>%{customdata[0]}</b>: " + content.value.replace("_", " ") +
-                          " at sequence %{customdata[2]}%{hovertext}<extra></extra>",
+            hovertemplate=f"<b>%{{customdata[0]}}</b>: {name} at sequence %{{customdata[2]}}%{{hovertext}}"
+                          "<extra></extra>",
             meta={"role": "delete-file", "content": content.value, "fields": list(FILE_FIELDS)}))
+    return traces
 
-    # Connectors: delete marker → data file's data sequence number, for every in-scope decision. Applying
-    # deletes that actually remove rows of that file are drawn bold; the rest of the scope stays thin.
-    in_scope = [d for d in ex.decisions if d.outcome.in_scope]
-    hidden = max(0, len(in_scope) - MAX_CONNECTORS)
+
+_CONNECTOR_STYLES = (  # (applies, removes rows, legend name, line style)
+    (True, True, "delete applies, removes rows", {"color": APPLIES_COLOR, "width": 3.5, "dash": "solid"}),
+    (True, False, "delete applies (no row matches)", {"color": APPLIES_COLOR, "width": 1.2, "dash": "solid"}),
+    (False, False, "ignored by sequence", {"color": IGNORED_COLOR, "width": 1.8, "dash": "dash"}),
+)
+
+
+def _connector_traces(d: _Drawing, removed: Mapping[tuple[str, str], int]) -> tuple[list[dict], int, int]:
+    """Connectors from a delete marker to a data file's data sequence number, for every in-scope decision (bold
+    where the delete removes rows of that file), and the ring of a same-commit pair; with how many connectors
+    were left out (over MAX_CONNECTORS) and how many are in scope."""
+    lane, traces = d.frame.lane, []
+    in_scope = [x for x in d.ex.decisions if x.outcome.in_scope]
     shown = in_scope[:MAX_CONNECTORS]
     fan = _fan_out(shown, lane)
     conn_cls = scatter_trace(len(shown) * 2)
-    styles = (  # (applies, removes rows, legend name, line style)
-        (True, True, "delete applies, removes rows", {"color": APPLIES_COLOR, "width": 3.5, "dash": "solid"}),
-        (True, False, "delete applies (no row matches)", {"color": APPLIES_COLOR, "width": 1.2,
-                                                          "dash": "solid"}),
-        (False, False, "ignored by sequence", {"color": IGNORED_COLOR, "width": 1.8, "dash": "dash"}),
-    )
-    for applies, removes, name, line in styles:
+    for applies, removes, name, line in _CONNECTOR_STYLES:
         lines = Polylines(len(CONNECTOR_FIELDS))
-        for d in shown:
-            n_removed = removed.get((d.data_file, d.delete_file), 0)
-            if d.applies != applies or (n_removed > 0) != removes or d.data_file not in lane \
-                    or d.delete_file not in lane:
+        for x in shown:
+            n_removed = removed.get((x.data_file, x.delete_file), 0)
+            if x.applies != applies or (n_removed > 0) != removes or x.data_file not in lane \
+                    or x.delete_file not in lane:
                 continue
-            row = [d.data_file, d.delete_file, d.applies, d.outcome.value, d.rule.value, d.comparison, d.reason,
-                   n_removed, hover_lines(d.reason, 60)]
-            lines.add(*_curve(d.delete_sequence_number, lane[d.delete_file], d.data_sequence_number,
-                              lane[d.data_file], fan.get((d.delete_file, d.data_file), 0.0)), row)
+            row = [x.data_file, x.delete_file, x.applies, x.outcome.value, x.rule.value, x.comparison, x.reason,
+                   n_removed, hover_lines(x.reason, 60)]
+            lines.add(*_curve(x.delete_sequence_number, lane[x.delete_file], x.data_sequence_number,
+                              lane[x.data_file], fan.get((x.delete_file, x.data_file), 0.0)), row)
         if lines:
             traces.append(conn_cls(
                 **lines.arrays(), mode="lines", name=name, line=line, opacity=1.0 if removes or not applies else 0.6,
@@ -139,52 +215,60 @@ def timeline_figure(source: Any, at: Selector | SnapshotView = None) -> go.Figur
                               "<br>%{customdata[8]}<extra></extra>",
                 meta={"role": "connector", "applies": applies, "removes_rows": removes,
                       "fields": list(CONNECTOR_FIELDS)}))
-
     # A delete and a data file of the same commit (an upsert): their connector has no length, so the case the
     # strict "<" exists for would be a dot. It gets a marker of its own on the data file's lane.
-    same = [d for d in shown if not d.applies and d.data_sequence_number == d.delete_sequence_number
-            and d.outcome is Outcome.IGNORED_BY_SEQUENCE and d.data_file in lane]
+    same = [x for x in shown if not x.applies and x.data_sequence_number == x.delete_sequence_number
+            and x.outcome is Outcome.IGNORED_BY_SEQUENCE and x.data_file in lane]
     if same:
         traces.append(scatter_trace(len(same))(
-            x=[d.data_sequence_number for d in same], y=[lane[d.data_file] for d in same], mode="markers",
+            x=[x.data_sequence_number for x in same], y=[lane[x.data_file] for x in same], mode="markers",
             name="same sequence number: n < n, ignored",
             marker={"symbol": "circle-open", "size": 18, "line": {"width": 3}, "color": SAME_COMMIT_COLOR},
-            customdata=[[d.data_file, d.delete_file, d.comparison, hover_lines(d.reason)] for d in same],
+            customdata=[[x.data_file, x.delete_file, x.comparison, hover_lines(x.reason)] for x in same],
             hovertemplate="<b>%{customdata[1]} → %{customdata[0]}</b>: %{customdata[2]}, ignored"
                           "<br>%{customdata[3]}<extra></extra>",
-            meta={"role": "same-sequence", "pairs": [[d.delete_file, d.data_file] for d in same]}))
+            meta={"role": "same-sequence", "pairs": [[x.delete_file, x.data_file] for x in same]}))
+    return traces, max(0, len(in_scope) - MAX_CONNECTORS), len(in_scope)
 
-    # The legend wraps two or three entries a row (two when their names are long): the top margin grows with
-    # it, so it never covers the title.
-    entries = sum(1 for t in traces if t.get("showlegend", True) is not False and t.get("name"))
-    legend_rows = max(2, -(-entries // 2))
-    fig = go.Figure(data=traces, layout={"template": LIGHT})  # one validation pass, not one per add_trace
-    tickvals, ticktext = sequence_ticks(snapshots)
-    labels = len(born) <= LANE_LABELS_UP_TO
+
+def _lay_out(fig: go.Figure, d: _Drawing, hidden: int, in_scope: int) -> None:
+    """Title, legend and axes in the run's frame: the same range, lanes and height at every snapshot."""
+    frame, snap = d.frame, d.ex.snapshot
     title = f"Sequence timeline at snapshot {snap.ordinal} (sequence {snap.sequence_number})"
     if hidden:
-        title += f" — {hidden:,} of {len(in_scope):,} connectors not drawn (see Decisions)"
+        title += f" — {hidden:,} of {in_scope:,} connectors not drawn (see Decisions)"
+    rows = frame.legend_rows
     fig.update_layout(
         title={"text": title, "x": 0.01}, hovermode="closest",
         # lanes of 34 px under the title and legend (their margin), above the wrapped step titles (~110 px)
-        height=max(320, min(1600, 64 + 24 * legend_rows + 110 + 34 * len(born))) if labels else 900,
+        height=max(320, min(1600, 64 + 24 * rows + 110 + 34 * len(frame.lanes))) if frame.labels else 900,
         # A wide right margin and visible overflow: the last snapshot's rotated label must not be cut off.
         # The legend sits between the title and the plot: below it, wrapped tick labels and the axis title
         # would have to guess its distance (and overlapped it).
-        margin={"l": 10, "r": 70, "t": 64 + 24 * legend_rows, "b": 40},
+        margin={"l": 10, "r": 70, "t": 64 + 24 * rows, "b": 40},
         # constant symbols: the same-commit ring (18 px) would make its legend row taller than counted here
         legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom",
                 "itemsizing": "constant"},
         meta={"kind": "timeline", "snapshot_id": snap.snapshot_id, "sequence_number": snap.sequence_number,
-              "lanes": [f.id for f in born], "connectors_hidden": hidden})
+              "lanes": [f.id for f in d.born], "lane_order": [f.id for f in frame.lanes],
+              "connectors_hidden": hidden})
+    capture = d.ex.capture
+    assert capture is not None  # timeline_figure refuses a bare snapshot view
+    run = [s for s in capture.snapshots if s.ordinal <= frame.last.ordinal]
+    tickvals, ticktext = sequence_ticks(run)
+    ticktext = [t if v <= snap.sequence_number else f"<span style='color:{_LATER}'>{t}</span>"
+                for v, t in zip(tickvals, ticktext)]
     fig.update_xaxes(title_text="sequence number", tickvals=tickvals, ticktext=ticktext,
                      ticklabeloverflow="allow", automargin=True,
-                     range=[min(tickvals, default=0) - 0.6, end + 0.3], zeroline=False,
+                     range=[min(tickvals, default=0) - 0.6, frame.last.sequence_number + 0.75], zeroline=False,
                      showgrid=True, gridcolor="#eeeeee")
-    fig.update_yaxes(tickvals=list(range(len(born))) if labels else None,
-                     ticktext=[file_caption(f, {g.path.rsplit("/", 1)[-1]: g.id for g in born}) for f in born] if labels else None,
-                     showticklabels=labels, autorange="reversed", showgrid=False, zeroline=False)
-    return fig
+    ids = {g.path.rsplit("/", 1)[-1]: g.id for g in frame.lanes}
+    born = {f.id for f in d.born}
+    fig.update_yaxes(tickvals=list(range(len(frame.lanes))) if frame.labels else None,
+                     ticktext=[file_caption(f, ids) if f.id in born else "" for f in frame.lanes]
+                     if frame.labels else None,
+                     range=[max(len(frame.lanes), 1) - 0.5, -0.5], showticklabels=frame.labels, showgrid=False,
+                     zeroline=False)
 
 
 def _pairs_by_delete(decisions: Iterable[Decision], removed: Mapping[tuple[str, str], int],

@@ -74,3 +74,30 @@ def test_timeline_of_a_key_with_undefined_order_says_so_not_retracted():
     fig = key_timeline_figure(result, dict(undefined[0].key))
     assert "ORDER UNDEFINED" in fig.layout.title.text
     assert "retracted" not in fig.layout.title.text
+
+
+def test_the_app_timeline_draws_every_key_and_the_step_on_screen(paimon_preset_result):
+    """#40: the Timeline tab followed the busiest key only (pk=1 at every snapshot): at "Newer event for product
+    2" nothing of product 2 was drawn, and the full compaction changed no visible view. Now every key has a lane,
+    the step on screen's records are outlined (or a compaction's files and levels named), and the frame is the
+    run's at every snapshot."""
+    from explorer.engine import At
+    from explorer.paimon.figures import keys_timeline_figure
+
+    result = paimon_preset_result("paimon-late-arriving-event")
+    points = result.points()
+    figs = {p.label: keys_timeline_figure(result, At(snapshot_id=p.snapshot_id)) for p in points}
+    frames = {(tuple(f.layout.xaxis.range), f.layout.height, tuple(f.layout.meta["lanes"])) for f in figs.values()}
+    assert len(frames) == 1, frames
+    assert next(iter(frames))[2] == ("pk=1", "pk=2")
+
+    def written(fig):
+        return {k for t in fig.data if (t.meta or {}).get("role") == "record" and t.meta["written"]
+                for k in t.meta["keys"]}
+
+    newer = figs["Newer event for product 2"]
+    assert written(newer) == {"pk=2"} and "pk=2" in newer.layout.meta["step"]
+    compaction = figs["Full compaction"]
+    assert compaction.layout.meta["step"].startswith("compaction") and written(compaction) == set()
+    assert compaction.layout.title.text != newer.layout.title.text
+    assert "level" in compaction.layout.meta["step"] or "pypaimon" in compaction.layout.meta["step"]

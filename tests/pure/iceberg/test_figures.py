@@ -309,3 +309,51 @@ def test_what_a_commit_changed_in_the_seed_story(seed_capture):
     assert len(appear) == 1 and "new-500" in appear[0]["what"]
     rows = F.table_rows(F.changes_figure(result, 5, 6))
     assert [r["change"] for r in rows] == [i["change"] for i in items] and rows[0]["what"].startswith("E2")
+
+
+def test_the_timeline_keeps_its_frame_at_every_snapshot(seed_capture):
+    """#40: moving the slider moves nothing already drawn: the x range, the height, the top margin (the legend's
+    room) and the lanes' order are the run's; a file not written yet leaves its lane empty, later steps' ticks
+    are greyed."""
+    figs = [F.timeline_figure(seed_capture, At(sequence_number=s.sequence_number)) for s in seed_capture.snapshots]
+    frames = {(tuple(f.layout.xaxis.range), f.layout.height, f.layout.margin.t, tuple(f.layout.yaxis.range),
+               tuple(f.layout.meta["lane_order"]), tuple(f.layout.xaxis.tickvals)) for f in figs}
+    assert len(frames) == 1, frames
+    at4, last = figs[3], figs[-1]
+    assert at4.layout.meta["lane_order"] == ["D1", "D2", "D3", "D4", "E1", "E2"]
+    # E1 sits on its lane of the whole run (4), not on the 4th lane of the files born by then
+    assert [y for _, y in _xy_of(at4, "delete-file", file="E1")] == [4]
+    assert at4.layout.yaxis.ticktext[3] == "" and "D4" in last.layout.yaxis.ticktext[3]
+    assert "color" in at4.layout.xaxis.ticktext[-1] and "color" not in last.layout.xaxis.ticktext[-1]
+
+
+def test_every_mark_of_the_timeline_is_in_its_legend(seed_capture):
+    """The thin line after each ◆ (a delete file while it is live) has a legend entry drawn with the ◆."""
+    fig = F.timeline_figure(seed_capture)
+    lifespans = F.trace_by_role(fig, "delete-lifespan")
+    assert lifespans and all(t.showlegend is not False and "◆" in t.name and t.mode == "lines+markers"
+                             for t in lifespans)
+    markers = F.trace_by_role(fig, "delete-file")
+    assert {t.legendgroup for t in markers} == {t.legendgroup for t in lifespans}
+    unnamed = [t.meta.get("role") for t in fig.data if t.showlegend is False and t.legendgroup is None]
+    assert unnamed == [], unnamed
+
+
+def test_the_decisive_cells_of_the_decisions_stand_out_and_the_legend_lists_what_is_there(seed_capture):
+    """#40: a cell whose delete removes rows is outlined (not the same green as "applies, removes 0 rows"); the
+    legend names the outcomes the matrix shows, no others, and the outline."""
+    from explorer.iceberg.figures.matrix import REMOVES_OUTLINE
+
+    fig = F.decision_matrix_figure(seed_capture)
+    hm = F.trace_by_role(fig, "decision-matrix")[0]
+    fields = hm.meta["fields"]
+    removing = {(hm.y[i], hm.x[j]) for i in range(len(hm.y)) for j in range(len(hm.x))
+                if hm.customdata[i][j] is not None and hm.customdata[i][j][fields.index("rows_removed")]}
+    outlined = {(hm.y[round((s.y0 + s.y1) / 2)], hm.x[round((s.x0 + s.x1) / 2)]) for s in fig.layout.shapes
+                if s.line.color == REMOVES_OUTLINE}
+    assert removing and outlined == removing
+    shown = {hm.customdata[i][j][0] for i in range(len(hm.y)) for j in range(len(hm.x))
+             if hm.customdata[i][j] is not None}
+    legend = [t for t in fig.data if (t.meta or {}).get("role") == "legend"]
+    assert {t.meta.get("outcome") for t in legend} - {None} == shown
+    assert hm.showscale is False and any("removes rows" in t.name for t in legend)

@@ -371,7 +371,7 @@ def test_stale_information_goes_when_it_stops_being_true(seed_capture):
     app._set_progress("done: 6 snapshots")
     assert "engine" not in app.w_progress_label.value.split(">", 1)[1]  # only in the tooltip
     assert "data-engine-s='3.200'" in app.w_progress_label.value
-    assert app.w_progress.layout.visibility == "hidden"
+    assert app.w_progress.layout.display == "none"  # no room taken: the line sits beside the buttons
 
 
 def test_the_picker_lists_presets_by_chapter_with_a_line_each():
@@ -388,3 +388,24 @@ def test_the_picker_lists_presets_by_chapter_with_a_line_each():
     assert chapters[:chapters.index("more")] == sorted(chapters[:chapters.index("more")])  # numbered as read
     app.select_preset("regression-v3-one-puffin-many-dvs")  # still loads by name; the picker goes blank
     assert app.w_preset.value is None and app.scenario().name == "regression-v3-one-puffin-many-dvs"
+
+
+def test_predict_mode_shows_every_step_and_hides_only_the_outcome(seed_capture):
+    """#40: a prediction needs the steps: predict mode shows each step's number, kind, label and rows or
+    condition (in place of the story, which tells the answer) and nothing of the outcome, before and after Run."""
+    import html as _html
+
+    scenario = load_preset(SEED)
+    app = explore(SEED)
+    app.set_predict_mode(True)
+    for shown in (app.story_text, _html.unescape(app.w_story.value)):
+        for step in scenario.steps:
+            assert step.label in shown and step.describe() in shown, (step.label, shown)
+        assert "removes it" not in shown  # the description's answer
+    app.show_result(IcebergResult(seed_capture))
+    shown = _html.unescape(app.w_story.value)
+    assert all(step.label in shown for step in scenario.steps) and "removes it" not in shown
+    assert app.current_figures == {} and app.caption == "" and "agree" not in shown
+    app.predict([])
+    app.reveal()
+    assert "removes it" in app.w_story.value and "<ol class='sx-steps'" not in app.w_story.value

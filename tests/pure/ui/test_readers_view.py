@@ -4,8 +4,15 @@ how to install it; a run whose readers were not checked says how to check them. 
 widget's panels, so the page pre-renders it with every other view. The real readers and the real page:
 tests/engine/ui/test_readers_tab.py and tests/browser/test_readers_tab.py."""
 
-from explorer.conformance.result import (Diagnosis, Flip, ReaderInfo, ReadersResult, SnapshotCheck, Status,
-                                         Verdict)
+from explorer.conformance.result import (
+    Diagnosis,
+    Flip,
+    ReaderInfo,
+    ReadersResult,
+    SnapshotCheck,
+    Status,
+    Verdict,
+)
 from explorer.ui.readers_view import COLOURS, NOT_CHECKED, readers_figure
 from explorer.ui.timetravel import PANELS, SnapshotFrame, table_spec
 

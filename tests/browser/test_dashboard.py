@@ -1,0 +1,110 @@
+"""The voila dashboard as a learner who does not write Python meets it (issue #40), headless Chromium 1400x900.
+
+It opens on the seed story ready to Run, under one line saying what to do, with the syntax help folded; the
+preset picker names the story. After Run: "done: N snapshots" sits beside the buttons and *Export page* on the
+same row as Run, the slider's label is whole; predict mode shows every step numbered (kind, label, rows or
+condition) and nothing of the answer; the YAML box numbers its lines beside the text, one number per line, so
+an error citing "line 5" points at a line a learner can find. Screenshots go to artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from explorer.api import load_preset
+from explorer_testing import browser as B
+
+pytestmark = [pytest.mark.browser, pytest.mark.spark]
+
+HEADERS = ".jupyter-widget-Collapse-header, .lm-Collapse-header, .p-Collapse-header"
+
+
+def box(locator) -> dict:
+    b = locator.bounding_box()
+    assert b is not None, f"{locator} is not on the page"
+    return b
+
+
+def test_the_dashboard_opens_ready_to_run_and_lays_out_its_controls(ui, voila_server, page, artifacts):
+    ui.require_notebook("playground.ipynb")
+    with ui.session_on(page, voila_server, artifacts, "dashboard", {}, stop=False):
+        B.open_voila(page, voila_server)
+        seed = load_preset(B.SEED)
+        # Ready to Run: the seed story in the picker and the story above; one line says what to do; the syntax
+        # help is folded away.
+        shown = B.preset_of_label(B.preset_select(page).evaluate(
+            "s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : ''"))
+        assert shown == B.SEED
+        assert page.locator(".sx-story h3", has_text=seed.title).first.is_visible()
+        assert page.get_by_text(re.compile(r"Press Run")).first.is_visible()
+        assert not page.get_by_text("pairs (types:").first.is_visible(), "the syntax help is not folded"
+        page.screenshot(path=str(artifacts / "dashboard-opened.png"))
+
+        B.click_run(page)
+        run, export = B.run_button(page).first, page.locator("button.jupyter-button", has_text="Export page").first
+        done = page.locator(".sx-progress", has_text="done:").first
+        done.wait_for(state="visible", timeout=30_000)
+        r, e, d = box(run), box(export), box(done)
+        assert abs(e["y"] - r["y"]) < 12, f"Export page is on another row than Run ({e['y']:.0f} vs {r['y']:.0f})"
+        assert 0 <= d["x"] - (e["x"] + e["width"]) < 60, \
+            f"'done' is {d['x'] - (e['x'] + e['width']):.0f} px right of Export page"
+        label = page.locator(f"{B.TIME_TRAVEL} .sx-step").first
+        cut = label.evaluate("e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > "
+                             "document.documentElement.clientWidth")
+        assert not cut, f"the slider's label is cut: {label.inner_text()!r}"
+        page.screenshot(path=str(artifacts / "dashboard-after-run.png"))
+        # Steady: moving the slider moves neither the tabs (the caption keeps its height) nor the timeline's frame.
+        B.open_panel(page, "Timeline")
+        frames = set()
+        for index in range(B.snapshot_count(page)):
+            B.move_slider(page, index)
+            frames.add(page.evaluate(f"""() => {{ const w = document.querySelector('{B.TIME_TRAVEL}');
+                const plot = [...w.querySelectorAll('[data-view=timeline] .js-plotly-plot')]
+                  .find(p => p.offsetParent !== null);
+                const fl = plot._fullLayout;
+                return JSON.stringify([Math.round(w.querySelector('.sx-tabs').getBoundingClientRect().top
+                                                  - w.getBoundingClientRect().top),
+                                       fl.height, fl.xaxis.range.map(v => v.toFixed(2)), fl.yaxis.range]); }}"""))
+        assert len(frames) == 1, frames
+
+        # Predict mode: every step, numbered, with kind, label and rows or condition; no answer on screen.
+        page.locator(".widget-checkbox", has_text="Predict before reveal").locator("input").first.check()
+        page.locator("text=Which rows survive?").first.wait_for(state="visible")
+        steps = page.locator(".sx-story .sx-steps li")
+        assert steps.count() == len(seed.steps)
+        story = page.locator(".sx-story").first.inner_text()
+        for step in seed.steps:
+            assert step.label in story and step.describe() in story, (step.label, story)
+        assert "removes it" not in story
+        spoilers = page.locator(f"{B.TIME_TRAVEL} .sx-check:visible, {B.TIME_TRAVEL} .sx-panel:visible, "
+                                f"{B.TIME_TRAVEL} .sx-caption:visible")
+        assert spoilers.count() == 0, spoilers.all_text_contents()
+        page.screenshot(path=str(artifacts / "dashboard-predict.png"))
+        page.locator(".widget-checkbox", has_text="Predict before reveal").locator("input").first.uncheck()
+
+        # The YAML box: one number per line, beside its line.
+        editor = page.locator(HEADERS, has_text="Scenario editor").first
+        yaml_header = page.locator(HEADERS, has_text="Scenario as YAML").first
+        if not yaml_header.is_visible():
+            editor.click()
+            yaml_header.wait_for(state="visible", timeout=10_000)
+        yaml_header.scroll_into_view_if_needed()
+        yaml_header.click()
+        text = page.locator(".sx-yaml textarea").first
+        text.wait_for(state="visible", timeout=10_000)
+        numbers = page.locator(".sx-yaml-lines pre").first
+        value = text.input_value()
+        assert numbers.inner_text().split() == [str(i) for i in range(1, value.count("\n") + 1)]
+        t, n = box(text), box(numbers)
+        line = text.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)")
+        top = text.evaluate("e => e.getBoundingClientRect().top + parseFloat(getComputedStyle(e).paddingTop)"
+                            " + parseFloat(getComputedStyle(e).borderTopWidth)")
+        first = numbers.evaluate("e => e.getBoundingClientRect().top + parseFloat(getComputedStyle(e).paddingTop)")
+        assert abs(first - top) <= 2 and n["x"] + n["width"] <= t["x"] + 2, (first, top, n, t)
+        scroll = text.evaluate("e => e.scrollHeight > e.clientHeight + 1")
+        assert not scroll, "the YAML box scrolls: its line numbers would drift"
+        assert abs(numbers.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)") - line) < 0.5
+        text.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / "dashboard-yaml.png"))

@@ -234,11 +234,15 @@ def check_race(scenario: Scenario, *, spark: SparkSession | None = None,
     from itertools import permutations
 
     from explorer.api import orders, run
+    from explorer.iceberg.orders import OrdersResult as OrdersResultType
     from explorer.iceberg.result import IcebergResult
     from explorer.scenario.histories import same_table
 
     started = time.perf_counter()
-    result = result if result is not None else orders(scenario, spark=spark)
+    if result is None:
+        ran = orders(scenario, spark=spark)
+        assert isinstance(ran, OrdersResultType)  # an Iceberg race
+        result = ran
     columns = scenario.table.column_names
     check = RaceCheck(scenario, histories=len(result.histories))
     plain_rows: dict[tuple[str, ...], tuple[Mapping[str, Any], ...]] = {}
@@ -270,3 +274,115 @@ def check_race(scenario: Scenario, *, spark: SparkSession | None = None,
                                       f"{'→'.join(order)} reads the same rows")
     check.seconds = time.perf_counter() - started
     return check
+
+
+# ------------------------------------------------------------------------- races on Delta and DuckLake
+
+
+def final_rows(result: Any) -> tuple[Mapping[str, Any], ...]:
+    """The rows a plain run's engine read at its last point, whatever the format (the cross-format protocol's
+    ``format_facts().final_rows``: Delta's and DuckLake's own reads, not a model's)."""
+    return tuple(result.format_facts().final_rows)
+
+
+def single_order_scenario(scenario: Scenario, order: tuple[str, ...], level: str | None = None) -> Scenario:
+    """The scenario as one plain run of its race: the ``concurrent`` step with ``commit_order`` = ``order``
+    (every job starts from the same version / snapshot), on Delta at table setting ``level``."""
+    plain = scenario.to_plain()
+    plain["name"] = "single-" + "".join(order).lower() + (f"-{level.lower()}" if level else "")
+    plain["steps"][-1]["concurrent"]["commit_order"] = list(order)
+    if level is not None:
+        plain["table"].setdefault("properties", {})["delta.isolationLevel"] = level
+    return parse_scenario(plain)
+
+
+def check_format_race(scenario: Scenario, *, result: Any = None) -> RaceCheck:
+    """Every history of a Delta or DuckLake race against plain runs of the same engine (``explorer run``):
+
+    - a history where every job starts from the race's first version / snapshot equals the single-order run of
+      the ``concurrent`` step with that ``commit_order`` (at that isolation level): the same jobs committed and
+      refused, the same check named, the same rows;
+    - a serial history equals the plain run of its jobs as ordinary steps in that order;
+    - a serializable verdict's rows equal the plain serial run it names; a non-serializable verdict's rows equal
+      no plain serial run of its committed jobs."""
+    from itertools import permutations
+
+    from explorer.api import orders, run
+    from explorer.scenario.histories import same_table
+
+    started = time.perf_counter()
+    result = result if result is not None else orders(scenario)
+    columns = scenario.table.column_names
+    check = RaceCheck(scenario, histories=len(result.histories))
+    plain_rows: dict[tuple[str, ...], tuple[Mapping[str, Any], ...]] = {}
+
+    def serial(order: tuple[str, ...]) -> tuple[Mapping[str, Any], ...]:
+        if order not in plain_rows:
+            plain_rows[order] = final_rows(run(serial_scenario(scenario, order)))
+            check.serial_runs += 1
+        return plain_rows[order]
+
+    for h in result.histories:
+        label = h.history.label
+        if all(not seen for _, seen in h.history.seen):
+            single: Any = run(single_order_scenario(scenario, h.history.commit_order, h.history.isolation))
+            if not same_table(h.rows, final_rows(single), columns):
+                check.problems.append(f"{label}: rows differ from the single-order run of the concurrent step")
+            if scenario.engine == "delta":
+                from explorer.delta.orders import conflict_check
+
+                refused = {j.name: conflict_check(j.error)[0] if j.error else None for j in single.capture.jobs}
+                for job in h.jobs:
+                    if refused[job.name] != job.check:
+                        check.problems.append(f"{label}: job {job.name} {job.status} ({job.check}) in the grid, "
+                                              f"{refused[job.name] or 'not refused'} in the single-order run")
+            else:
+                committed = {s.job for s in single.capture.snapshots if s.job}
+                for job in h.jobs:
+                    made = job.committed_at is not None
+                    if made != (job.name in committed):
+                        check.problems.append(f"{label}: job {job.name} {'made' if made else 'made no'} snapshot "
+                                              "in the grid, unlike the single-order run")
+        if h.history.serial and all(j.committed for j in h.jobs):
+            if not same_table(h.rows, serial(h.history.commit_order), columns):
+                check.problems.append(f"{label}: rows differ from the plain run of the jobs as steps")
+        if h.serial_equivalent is not None:
+            if not same_table(h.rows, serial(tuple(h.serial_equivalent)), columns):
+                check.problems.append(f"{label}: judged equal to serial {'→'.join(h.serial_equivalent)}, but "
+                                      "that plain serial run reads other rows")
+            continue
+        check.anomalous += 1
+        committed_jobs = tuple(j.name for j in h.jobs if j.committed)
+        for order in permutations(committed_jobs):
+            if same_table(h.rows, serial(order), columns):
+                check.problems.append(f"{label}: judged not serializable, yet the plain serial run "
+                                      f"{'→'.join(order)} reads the same rows")
+    check.seconds = time.perf_counter() - started
+    return check
+
+
+def random_format_race(rng: Any, engine: str) -> Scenario:
+    """A random two-job race for Delta or DuckLake: two or three loaded users (in one or two inserts), and two jobs
+    drawn from: delete a user, update a user's name, insert a new user, MERGE (upsert) a user; about half the races
+    aim both jobs at one user."""
+    users = rng.sample([100, 200, 300, 500], rng.choice([2, 3]))
+    load = [{"user_id": u, "name": f"n{u}"} for u in users]
+    split = rng.choice([len(load), 1])
+    steps: list[dict[str, Any]] = [{"insert": load[:split]}] + ([{"insert": load[split:]}] if load[split:] else [])
+    target = rng.choice(users)
+
+    def job(name: str) -> dict[str, Any]:
+        user = target if rng.random() < 0.6 else rng.choice(users)
+        kind = rng.choice(["delete", "update", "insert", "merge"])
+        if kind == "delete":
+            return {"delete": {"user_id": user}}
+        if kind == "update":
+            return {"update": {"set": {"name": f"by-{name}"}, "where": {"user_id": user}}}
+        if kind == "insert":
+            return {"insert": [{"user_id": 900 + (name == "B"), "name": f"new-{name}"}]}
+        return {"merge": {"on": ["user_id"], "rows": [{"user_id": user, "name": f"merged-{name}"}],
+                          "matched": "update", "not_matched": "insert"}}
+
+    steps.append({"concurrent": {"jobs": {"A": job("A"), "B": job("B")}, "commit_order": ["A", "B"]}})
+    return parse_scenario({"name": f"random-{engine}-race", "engine": engine,
+                           "table": {"columns": {"user_id": "int", "name": "string"}}, "steps": steps})

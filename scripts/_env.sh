@@ -49,6 +49,24 @@ link_voila_template() {
   [ -e "$etc/voila.json" ] || ln -s "$ROOT/explorer/ui/jupyter_config/voila.json" "$etc/voila.json"
 }
 
+ensure_output_filter() {
+  # .gitattributes sends notebooks/*.ipynb through the "nbstripout" filter: what JupyterLab autosaves while a
+  # chapter runs (outputs, execution counts, widget state) never shows in `git diff`, is never committed and never
+  # makes a `git pull` conflict mid-workshop. A filter is defined in git's config, not in the repository: this
+  # defines it for this clone (idempotent: the same values every time). Outside a git checkout it does nothing.
+  git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || return 0
+  # --keep-id and language_info's name kept: the committed notebooks are already what this leaves (the notebook
+  # tests check it); the kernel's other language_info keys (its version, lexer...) go, as outputs do.
+  local info="metadata.language_info" keys=""
+  for key in codemirror_mode file_extension mimetype nbconvert_exporter pygments_lexer version; do
+    keys="$keys $info.$key"
+  done
+  local strip="'$VENV/bin/python' -m nbstripout --keep-id --extra-keys '${keys# }'"
+  git -C "$ROOT" config filter.nbstripout.clean "$strip"
+  git -C "$ROOT" config filter.nbstripout.smudge cat
+  git -C "$ROOT" config diff.ipynb.textconv "$strip -t"
+}
+
 ensure_browser() {
   # The browser tests (pytest -m browser) drive Debian's chromium through Playwright; nothing is downloaded
   # by Playwright itself. Without chromium those tests skip with a reason, so a failure here only warns.

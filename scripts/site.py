@@ -27,6 +27,7 @@ import argparse
 import hashlib
 import html
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -55,6 +56,38 @@ GUIDES = ("user-guide", "workshop", "inspect", "scenario-reference", "glossary",
 def guides() -> list[str]:
     others = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in (*GUIDES, "index"))
     return [*GUIDES, *others]
+# The repository's address lives in one place, pyproject.toml's [project.urls] "Repository" (a GitHub URL). The
+# guides write their Binder and Pages links with OWNER/REPO; the build fills those in from it, or, when it is not
+# set, leaves the links out (their text stays) instead of publishing dead ones.
+_PLACEHOLDER_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]*OWNER[^)\s]*)\)")
+
+
+def repository() -> tuple[str, str] | None:
+    """(owner, name) from pyproject.toml's ``[project.urls] Repository``, or None when it is not set."""
+    import tomllib
+
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"].get("urls", {})
+    found = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/?", urls.get("Repository", ""))
+    return (found.group(1), found.group(2)) if found else None
+
+
+def with_repository(text: str, repo: tuple[str, str] | None) -> str:
+    """A guide's Markdown with its OWNER/REPO links made real, or reduced to their text when ``repo`` is None."""
+    if repo is None:
+        return _PLACEHOLDER_LINK.sub(r"\1", text)
+    owner, name = repo
+    return text.replace("https://OWNER.github.io/REPO/", f"https://{owner}.github.io/{name}/").replace(
+        "OWNER/REPO", f"{owner}/{name}")
+
+
+def toctree() -> list[str]:
+    """The site's navigation: the chapters first (a reader's path, and "Next" walks it), then the guides and
+    the gallery."""
+    return ["```{toctree}", ":caption: Chapters", "", *[f"../notebooks/{c}" for c in chapters()], "```", "",
+            "```{toctree}", ":caption: Guides", "", *guides(), "```", "",
+            "```{toctree}", ":caption: Gallery", "", "../gallery/index", "```", ""]
+
+
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 KERNEL = "sequence-explorer-site"
@@ -231,11 +264,44 @@ def gallery(names: list[str], pages: Path | None, static: Path, src: Path, with_
         made.append(name)
     intro = ("Every preset, run on the real engine when this site was built and exported as one page "
              "(`explorer export`): drag the slider, press ▶ Play, open the tabs. Nothing here needs a kernel.")
-    lines = ["# Gallery", "", intro, ""]
-    lines += [f"- [{name}]({name}.md)" for name in made]
+    cards = "\n".join(gallery_card(name) for name in made)
+    lines = ["# Gallery", "", intro, "", "```{raw} html", f'<div class="sx-gallery-cards">\n{cards}\n</div>', "```"]
     lines += ["", "```{toctree}", ":hidden:", "", *made, "```", ""]
     (src / "gallery" / "index.md").write_text("\n".join(lines), encoding="utf-8")
     return made
+
+
+# A thumbnail's colour per step kind (the class name's words), so a story's shape reads at a glance.
+STEP_COLOURS = (("Concurrent", "#ef6c00"), ("Delete", "#c62828"), ("Update", "#f9a825"), ("Merge", "#f9a825"),
+                ("Insert", "#2e7d32"), ("Append", "#2e7d32"), ("Compact", "#546e7a"), ("Rewrite", "#546e7a"))
+
+
+def thumbnail(steps: list[str]) -> str:
+    """A small SVG of a story: one block per step, coloured by its kind, numbered."""
+    width = max(1, len(steps)) * 26 + 8
+    blocks = []
+    for i, kind in enumerate(steps):
+        colour = next((c for word, c in STEP_COLOURS if word in kind), "#78909c")
+        blocks.append(f'<rect x="{6 + i * 26}" y="8" width="22" height="22" rx="3" fill="{colour}">'
+                      f"<title>{html.escape(kind)}</title></rect>"
+                      f'<text x="{17 + i * 26}" y="44" font-size="10" text-anchor="middle" fill="#455a64">{i + 1}</text>')
+    return (f'<svg class="sx-thumb" viewBox="0 0 {width} 50" width="{width}" height="50" role="img" '
+            f'aria-label="{len(steps)} steps">{"".join(blocks)}</svg>')
+
+
+def gallery_card(name: str) -> str:
+    """One gallery entry: the story's thumbnail, its title and name, linked to its page."""
+    from explorer.api import load_preset
+
+    try:
+        scenario = load_preset(name)
+        title, engine = scenario.display_title, scenario.engine
+        steps = [type(step).__name__.removesuffix("Step") for step in scenario.steps]
+    except Exception:  # the comparison page is no preset
+        title, engine, steps = "Changelogs of two equal histories compared", "iceberg", []
+    return (f'<a class="sx-card" href="{name}.html">{thumbnail(steps) if steps else ""}'
+            f'<span class="sx-card-title">{html.escape(title)}</span>'
+            f'<span class="sx-card-name">{html.escape(name)} · {html.escape(engine)}</span></a>')
 
 
 def gallery_page(path: Path, name: str, title: str, engine: str) -> None:
@@ -247,7 +313,7 @@ def gallery_page(path: Path, name: str, title: str, engine: str) -> None:
 ```{{raw}} html
 <p><a href="../_static/gallery/{name}.html">Open the page alone</a></p>
 <iframe class="sx-gallery-frame" src="../_static/gallery/{name}.html" title="{html.escape(title)}"
-        style="width:100%;height:1250px;border:1px solid #cfd8dc;border-radius:4px" loading="lazy"></iframe>
+        style="width:100%;height:85vh;min-height:600px;border:1px solid #cfd8dc;border-radius:4px" loading="lazy"></iframe>
 ```
 """, encoding="utf-8")
 
@@ -327,13 +393,13 @@ def build(args) -> Path:
     for name in ("site-figures.js", "site.css"):
         shutil.copyfile(ROOT / "site" / name, static / name)
     # guides
+    repo = repository()
     for name in (*guides(), "index"):
-        shutil.copyfile(ROOT / "docs" / f"{name}.md", src / "docs" / f"{name}.md")
+        text = (ROOT / "docs" / f"{name}.md").read_text(encoding="utf-8")
+        (src / "docs" / f"{name}.md").write_text(with_repository(text, repo), encoding="utf-8")
     shutil.copytree(ROOT / "docs" / "img", src / "docs" / "img")
     index = (src / "docs" / "index.md").read_text(encoding="utf-8")
-    toc = ["```{toctree}", ":hidden:", ":caption: Guides", "", *guides(), "```", "",
-           "```{toctree}", ":hidden:", ":caption: Chapters", "", *[f"../notebooks/{c}" for c in chapters()], "```",
-           "", "```{toctree}", ":hidden:", ":caption: Gallery", "", "../gallery/index", "```", ""]
+    toc = [line if not line.startswith("```{toctree}") else line + "\n:hidden:" for line in toctree()]
     if args.conformance != "none":
         toc += ["```{toctree}", ":hidden:", ":caption: Readers", "", "../conformance/index", "```", ""]
     (src / "docs" / "index.md").write_text(index + "\n" + "\n".join(toc), encoding="utf-8")

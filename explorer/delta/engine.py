@@ -18,6 +18,7 @@ from explorer.scenario.model import Scenario
 if TYPE_CHECKING:
     from explorer.delta.capture import DeltaCapture
     from explorer.delta.result import DeltaResult
+    from explorer.scenario.race_orders import RaceOrdersResult
 
 
 class DeltaEngine:
@@ -55,6 +56,15 @@ class DeltaEngine:
         from explorer.delta.history import delta_scenario
 
         return (delta_scenario(history),)
+
+    def orders(self, scenario: Scenario, *, progress: Any = None, safe: bool = False, **_: Any
+               ) -> RaceOrdersResult:
+        """The scenario's race in every history delta-rs can tell apart (``explorer orders``):
+        :mod:`explorer.delta.orders`."""
+        from explorer.delta.orders import delta_orders
+
+        self.validate(scenario, safe=safe)
+        return delta_orders(scenario, progress=progress, safe=safe)
 
 
 ENGINE = DeltaEngine()

@@ -1,11 +1,14 @@
-"""Delta's rules as the protocol states them (delta-io/delta PROTOCOL.md), applied to a captured log. Pure.
+"""Delta's rules, applied to a captured log: the protocol's (delta-io/delta PROTOCOL.md), and where the protocol
+says nothing, Delta Spark's, named as such. Pure.
 
 - **Action reconciliation**: the table at version *v* is every logical file whose newest ``add`` at or before
   *v* is not followed by a ``remove`` of the same path (no deletion vectors here: delta-rs writes none, so a
   logical file is its path). Its rows are the rows of those files: :func:`live_files`, :func:`model_rows`.
 - **Change data readers**: a version with ``cdc`` actions is read from its change data files only; a version
   without them reads the rows of its ``add`` actions as inserts and of its ``remove`` actions as deletes
-  (``dataChange`` false actions only rearrange data and are skipped): :func:`model_changes`.
+  (PROTOCOL.md, Reader Requirements for AddCDCFile). Skipping ``dataChange`` false actions there (they only
+  rearrange data) is not protocol text: it is Delta Spark's ``CDCReader``, which takes only the ``add`` and
+  ``remove`` actions with ``dataChange = true``: :func:`model_changes`.
 - **Copy-on-write rewrites**: with no deletion vector, a DELETE, UPDATE or MERGE that changes some rows of a
   file removes the whole file and adds new files holding every row it keeps (unchanged rows are *copied*).
   :func:`file_decisions` says, per removed file, which of its rows the command changed and which it copied
@@ -174,7 +177,8 @@ def file_decisions(capture: DeltaCapture, version: int) -> tuple[FileDecision, .
                 changed.append(r)
         if not a.data_change:
             verdict = "rewritten"
-            reason = "dataChange=false: the rows only moved (a compaction); readers of changes skip this action"
+            reason = ("dataChange=false: the rows only moved (a compaction); Delta Spark's change data reader "
+                      "(CDCReader) skips this action")
         elif copied:
             verdict = "rewritten"
             reason = (f"{what} changed {len(changed)} of its {len(rows)} row(s); with no deletion vector the "

@@ -4,7 +4,8 @@ Three checks, each loud when it fails:
 
 - **rows**: at every version, the rows of the files the log keeps live (:func:`explorer.delta.model.model_rows`)
   equal delta-rs's time-travel read of that version;
-- **change data feed**: the changes a reader must return by the protocol's rules
+- **change data feed**: the changes a reader must return by the protocol's rules (and Delta Spark's CDCReader,
+  which skips ``dataChange`` false actions; the protocol does not say so)
   (:func:`explorer.delta.model.model_changes`) equal ``load_cdf``;
 - **rewrites**: every DELETE, UPDATE and MERGE that names its rows by value removed exactly the files holding
   such a row at its read version (copy-on-write, :func:`explorer.delta.model.files_to_rewrite`).
@@ -49,10 +50,14 @@ DV_NOTE = ("Delta's protocol lets a writer mark deleted rows with a deletion vec
            "rewrites files (copy-on-write), even with delta.enableDeletionVectors=true")
 ROW_TRACKING_NOTE = ("Row tracking (row ids, row commit versions) is part of Delta's protocol but delta-rs 1.6 "
                      "cannot write such a table, so it is not shown")
-BLIND_APPEND_NOTE = ("delta-rs refused a blind append that started from an older version. Delta's own docs "
-                     "(concurrency-control, isolationLevels.scala) say a blind INSERT does not conflict with a "
-                     "concurrent DELETE, UPDATE or MERGE under WriteSerializable, Delta's default: this refusal is "
+BLIND_APPEND_NOTE = ("delta-rs refused a blind append that started from an older version: without a read "
+                     "predicate it counts every file of that version as read, so a concurrent DELETE's removed "
+                     "file conflicts. Delta Spark's ConflictChecker would commit it at any isolation level (the "
+                     "append read no file, and the DELETE added none it should have read): this refusal is "
                      "delta-rs's behaviour, not Delta's rule")
+ISOLATION_NOTE = ("delta.isolationLevel={level} is delta-rs's behaviour, not one of Delta's table settings: Delta "
+                  "Spark accepts only Serializable for that property (DeltaConfigs.ISOLATION_LEVEL) and would refuse "
+                  "this table; delta-rs parses the value and applies it in its conflict checker")
 CHANGE_ORDER = {"delete": 0, "update_preimage": 1, "update_postimage": 2, "insert": 3}
 WAY = {"DELETE": "file rewrite (remove + add)", "UPDATE": "file rewrite (remove + add)",
        "MERGE": "file rewrite (remove + add)"}
@@ -210,6 +215,9 @@ class DeltaResult(CaptureResult[DeltaCapture]):
 
     def notes(self) -> tuple[str, ...]:
         out = [DV_NOTE, ROW_TRACKING_NOTE, *self.capture.notes]
+        level = self.capture.scenario.table.properties.get("delta.isolationLevel", "Serializable")
+        if level != "Serializable":
+            out.append(ISOLATION_NOTE.format(level=level))
         steps = {s.index: s for s in self.capture.scenario.steps}
         for job in self.capture.jobs:
             step = steps.get(job.step)

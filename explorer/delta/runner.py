@@ -100,11 +100,11 @@ def _refuse_job(step: Step) -> ScenarioError:
                          f"{step.kind!r} job", step=step.index, field=step.kind)
 
 
-# One delta-rs command per step kind: (run, step, handle, where) -> None; registered on _Run's methods below.
+# One delta-rs command per step kind: (run, step, handle, where) -> None; registered on TableRun's methods below.
 COMMANDS: StepHandlers[Callable[..., None]] = StepHandlers(FORMAT, "command", _refuse, runner="delta-rs")
 
 
-class _Run:
+class TableRun:
     def __init__(self, scenario: Scenario, path: Path, safe: bool):
         self.scenario = scenario
         self.path = path
@@ -193,7 +193,7 @@ JOB_HANDLERS = COMMANDS.only(FORMAT.job_steps, "job", _refuse_job)
 STEP_HANDLERS: StepHandlers[Callable[..., None]] = StepHandlers(FORMAT, "step", _refuse, runner="delta-rs")
 for _cls in COMMANDS.handled:
     STEP_HANDLERS.add(_cls, lambda run, step: run.execute(step, run.handle))
-STEP_HANDLERS.add(ConcurrentStep, _Run.race)
+STEP_HANDLERS.add(ConcurrentStep, TableRun.race)
 
 
 def _actions(line: dict) -> FileAction | None:
@@ -229,7 +229,7 @@ class _ReadBack:
     read of the version (one handle moved forward with ``load_as_version``, so the log is not replayed from the
     start each time) and the rows of every file its log entry names (Parquet, read directly)."""
 
-    def __init__(self, run: _Run):
+    def __init__(self, run: TableRun):
         self.run = run
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="explorer-delta-readback")
         self.futures: dict[int, Future] = {}
@@ -245,14 +245,14 @@ class _ReadBack:
             self.reader = self.run.table(version)
         else:
             self.reader.load_as_version(version)
-        rows = _plain(self.reader.to_pyarrow_table())
+        rows = plain_rows(self.reader.to_pyarrow_table())
         entry = self.run.path / "_delta_log" / f"{version:020d}.json"
         for line in entry.read_text(encoding="utf-8").splitlines():
             action = json.loads(line) if line.strip() else {}
             for kind in ("add", "remove", "cdc"):
                 path = action.get(kind, {}).get("path")
                 if path and path not in self.file_rows:
-                    self.file_rows[path] = _plain(pq.read_table(self.run.path / path))
+                    self.file_rows[path] = plain_rows(pq.read_table(self.run.path / path))
         return rows
 
     def collect(self, versions) -> dict[int, tuple[dict, ...]]:
@@ -264,7 +264,7 @@ class _ReadBack:
             self.pool.shutdown(wait=True)
 
 
-def _plain(table: pa.Table) -> tuple[dict, ...]:
+def plain_rows(table: pa.Table) -> tuple[dict, ...]:
     table = table.cast(pa.schema([pa.field(f.name, pa.string() if pa.types.is_string_view(f.type) else f.type)
                                   for f in table.schema]))
     return tuple(table.to_pylist())
@@ -276,7 +276,7 @@ def capture_delta(scenario: Scenario, *, warehouse: str | Path | None = None, ke
     path = root / scenario.name
     if path.exists():
         raise ScenarioError(f"{path} already holds a table; choose an empty warehouse directory", field="warehouse")
-    run = _Run(scenario, path, safe)
+    run = TableRun(scenario, path, safe)
     readback = _ReadBack(run)
     table = scenario.table
     config = {CDF_ON: "true", **dict(table.properties)}
@@ -319,7 +319,7 @@ def capture_delta(scenario: Scenario, *, warehouse: str | Path | None = None, ke
             shutil.rmtree(root, ignore_errors=True)
 
 
-def _capture(scenario: Scenario, run: _Run, outcomes: list[StepOutcome], readback: _ReadBack, *, keep: bool
+def _capture(scenario: Scenario, run: TableRun, outcomes: list[StepOutcome], readback: _ReadBack, *, keep: bool
              ) -> DeltaCapture:
     commits = read_log(run.path, run.made)
     engine_rows = readback.collect(c.version for c in commits)
@@ -329,7 +329,7 @@ def _capture(scenario: Scenario, run: _Run, outcomes: list[StepOutcome], readbac
     cdf = None
     if config.get(CDF_ON, "false").lower() == "true":
         cols = list(scenario.table.column_names)
-        raw = _plain(pa.table(dt.load_cdf(starting_version=0).read_all()))
+        raw = plain_rows(pa.table(dt.load_cdf(starting_version=0).read_all()))
         cdf = tuple(CdfRow(int(r["_commit_version"]), str(r["_change_type"]), {c: r[c] for c in cols}) for r in raw)
     proto = dt.protocol()
     protocol = {"min_reader_version": proto.min_reader_version, "min_writer_version": proto.min_writer_version,

@@ -13,13 +13,20 @@ from explorer.scenario.errors import ScenarioError
 from explorer.scenario.limits import check_limits
 from explorer.scenario.model import ConcurrentStep, DeleteStep, InsertStep, Scenario, Step, UpdateStep
 
-# Table properties a Delta scenario may set, with the values accepted.
+# Table properties a Delta scenario may set, with the values accepted. delta.isolationLevel takes the values
+# delta-rs parses and honours (its IsolationLevel::from_str); only Serializable is accepted by Delta Spark as a
+# table setting (DeltaConfigs.ISOLATION_LEVEL), see ISOLATION_LEVELS.
 PROPERTIES: dict[str, tuple[str, ...]] = {
     "delta.enableChangeDataFeed": ("true", "false"),
     "delta.enableDeletionVectors": ("true", "false"),
     "delta.isolationLevel": ("Serializable", "WriteSerializable", "SnapshotIsolation"),
     "delta.appendOnly": ("true", "false"),
 }
+ISOLATION_LEVELS = ("Serializable (Delta's table setting; Delta Spark accepts no other value for it, "
+                    "DeltaConfigs.ISOLATION_LEVEL), or, as delta-rs's behaviour only, WriteSerializable or "
+                    "SnapshotIsolation: delta-rs parses and honours both from the property (IsolationLevel::from_str) "
+                    "on a table Delta Spark would refuse; Delta Spark uses SnapshotIsolation only by itself, for a commit "
+                    "that changes no data (TransactionHelper), never as a table's level")
 ROW_TRACKING = ("delta-rs 1.6 cannot create a table with row tracking (it refuses delta.enableRowTracking: "
                 "'Error parsing property'), so row ids and row commit versions are not shown for Delta here")
 
@@ -35,8 +42,8 @@ def validate_delta_scenario(scenario: Scenario, *, safe: bool = False) -> None:
             raise ScenarioError(f"unknown Delta table property; use {', '.join(PROPERTIES)}",
                                 field=f"table.properties.{key}")
         if value not in PROPERTIES[key]:
-            raise ScenarioError(f"must be {' or '.join(PROPERTIES[key])}, got {value!r}",
-                                field=f"table.properties.{key}")
+            allowed = ISOLATION_LEVELS if key == "delta.isolationLevel" else " or ".join(PROPERTIES[key])
+            raise ScenarioError(f"must be {allowed}, got {value!r}", field=f"table.properties.{key}")
     for step in scenario.steps:
         _check_step(step, scenario, safe=safe, where="")
 
@@ -49,8 +56,8 @@ def _check_step(step: Step, scenario: Scenario, *, safe: bool, where: str) -> No
     if isinstance(step, ConcurrentStep):
         if step.isolation != "serializable":
             raise ScenarioError("a Delta table's isolation level is a table property: set "
-                                "table.properties delta.isolationLevel (Serializable, WriteSerializable or "
-                                "SnapshotIsolation) instead", step=step.index, field="concurrent.isolation")
+                                f"table.properties delta.isolationLevel instead, to {ISOLATION_LEVELS}",
+                                step=step.index, field="concurrent.isolation")
         for job in step.jobs:
             _check_step(job.step, scenario, safe=safe, where=f"concurrent.jobs.{job.name}.")
         return

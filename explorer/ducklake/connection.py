@@ -72,10 +72,12 @@ def _loaded() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def open_lake(root: Path, *, private: bool = False) -> Lake:
+def open_lake(root: Path, *, private: bool = False, moved: bool = False) -> Lake:
     """A DuckDB connection with the DuckLake catalog ``<root>/cat.ducklake`` attached as ``lake``; data files
     under ``<root>/data``; data inlining off, so every write is a Parquet file the catalog lists. ``private``: a
-    DuckDB instance of its own (needed before :func:`lock_down`)."""
+    DuckDB instance of its own (needed before :func:`lock_down`). ``moved``: the catalog and its data were copied
+    here from another directory (DuckLake keeps file paths relative to the data path, and refuses a data path
+    other than the one it was created with unless told ``OVERRIDE_DATA_PATH``)."""
     global _SHARED
     root.mkdir(parents=True, exist_ok=True)
     lock = None
@@ -93,7 +95,8 @@ def open_lake(root: Path, *, private: bool = False) -> Lake:
             raise
     try:
         con.execute(f"ATTACH 'ducklake:{_quote(str(root / 'cat.ducklake'))}' AS {CATALOG} "
-                    f"(DATA_PATH '{_quote(str(root / 'data'))}', DATA_INLINING_ROW_LIMIT 0)")
+                    f"(DATA_PATH '{_quote(str(root / 'data'))}', DATA_INLINING_ROW_LIMIT 0"
+                    f"{', OVERRIDE_DATA_PATH true' if moved else ''})")
     except BaseException:
         con.close()
         if lock is not None:

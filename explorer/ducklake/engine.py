@@ -19,6 +19,7 @@ from explorer.scenario.model import Scenario
 if TYPE_CHECKING:
     from explorer.ducklake.capture import DuckLakeCapture
     from explorer.ducklake.result import DuckLakeResult
+    from explorer.scenario.race_orders import RaceOrdersResult
 
 
 class DuckLakeEngine:
@@ -67,6 +68,16 @@ class DuckLakeEngine:
         from explorer.ducklake.result import DuckLakeResult
 
         return DuckLakeResult(capture)
+
+    def orders(self, scenario: Scenario, *, progress: Any = None, safe: bool = False, **_: Any
+               ) -> RaceOrdersResult:
+        """The scenario's race in every history DuckLake can tell apart (``explorer orders``):
+        :mod:`explorer.ducklake.orders`. Safe mode checks the scenario as a run does; a race's jobs run no SQL
+        text of the learner's but predicates, which that check parses."""
+        from explorer.ducklake.orders import ducklake_orders
+
+        self.validate(scenario, safe=safe)
+        return ducklake_orders(scenario, progress=progress)
 
 
 ENGINE = DuckLakeEngine()

@@ -4,16 +4,17 @@ A DuckLake catalog is a set of SQL tables. ``ducklake_data_file`` lists each Par
 range it belongs to (``begin_snapshot`` inclusive, ``end_snapshot`` exclusive, NULL: still current);
 ``ducklake_delete_file`` lists position-delete files the same way, each tied to one data file
 (``data_file_id``). The specification (ducklake.select, tables/ducklake_delete_file and ducklake_data_file) says
-a file is part of the table from its begin snapshot until its end snapshot, and that each data file has its own
-delete file.
+a file is part of the table from its begin snapshot until its end snapshot, that each data file has its own
+delete file, and (``partial_max``) that a delete file rewritten for deletes of several snapshots, or a data file
+merged from several, is a *partial* file recording per row the snapshot it belongs to.
 
-What DuckDB's extension (1.5.5) writes goes further, and the model follows the files as written:
+What DuckDB's extension (1.5.5) writes, and the model follows:
 
 * a second delete on a data file that already has a committed delete file writes ONE new delete file holding
   every deleted position, each with the snapshot that deleted it (column ``_ducklake_internal_snapshot_id``);
   the old delete file's catalog row is removed (not closed with an ``end_snapshot``) and the file is scheduled
   for deletion. The new file's ``begin_snapshot`` is the old one's. A reader that applied the new file by its
-  begin/end snapshot alone (the specification's table description) would delete rows too early: the explorer
+  begin/end snapshot alone, ignoring the per-row snapshots, would delete rows too early: the explorer
   computes that reading too and shows where it differs (:func:`spec_only_rows`).
 * compaction (``ducklake_merge_adjacent_files``) writes one file whose rows carry the snapshot that inserted
   each (same column), and removes the merged files' catalog rows.

@@ -42,10 +42,11 @@ from explorer.scenario.values import to_plain
 
 
 REWRITE_CHANGES = frozenset({"rewrite_delete", "merge_adjacent"})  # ducklake_snapshots().changes of compactions
-SPEC_NOTE = ("DuckDB's ducklake 1.5.5 replaces a data file's delete file by one holding every deleted position "
-             "stamped with its snapshot (_ducklake_internal_snapshot_id; the catalog row's partial_max is the latest) "
-             "and drops the old file's catalog row; the stable specification's ducklake_delete_file describes only "
-             "begin/end snapshots, and a reader using those alone would delete rows too early")
+SPEC_NOTE = ("DuckDB's ducklake 1.5.5 replaces a data file's delete file by a partial deletion file holding "
+             "every deleted position stamped with its snapshot (_ducklake_internal_snapshot_id; the catalog row's "
+             "partial_max is the latest) and drops the old file's catalog row, as the stable specification's "
+             "ducklake_delete_file page describes (partial_max); a reader using the catalog row's begin/end "
+             "snapshots alone would delete rows too early")
 DRIFT_NOTE = ("DuckLake's documentation (Row Lineage; Merge Adjacent Files) says compaction keeps every row id, "
               "time travel and the change feed as they were; with DuckDB's ducklake 1.5.5 a later "
               "ducklake_merge_adjacent_files gave rows another row id at earlier snapshots (an UPDATE then reads "
@@ -338,7 +339,8 @@ class DuckLakeResult(CaptureResult[DuckLakeCapture]):
         for d in p["spec_differences"]:
             parts = ([f"drop {d['begin_end_reader_drops']}"] if d["begin_end_reader_drops"] else []) + (
                 [f"return {d['begin_end_reader_adds']}"] if d["begin_end_reader_adds"] else [])
-            lines.append(f"Spec vs DuckDB at snapshot {d['snapshot_id']}: a reader using only the catalog's "
+            lines.append(f"Begin/end-only reader vs DuckDB at snapshot {d['snapshot_id']}: a reader using only "
+                         f"the catalog's "
                          f"begin/end snapshots would {' and '.join(parts)}; DuckDB does not (its files stamp "
                          "deleted positions and compacted rows with their snapshot).")
         for d in p["read_drift"]:

@@ -56,7 +56,7 @@ ROW_ID_COLUMN = "_ducklake_internal_row_id"
 SNAPSHOT_COLUMN = "_ducklake_internal_snapshot_id"
 
 
-def _ident(name: str) -> str:
+def ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -67,9 +67,9 @@ def _where(pred: Predicate, params: list) -> str:
     parts = []
     for col, value in (pred.equals or {}).items():
         if value is None:
-            parts.append(f"{_ident(col)} IS NULL")
+            parts.append(f"{ident(col)} IS NULL")
         else:
-            parts.append(f"{_ident(col)} = ?")
+            parts.append(f"{ident(col)} = ?")
             params.append(value)
     return " AND ".join(parts) or "true"
 
@@ -102,7 +102,7 @@ def _values(table: TableSpec, rows) -> str:
 def _insert(step: InsertStep, scenario: Scenario) -> list[tuple[str, list]]:
     table = scenario.table
     cols = table.column_names
-    col_list = ", ".join(_ident(c) for c in cols)
+    col_list = ", ".join(ident(c) for c in cols)
     chunks = [step.rows[i::step.files] for i in range(step.files)] if step.files > 1 else [step.rows]
     return [(f"INSERT INTO {QUALIFIED} ({col_list}) VALUES {_values(table, rows)}",
              [r.get(c) for r in rows for c in cols]) for rows in chunks]
@@ -118,7 +118,7 @@ def _delete(step: DeleteStep, scenario: Scenario) -> list[tuple[str, list]]:
 def _update(step: UpdateStep, scenario: Scenario) -> list[tuple[str, list]]:
     table = scenario.table
     params: list = []
-    sets = ", ".join(f"{_ident(c)} = CAST(? AS {SQL_TYPES[table.type_of(c)]})" for c in step.set)
+    sets = ", ".join(f"{ident(c)} = CAST(? AS {SQL_TYPES[table.type_of(c)]})" for c in step.set)
     params.extend(step.set.values())
     return [(f"UPDATE {QUALIFIED} SET {sets} WHERE {_where(step.where, params)}", params)]
 
@@ -127,18 +127,18 @@ def _update(step: UpdateStep, scenario: Scenario) -> list[tuple[str, list]]:
 def _merge(step: MergeStep, scenario: Scenario) -> list[tuple[str, list]]:
     table = scenario.table
     cols = table.column_names
-    col_list = ", ".join(_ident(c) for c in cols)
+    col_list = ", ".join(ident(c) for c in cols)
     params: list = [r.get(c) for r in step.rows for c in cols]
-    on = " AND ".join(f"{TABLE}.{_ident(c)} = s.{_ident(c)}" for c in step.on)
+    on = " AND ".join(f"{TABLE}.{ident(c)} = s.{ident(c)}" for c in step.on)
     sql = (f"MERGE INTO {QUALIFIED} USING (SELECT * FROM (VALUES {_values(table, step.rows)}) v({col_list})) s "
            f"ON {on}")
     if step.matched == "update":
-        sets = ", ".join(f"{_ident(c)} = s.{_ident(c)}" for c in cols if c not in step.on)
+        sets = ", ".join(f"{ident(c)} = s.{ident(c)}" for c in cols if c not in step.on)
         sql += f" WHEN MATCHED THEN UPDATE SET {sets}" if sets else ""
     elif step.matched == "delete":
         sql += " WHEN MATCHED THEN DELETE"
     if step.not_matched == "insert":
-        sql += f" WHEN NOT MATCHED THEN INSERT ({col_list}) VALUES ({', '.join('s.' + _ident(c) for c in cols)})"
+        sql += f" WHEN NOT MATCHED THEN INSERT ({col_list}) VALUES ({', '.join('s.' + ident(c) for c in cols)})"
     return [(sql, params)]
 
 
@@ -162,7 +162,7 @@ JOB_STATEMENTS = STATEMENTS.only(FORMAT.job_steps, "job", _refuse_job)
 
 
 # ---------------------------------------------------------------------------------------------- reading
-def _max_snapshot(con: duckdb.DuckDBPyConnection) -> int:
+def max_snapshot(con: duckdb.DuckDBPyConnection) -> int:
     found = con.execute(f"SELECT max(snapshot_id) FROM {METADATA}.ducklake_snapshot").fetchone()
     assert found is not None  # an aggregate returns one row
     return int(found[0])
@@ -170,7 +170,7 @@ def _max_snapshot(con: duckdb.DuckDBPyConnection) -> int:
 
 def _read(con: duckdb.DuckDBPyConnection, cols: tuple[str, ...], at: int | None = None) -> tuple[ReadRow, ...]:
     when = f" AT (VERSION => {int(at)})" if at is not None else ""
-    rows = con.execute(f"SELECT rowid, {', '.join(_ident(c) for c in cols)} FROM {QUALIFIED}{when}").fetchall()
+    rows = con.execute(f"SELECT rowid, {', '.join(ident(c) for c in cols)} FROM {QUALIFIED}{when}").fetchall()
     return tuple((r[0], dict(zip(cols, r[1:]))) for r in rows)
 
 
@@ -190,7 +190,7 @@ def _catalog_rows(con: duckdb.DuckDBPyConnection) -> tuple[dict[int, tuple], dic
     return data, deletes, latest
 
 
-class _CatalogLog:
+class CatalogLog:
     """Every catalog row seen after any step: its latest state, and the snapshot whose commit removed it."""
 
     def __init__(self) -> None:
@@ -232,7 +232,7 @@ def _read_files(con: duckdb.DuckDBPyConnection, paths: list[Path], columns: list
     return out
 
 
-def _files(lake: Lake, log: _CatalogLog, cols: tuple[str, ...]) -> tuple[tuple[DataFile, ...], tuple[DeleteFile, ...]]:
+def _files(lake: Lake, log: CatalogLog, cols: tuple[str, ...]) -> tuple[tuple[DataFile, ...], tuple[DeleteFile, ...]]:
     con = lake.con
     on_disk = {p.name: p for p in lake.data_path.rglob("*.parquet")}
     data_rows = _read_files(con, [on_disk[Path(r[1]).name] for r in log.data.values() if Path(r[1]).name in on_disk],
@@ -262,7 +262,7 @@ def _files(lake: Lake, log: _CatalogLog, cols: tuple[str, ...]) -> tuple[tuple[D
 def _changes(con: duckdb.DuckDBPyConnection, cols: tuple[str, ...], first: int, last: int) -> tuple[Change, ...]:
     if last <= first:
         return ()
-    rows = con.execute(f"SELECT snapshot_id, rowid, change_type, {', '.join(_ident(c) for c in cols)} FROM "
+    rows = con.execute(f"SELECT snapshot_id, rowid, change_type, {', '.join(ident(c) for c in cols)} FROM "
                        f"ducklake_table_changes('{CATALOG}', 'main', '{TABLE}', {first + 1}, {last})").fetchall()
     return tuple(Change(int(r[0]), r[1], str(r[2]), dict(zip(cols, r[3:]))) for r in rows)
 
@@ -303,7 +303,7 @@ def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None,
     steps: list[StepOutcome] = []
     at_commit: dict[int, tuple[ReadRow, ...]] = {}
     notes: list[str] = []
-    log = _CatalogLog()
+    log = CatalogLog()
     first = 0
     engine_version, extension_version = versions()
 
@@ -313,7 +313,7 @@ def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None,
         started = time.perf_counter()
         data_files, delete_files = _files(lake, log, cols)
         reads = {s.snapshot_id: _read(con, cols, s.snapshot_id) for s in snapshots}
-        last = _max_snapshot(con)
+        last = max_snapshot(con)
         changes = _changes(con, cols, first, last)
         kinds = _snapshot_changes(con)
         snaps = tuple(dataclasses.replace(s, changes=kinds.get(s.snapshot_id, {})) for s in snapshots)
@@ -327,7 +327,7 @@ def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None,
     try:
         lake = open_lake(location, private=safe)
         con = lake.con
-        columns = ", ".join(f"{_ident(c.name)} {SQL_TYPES[c.type]}" for c in scenario.table.columns)
+        columns = ", ".join(f"{ident(c.name)} {SQL_TYPES[c.type]}" for c in scenario.table.columns)
         con.execute(f"CREATE TABLE {QUALIFIED} ({columns})")
         if safe:
             lock_down(lake)
@@ -360,7 +360,7 @@ def capture_ducklake(scenario: Scenario, *, warehouse: str | Path | None = None,
             shutil.rmtree(location, ignore_errors=True)
 
 
-def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
     try:
         con.execute("ROLLBACK")
     except duckdb.Error:
@@ -373,7 +373,7 @@ STEP_HANDLERS: StepHandlers[Callable[..., tuple[tuple[int, ...], str | None]]] =
 
 
 def _transaction(lake: Lake, step: Step, scenario: Scenario, snapshots: list[DuckLakeSnapshot],
-                 at_commit: dict[int, tuple[ReadRow, ...]], log: _CatalogLog, cols: tuple[str, ...], before: int
+                 at_commit: dict[int, tuple[ReadRow, ...]], log: CatalogLog, cols: tuple[str, ...], before: int
                  ) -> tuple[tuple[int, ...], str | None]:
     """A step's statements in one transaction: one snapshot, or none when no row changed."""
     con = lake.con
@@ -383,7 +383,7 @@ def _transaction(lake: Lake, step: Step, scenario: Scenario, snapshots: list[Duc
             con.execute(sql, params)
         con.execute("COMMIT")
     except BaseException:
-        _rollback(con)
+        rollback(con)
         raise
     after = log.record(con)
     made = tuple(range(before + 1, after + 1))
@@ -401,7 +401,7 @@ for _cls in STATEMENTS.handled:
 
 @STEP_HANDLERS.on(ConcurrentStep)
 def _race(lake: Lake, step: ConcurrentStep, scenario: Scenario, snapshots: list[DuckLakeSnapshot],
-          at_commit: dict[int, tuple[ReadRow, ...]], log: _CatalogLog, cols: tuple[str, ...], before: int = 0
+          at_commit: dict[int, tuple[ReadRow, ...]], log: CatalogLog, cols: tuple[str, ...], before: int = 0
           ) -> tuple[tuple[int, ...], str | None]:
     """Each job on its own connection to the one DuckDB (``cursor()``): every job begins its transaction and
     runs its statements from the same snapshot, then they commit in ``commit_order``; DuckLake's conflict check
@@ -416,15 +416,15 @@ def _race(lake: Lake, step: ConcurrentStep, scenario: Scenario, snapshots: list[
                 cur.execute(sql, params)
         for name in step.commit_order:
             job, cur = jobs[name]
-            before = _max_snapshot(lake.con)
+            before = max_snapshot(lake.con)
             try:
                 cur.execute("COMMIT")
             except duckdb.Error as exc:
-                _rollback(cur)
+                rollback(cur)
                 reason = " ".join(str(exc).split())
                 said.append(f"{name} failed to commit: {reason}")
                 continue
-            after = _max_snapshot(lake.con)
+            after = max_snapshot(lake.con)
             for s in range(before + 1, after + 1):
                 made.append(s)
                 snapshots.append(DuckLakeSnapshot(s, step.index, f"{name}: {job.step.title}", job=name))
@@ -436,6 +436,6 @@ def _race(lake: Lake, step: ConcurrentStep, scenario: Scenario, snapshots: list[
                 said.append(f"{name} committed nothing")
     finally:
         for _, cur in jobs.values():
-            _rollback(cur)
+            rollback(cur)
             cur.close()
     return tuple(made), "; ".join(said)

@@ -204,18 +204,18 @@ class Check(StrEnum):
 
 JOB_STATUSES = tuple(JobStatus)
 
-ADDED_DVS = "validateAddedDVs"  # run by every RowDelta commit on v3 (MergingSnapshotProducer), not chosen per job
+ADDED_DVS = "validateAddedDVs"  # BaseRowDelta.validate runs it when the commit adds DVs (v3), whatever the job chose
 
 # What each check makes sure of, in words a learner reads first (the Java method name is the expert's aside).
 CHECK_WORDS: dict[str, str] = {
     Check.FROM_SNAPSHOT.value: "re-read everything committed since the job started",
-    Check.DATA_FILES_EXIST.value: "the data files its position deletes point at are still there",
-    Check.DELETED_FILES.value: "no data file it read was removed meanwhile",
+    Check.DATA_FILES_EXIST.value: "no overwrite or replace removed a data file its position deletes point at",
+    Check.DELETED_FILES.value: "nor did a delete snapshot remove one",
     Check.NO_CONFLICTING_DELETE_FILES.value: "no new delete file may apply to the rows it changed",
     Check.NO_CONFLICTING_DATA_FILES.value: "no new data file may hold rows its filter matches",
     Check.DATA_SEQUENCE_NUMBER.value: "its new files keep the data sequence number it started from",
     Check.NO_NEW_DELETES_FOR_DATA_FILES.value: "no new delete file applies to a file it replaced",
-    ADDED_DVS: "no other deletion vector was added for the same data file",
+    ADDED_DVS: "no other deletion vector was added, within its filter, for a data file it adds one for",
 }
 
 
@@ -223,7 +223,7 @@ CHECK_WORDS: dict[str, str] = {
 # its rows)").
 FAILED_WORDS: dict[str, str] = {
     Check.DATA_FILES_EXIST.value: "a file it deletes from was removed",
-    Check.DELETED_FILES.value: "a file it read was removed",
+    Check.DELETED_FILES.value: "a file its deletes point at was removed by a delete",
     Check.NO_CONFLICTING_DELETE_FILES.value: "a new delete file may apply to its rows",
     Check.NO_CONFLICTING_DATA_FILES.value: "a new data file may hold its rows",
     Check.NO_NEW_DELETES_FOR_DATA_FILES.value: "a new delete applies to a file it replaced",

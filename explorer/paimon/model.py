@@ -149,8 +149,9 @@ def merge(records: Iterable[PaimonRecord], table: "TableSpec", *, as_of_snapshot
 def _after_clearing(recs: list[PaimonRecord], as_of_snapshot: int | None) -> list[PaimonRecord]:
     """A key's records without those a compaction removed with the key before later records arrived.
 
-    When a compaction merges a key into the highest level and the result is a retraction, Paimon drops every
-    record of the key (``dropDelete``): later records of the key merge as if it had never been written (a new
+    When a compaction's result for a key is a retraction and the compaction may drop deletes (``dropDelete`` in
+    Paimon's ``MergeTreeCompactManager``: output level above 0 and at or above the highest non-empty level, or
+    any output level above 0 with deletion vectors on), Paimon drops every record of the key: later records of the key merge as if it had never been written (a new
     writer may even reuse the dropped records' sequence numbers). The last clearing stays visible while no
     record came after it, so the key shows why it has no row."""
     points = sorted({r.cleared_at for r in recs if r.cleared_at is not None

@@ -46,8 +46,9 @@ class PaimonRecord:
     engine_sequence_number: int | None = None
     file: str | None = None
     merged_from: tuple[int, ...] = ()  # input records a writer folded into this stored record (2+ when merged)
-    # The snapshot whose compaction removed every stored record of this key (a retraction merged into the
-    # highest level is dropped, and the key with it); later records of the key merge without this one.
+    # The snapshot whose compaction removed every stored record of this key (a retraction that a compaction
+    # allowed to drop deletes, MergeTreeCompactManager's dropDelete, is dropped with the key); later records of
+    # the key merge without this one.
     cleared_at: int | None = None
 
     def label(self) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations, product
 from typing import Any
@@ -39,6 +39,13 @@ ISOLATION_LEVELS = ("serializable", "snapshot")
 # 2-core workshop machine shared by several learners, a few minutes is the most a grid may take.
 MAX_HISTORIES = 120
 ROW_LEVEL_KINDS = (DeleteStep, UpdateStep, MergeStep)
+# Delta's isolation levels, as the table property ``delta.isolationLevel`` spells them. Delta Spark's property check
+# (``DeltaConfigs.ISOLATION_LEVEL``) accepts only the first; ``isolationLevels.scala`` names the first two as valid
+# table levels; delta-rs reads and honours all three there (``SnapshotIsolation`` is delta-rs's alone).
+DELTA_LEVELS = ("Serializable", "WriteSerializable", "SnapshotIsolation")
+# A level's short part of a history's key.
+LEVEL_KEYS = {"serializable": "-ser", "snapshot": "-snap", "Serializable": "-Ser", "WriteSerializable": "-WSer",
+              "SnapshotIsolation": "-SI"}
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,7 @@ class History:
     def key(self) -> str:
         """A short stable id: commit order, how many commits each job saw, isolation (``BA-00-ser``, ``-snap``)."""
         seen = "".join(str(len(self.saw(j))) for j in self.jobs)
-        level = {"serializable": "-ser", "snapshot": "-snap"}.get(self.isolation or "", "")
+        level = LEVEL_KEYS.get(self.isolation or "", "")
         return f"{''.join(self.commit_order)}-{seen}{level}"
 
     def to_plain(self) -> dict[str, Any]:
@@ -107,12 +114,25 @@ def isolation_matters(step: ConcurrentStep, history: History) -> bool:
     return any(isinstance(step.job(job).step, ROW_LEVEL_KINDS) and history.raced(job) for job in history.jobs)
 
 
-def count_histories(step: ConcurrentStep) -> int:
+def any_raced(step: ConcurrentStep, history: History) -> bool:
+    """Whether some job had a commit land between its start and its own commit (Delta: delta-rs checks each such
+    job against those commits, and the table's isolation level decides one of those checks)."""
+    return any(history.raced(job) for job in history.jobs)
+
+
+Matters = Callable[[ConcurrentStep, History], bool]
+
+
+def count_histories(step: ConcurrentStep, *, levels: tuple[str, ...] = ISOLATION_LEVELS,
+                    matters: Matters = isolation_matters) -> int:
     """How many histories :func:`enumerate_histories` would list (without listing them)."""
-    return len(_shapes(step)) if len(step.jobs) <= 4 else math.factorial(len(step.jobs)) ** 2 * 2
+    if len(step.jobs) <= 4:
+        return len(_shapes(step, levels, matters))
+    return math.factorial(len(step.jobs)) ** 2 * max(len(levels), 1)
 
 
-def _shapes(step: ConcurrentStep) -> list[History]:
+def _shapes(step: ConcurrentStep, levels: tuple[str, ...] = ISOLATION_LEVELS,
+            matters: Matters = isolation_matters) -> list[History]:
     names = tuple(j.name for j in step.jobs)
     out: list[History] = []
     for order in permutations(names):
@@ -121,29 +141,36 @@ def _shapes(step: ConcurrentStep) -> list[History]:
         for counts in product(*(range(place[job] + 1) for job in names)):
             seen = tuple((job, order[:k]) for job, k in zip(names, counts))
             plain = History(order, seen)
-            if isolation_matters(step, plain):
-                out += [History(order, seen, level) for level in ISOLATION_LEVELS]
+            if levels and matters(step, plain):
+                out += [History(order, seen, level) for level in levels]
             else:
                 out.append(plain)
     return out
 
 
-def enumerate_histories(step: ConcurrentStep, *, limit: int = MAX_HISTORIES) -> tuple[History, ...]:
+def enumerate_histories(step: ConcurrentStep, *, limit: int = MAX_HISTORIES,
+                        levels: tuple[str, ...] = ISOLATION_LEVELS,
+                        matters: Matters = isolation_matters) -> tuple[History, ...]:
     """Every history of ``step``'s race the engine can tell apart, serial ones first, then by commit order.
 
-    Raises ScenarioError (field ``concurrent.jobs``) when there are more than ``limit``, saying how many and why.
+    ``levels``: the isolation levels a raced history is run at where ``matters(step, history)`` (Iceberg's
+    defaults: serializable / snapshot, where a row-level job raced a commit; Delta: :data:`DELTA_LEVELS` where any
+    job raced; DuckLake: none, it has no level to choose). Raises ScenarioError (field ``concurrent.jobs``) when
+    there are more than ``limit``, saying how many and why.
     """
     n = len(step.jobs)
-    total = count_histories(step)
+    total = count_histories(step, levels=levels, matters=matters)
     if total > limit:
         raise ScenarioError(
             f"a race of {n} jobs has {total} histories ({n}! commit orders x {n}! ways the jobs' starts fall "
             f"between the commits, and both isolation levels where a DELETE, UPDATE or MERGE races a commit); "
             f"each runs on the engine (about a second or two apiece), so this explorer runs at most {limit} on a "
             f"workshop machine: use 2 or 3 jobs", step=step.index, field="concurrent.jobs")
-    shapes = _shapes(step)
+    shapes = _shapes(step, levels, matters)
+    rank = {level: i for i, level in enumerate(levels)}
     return tuple(sorted(shapes, key=lambda h: (not h.serial, h.commit_order,
-                                               tuple(len(b) for _, b in h.seen)[::-1], h.isolation or "")))
+                                               tuple(len(b) for _, b in h.seen)[::-1],
+                                               rank.get(h.isolation or "", -1))))
 
 
 # ----------------------------------------------------------------------------------------------- verdicts

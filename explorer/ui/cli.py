@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from explorer.compare_formats import Comparison
     from explorer.engine import At
     from explorer.iceberg.orders import OrdersResult
+    from explorer.scenario.race_orders import RaceOrdersResult
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID, EXIT_DISAGREE, EXIT_ENGINE, EXIT_EXPECT = 0, 1, 2, 3, 4, 5
 
@@ -104,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_orders.add_argument("scenario", nargs="?", help="path to a scenario YAML file (or a preset name)")
     p_orders.add_argument("--preset", help="name of a built-in scenario (see `explorer presets`)")
     p_orders.add_argument("--json", action="store_true", help="print the histories as JSON (stable contract)")
+    p_orders.add_argument("--formats", action="store_true",
+                          help="the same race on every format (Iceberg merge-on-read and copy-on-write, Delta, "
+                               "DuckLake, Paimon): a grid of history x format")
 
     p_export = sub.add_parser("export", parents=[spark_opts],
                               help="write a run as one self-contained HTML page that works offline")
@@ -416,6 +420,13 @@ def _cmd_orders(args) -> int:
         if run is not None:
             print(f"[{number}/{total}] {run.history.label} ({run.seconds:.1f} s)", file=sys.stderr, flush=True)
 
+    if getattr(args, "formats", False):
+        from explorer.race_formats import race_across_formats
+
+        across = race_across_formats(_scenario_from_args(args), progress=lambda message: print(
+            f"[orders --formats] {message}", file=sys.stderr, flush=True))
+        _emit(across, args.json)
+        return EXIT_EXPECT if across.violations else (EXIT_OK if across.agrees else EXIT_DISAGREE)
     result = orders(_scenario_from_args(args), progress=report)
     _emit(result, args.json)
     if not result.agrees:
@@ -453,7 +464,7 @@ def _cmd_export(args) -> int:
         print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
         return EXIT_OK
     if views:  # --orders or --formats: the page is written even when it shows a disagreement (exit 3)
-        view: OrdersResult | Comparison
+        view: OrdersResult | RaceOrdersResult | Comparison
         if views[0][0] == "--orders":
             from explorer.api import orders
 

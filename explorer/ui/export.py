@@ -199,8 +199,9 @@ def compare_page(result: Any, *, source: str = "", **_: Any) -> Page:
 
 def _is_orders(obj: Any) -> bool:
     from explorer.iceberg.orders import OrdersResult
+    from explorer.scenario.race_orders import RaceOrdersResult
 
-    return isinstance(obj, OrdersResult)
+    return isinstance(obj, (OrdersResult, RaceOrdersResult))
 
 
 @page_builder(_is_orders)

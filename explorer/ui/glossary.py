@@ -54,7 +54,7 @@ def definitions(markdown: str) -> dict[str, str]:
     """term (lower case) -> the first sentence of its definition, in plain text (for a hover box)."""
     out = {}
     for m in re.finditer(r"^\*\*([^*]+?)\.\*\* (.+?)(?:\n\n|\Z)", markdown, flags=re.MULTILINE | re.DOTALL):
-        paragraph = " ".join(m.group(2).split()).replace("`", "")
+        paragraph = re.sub(r"[`*]", "", " ".join(m.group(2).split()))  # code and emphasis marks read as text
         first = re.split(r"(?<=[a-z)0-9])\. ", paragraph, maxsplit=1)[0].rstrip(".") + "."
         if len(first) > HOVER_CHARS:  # a hover box stays short: up to the last clause that fits, then the page
             cut = first[:HOVER_CHARS].rsplit("; ", 1)[0]

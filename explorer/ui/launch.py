@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import socket
 import sys
 from pathlib import Path
 
@@ -34,15 +35,38 @@ def jupyter_env(env: dict | None = None) -> dict:
     return env
 
 
+PORT_TRIES = 50  # as many ports as Jupyter's own port_retries would try
+
+
+def free_port(ip: str, first: int, tries: int = PORT_TRIES) -> int | None:
+    """The first port from ``first`` on that nothing listens on at ``ip`` (a bind test, with the address reuse
+    the servers' own sockets ask for), or None when ``tries`` ports are all taken. JupyterLab already on 8888
+    makes the dashboard's 8888 busy: the launcher picks the port itself so that the address it prints is the
+    one the server listens on (the servers' own retries would pick another port after the banner)."""
+    for port in range(first, first + tries):
+        with socket.socket(socket.AF_INET6 if ":" in ip else socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((ip, port))
+            except OSError:
+                continue
+            return port
+    return None
+
+
 def build_command(args: argparse.Namespace, token: str) -> list[str]:
     python = sys.executable
     notebooks = Path(getattr(args, "notebook_dir", None) or NOTEBOOKS)
     if args.voila:
         # voila serves one dashboard without a login token; it listens on loopback unless --ip says otherwise.
+        # port_retries=0: the port was chosen free (free_port); if it is taken meanwhile, voila stops with an
+        # error instead of listening elsewhere than the banner says.
         return [python, "-m", "voila", str(notebooks / PLAYGROUND), f"--port={args.port}", "--no-browser",
-                f"--Voila.ip={args.ip}", "--show_tracebacks=False", f"--template={VOILA_TEMPLATE}"]
+                "--Voila.port_retries=0", f"--Voila.ip={args.ip}", "--show_tracebacks=False",
+                f"--template={VOILA_TEMPLATE}"]
     cmd = [python, "-m", "jupyterlab", f"--notebook-dir={notebooks}", f"--ServerApp.ip={args.ip}",
-           f"--ServerApp.port={args.port}", f"--IdentityProvider.token={token}", "--no-browser",
+           f"--ServerApp.port={args.port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+           "--no-browser",
            f"--LabApp.default_url=/lab/tree/{START}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
@@ -52,7 +76,8 @@ def build_command(args: argparse.Namespace, token: str) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/lab", description=__doc__)
     parser.add_argument("--voila", action="store_true", help="open the playground as a voila dashboard")
-    parser.add_argument("--port", type=int, default=8888)
+    parser.add_argument("--port", type=int, default=8888,
+                        help="the first port to try; the next free one is taken if it is in use (the banner says)")
     parser.add_argument("--ip", default="127.0.0.1")
     parser.add_argument("--notebook-dir", default=str(NOTEBOOKS),
                         help="serve the notebooks of this directory (default: the repository's notebooks/)")
@@ -62,6 +87,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scripts/lab: {wanted} does not exist; --notebook-dir must hold {START} and {PLAYGROUND}",
               file=sys.stderr)
         return 2
+    asked = args.port
+    port = free_port(args.ip, asked, PORT_TRIES)
+    if port is None:
+        print(f"scripts/lab: ports {asked} to {asked + PORT_TRIES - 1} on {args.ip} are all in use; "
+              f"pass a free one with --port", file=sys.stderr)
+        return 2
+    args.port = port
+    moved = (f"\n  (port {asked} is in use, maybe by another JupyterLab or dashboard: this one listens on {port})\n"
+             if port != asked else "")
     try:
         token = settings.TOKEN.get() or secrets.token_hex(16)
         cmd = build_command(args, token)
@@ -75,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         url = f"http://{host}:{args.port}/"
     else:
         url = f"http://{host}:{args.port}/lab/tree/{START}?token={token}"
-    print(f"\n  Sequence Explorer is starting. Open:\n\n    {url}\n{notes}\n  (Ctrl+C to stop)\n", flush=True)
+    print(f"\n  Sequence Explorer is starting. Open:\n\n    {url}\n{moved}{notes}\n  (Ctrl+C to stop)\n", flush=True)
     os.execve(cmd[0], cmd, env)
     return 0  # pragma: no cover
 

@@ -35,20 +35,65 @@ def _cell(value: Any) -> str:
     return "null" if value is None else str(to_plain(value))
 
 
+def _found(job: Any, plain: dict) -> str:
+    """What the refusing check found, in words: the job's own words (Delta, DuckLake), or Iceberg's check's."""
+    if hasattr(job, "found"):
+        return str(job.found)
+    return failed_words(plain["check"]) if plain["status"] == "rejected" else ""
+
+
+# A job's fate in a learner's words (the JSON contract keeps committed / retried / rejected).
+FATE_WORDS = {"committed": "committed", "retried": "failed, then retried and committed",
+              "rejected": "refused: nothing of it reached the table"}
+SHORT_FATES = {"committed": "committed", "retried": "failed, retried, committed", "rejected": "refused"}
+# Who decides at commit, per engine, in the lesson sentence.
+DECIDERS = {"iceberg": "Iceberg's commit validation", "delta": "delta-rs's conflict check",
+            "ducklake": "DuckLake's conflict check"}
+
+
+def plain_outcome(h: Any) -> str:
+    """A group's outcome in plain words, jobs in the race's order: ``A committed, B refused (check) — ...``."""
+    parts = []
+    for name in h.history.jobs:
+        job = h.job(name)
+        status = job.status if isinstance(job.status, str) else str(job.status)
+        status = {"retried-and-committed": "retried"}.get(status, status)
+        check = getattr(job, "check", None) or getattr(job, "failed_check", None)
+        parts.append(f"{name} {SHORT_FATES.get(status, status)}" + (f" ({check})" if status == "rejected" and check
+                                                                    else ""))
+    return f"{', '.join(parts)} — {h.verdict.text}"
+
+
+def lesson(result: Any) -> str:
+    """The grid's lesson in one sentence, from its outcomes."""
+    total = len(result.histories)
+    who = DECIDERS.get(getattr(result, "engine", "iceberg"), "the engine's commit check")
+    odd = [h for h in result.histories if not h.verdict.serializable]
+    refused = sum(1 for h in result.histories if any(not j.committed for j in h.jobs))
+    if not odd:
+        return (f"Every one of the {total} histories ends in a table some serial order of the committed jobs also "
+                f"gives: where a commit would break that, {who} refuses it ({refused} of {total} histories "
+                "refuse a job).")
+    return (f"{len(odd)} of {total} histories end in a table no serial order gives: {who} let both jobs commit "
+            "there, so the order of commits changed the answer.")
+
+
 def orders_payload(result) -> dict:
     """The grid's data: groups of histories with the same outcome, and every history's detail."""
     columns = list(result.scenario.table.column_names)
+    order = [j.name for j in result.race.jobs]
     histories = []
     for h in result.histories:
         plain = h.to_plain()
         jobs = []
-        for job in h.jobs:
+        for job in sorted(h.jobs, key=lambda j: order.index(j.name)):  # A on top, always
             p = plain["jobs"][job.name]
             seen = h.history.saw(job.name)
             jobs.append({"name": job.name, "kind": job.kind, "title": job.title, "status": p["status"],
                          "check": p["check"] or "", "message": filter_words(p["message"]) or "",
-                         "found": failed_words(p["check"]) if p["status"] == "rejected" else "",
+                         "found": _found(job, p),
                          "sequence_number": p["sequence_number"], "started_after": list(seen),
+                         "fate": FATE_WORDS.get(p["status"], p["status"]),
                          "reason": job.reason})
         histories.append({
             "index": h.index, "key": h.history.key, "label": h.history.label, "events": list(h.history.events),
@@ -59,13 +104,15 @@ def orders_payload(result) -> dict:
             "rows": sorted([_cell(r.get(c)) for c in columns] for r in h.rows),
             "predicted": sorted([_cell(r.get(c)) for c in columns] for r in h.predicted_rows),
             "snapshots": [[str(s["sequence_number"]), str(s["snapshot_id"]), s["label"]] for s in plain["snapshots"]],
-            "seconds": round(h.seconds, 2)})
-    groups = [{"outcome": g.outcome, "histories": list(g.histories), "serializable": g.serializable,
-               "violates": g.violates} for g in result.groups]
+            "notes": list(getattr(h, "notes", ())), "seconds": round(h.seconds, 2)})
+    groups = [{"outcome": g.outcome, "plain": plain_outcome(result.history(g.histories[0])),
+               "histories": list(g.histories), "serializable": g.serializable, "violates": g.violates}
+              for g in result.groups]
     return {"scenario": result.scenario.name, "columns": columns, "groups": groups, "histories": histories,
             "jobs": [{"name": j.name, "what": j.step.describe()} for j in result.race.jobs],
             "expect": result.race.expect.to_plain() if result.race.expect is not None else None,
-            "agrees": result.agrees}
+            "agrees": result.agrees, "lesson": lesson(result), "engine": getattr(result, "engine", "iceberg"),
+            "clock": getattr(result, "clock", "sequence number"), "notes": list(getattr(result, "notes", ()))}
 
 
 # The grid's front end, its own file (package data; parsed as JavaScript by tests/pure/ui/test_frontend_js.py).

@@ -413,7 +413,7 @@ export default {
       if (!data) return;
       const n = data.snapshots.length;
       model.set("index", 0); model.save_changes();
-      play.textContent = "⏸ Pause";
+      play.textContent = "❚❚ Pause";  // U+275A: Debian's DejaVu fonts have it, not U+23F8 (an empty box)
       play.setAttribute("aria-label", "Pause");
       timer = setInterval(() => {
         const next = model.get("index") + 1;

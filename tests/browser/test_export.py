@@ -271,6 +271,31 @@ def test_every_commit_order_exported_from_the_command_line_works_offline(tab, tm
 
 
 @pytest.mark.delta
+def test_every_commit_order_of_a_delta_race_exported_works_offline(tab, tmp_path, artifacts, capsys):
+    """A Delta race's grid as a page (issue #41): 8 histories drawn as lane pictures, A's lane on top in every
+    one, delta-rs's own words for a refusal, the clock in versions; a click swaps the detail with no kernel."""
+    out = tmp_path / "delta-orders.html"
+    assert main(["export", "delta-race-delete-vs-update-delete-first", "--orders", "-o", str(out)]) == EXIT_OK
+    assert "[8/8]" in capsys.readouterr().err
+    tab.open(out)
+    grid = tab.page.locator(".sx-or")
+    assert grid.locator("button.sx-h svg.sx-thumb").count() == 8
+    assert "delta-rs's conflict check" in grid.locator(".sx-lesson").inner_text()
+    tops = grid.locator("button.sx-h svg.sx-thumb").evaluate_all(
+        "(svgs) => svgs.map((s) => s.querySelector('text').textContent)")
+    assert tops == ["A"] * 8, tops
+    for i in (3, 6):
+        grid.locator(f"button.sx-h[data-index='{i}']").click()
+        detail = grid.locator(".sx-detail").first.inner_text()
+        assert detail.startswith(f"#{i} ") and "version" in detail and "Commit failed" in detail, detail
+    width = tab.page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert width[0] <= width[1], width
+    assert grid.locator("td").evaluate_all("(tds) => tds.filter((td) => !td.textContent.trim()).length") == 0
+    tab.page.screenshot(path=str(artifacts / "export-orders-delta.png"), full_page=True)
+    tab.assert_clean()
+
+
+@pytest.mark.delta
 @pytest.mark.paimon
 def test_the_format_comparison_exported_works_offline(tab, tmp_path, artifacts):
     from explorer.compare_formats import compare_formats

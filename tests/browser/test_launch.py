@@ -39,3 +39,27 @@ def test_missing_notebook_is_one_clear_line_not_a_server(tmp_path):
     assert proc.returncode == 2
     assert "00-start-here.ipynb does not exist" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_voila_beside_a_busy_port_prints_the_port_it_listens_on(ui, tmp_path):
+    """JupyterLab already on the port asked for (a listening socket stands in for it): the dashboard takes the
+    next free port and the banner's address is that one, where an HTTP server answers (before: the banner said
+    the busy port while voila moved on to another)."""
+    import socket
+    import urllib.parse
+
+    notebooks = ui.notebook_copy(tmp_path)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", ui.free_port()))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        server = ui.launch(["--voila", "--port", str(taken), "--notebook-dir", str(notebooks)], tmp_path / "server",
+                           wait_ok=False)
+        try:
+            printed = urllib.parse.urlsplit(server.url).port
+            assert printed != taken, server.url
+            # Not the page itself (every GET of the page runs the notebook): any HTTP answer from voila will do.
+            assert ui.http_status(f"http://127.0.0.1:{printed}/no-such-page") in (302, 404)
+            assert f"port {taken} is in use" in server.log.read_text()
+        finally:
+            server.stop()

@@ -70,9 +70,21 @@ def test_the_site_builds_and_works_offline(tmp_path, executed_notebooks, preset_
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
 
-    # A chapter: its executed output, with a figure drawn by the site's own plotly.js.
+    # No placeholder address anywhere (pyproject's [project.urls] Repository fills it in, or the links go).
+    placeholders = [str(f.relative_to(site)) for f in site.rglob("*.html") if "OWNER/REPO" in f.read_text()]
+    assert placeholders == [], placeholders
+
+    # The landing page: a picture, and a sidebar that starts with the chapters in reading order ("Next" too).
     page.goto(root + "index.html")
     page.wait_for_url("**/docs/index.html")
+    assert page.locator("article img").count() >= 1
+    nav = page.locator(".sidebar-tree a.reference").all_inner_texts()
+    assert nav[0] == "Sequence Explorer: start here" and nav[1].startswith("1. ") and nav[3].startswith("3. "), nav
+    assert "start here" in page.locator(".related-pages a.next-page").inner_text()
+    page.goto(root + "gallery/index.html")
+    assert page.locator(".sx-gallery-cards a.sx-card svg.sx-thumb").count() == 2
+
+    # A chapter: its executed output, with a figure drawn by the site's own plotly.js.
     page.goto(root + f"notebooks/{CHAPTER}.html")
     figure = page.locator(".sx-site-figure .sx-site-plot svg.main-svg").first
     figure.wait_for()

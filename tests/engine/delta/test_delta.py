@@ -93,6 +93,26 @@ def test_the_blind_append_refusal_is_said_to_be_delta_rs_not_delta(results):
     assert any("not Delta's rule" in n for n in result.notes())
 
 
+@pytest.mark.parametrize("level", ["WriteSerializable", "SnapshotIsolation"])
+def test_an_isolation_level_delta_spark_would_refuse_runs_as_delta_rs_behaviour_and_says_so(level):
+    """Issue #43, statement 12: delta-rs honours delta.isolationLevel values Delta Spark refuses as a table setting
+    (DeltaConfigs.ISOLATION_LEVEL accepts only Serializable); the run says so. The blind append is refused at
+    either level, because delta-rs counts a write without a read predicate as having read every file."""
+    import yaml
+
+    from explorer.api import preset_paths
+
+    data = yaml.safe_load(preset_paths()["delta-race-blind-append"].read_text(encoding="utf-8"))
+    data["table"].setdefault("properties", {})["delta.isolationLevel"] = level
+    result = run(parse_scenario(data))
+    assert result.agrees, result.to_text()
+    note = next(n for n in result.notes() if n.startswith(f"delta.isolationLevel={level}"))
+    assert "delta-rs's behaviour, not one of Delta's table settings" in note and "Serializable" in note
+    b = next(j for j in result.capture.jobs if j.name == "B")
+    assert b.status == "rejected" and b.error_type == "CommitFailedError"
+    assert any("not Delta's rule" in n for n in result.notes())
+
+
 def test_a_tampered_read_is_a_loud_disagreement(results):
     result = results["delta-seed-delete-insert-delete"]
     rows = dict(result.capture.engine_rows)

@@ -74,6 +74,27 @@ def test_a_conflicting_race_fails_the_later_commit_and_blind_inserts_both_commit
     assert result.agrees
 
 
+def test_deletes_conflict_per_data_file_and_a_delete_conflicts_with_an_insert_into_the_table():
+    """Issue #43, statement 20 (DuckLake's Conflict Resolution page): two DELETEs conflict only when they delete
+    from the same data file; a DELETE and an INSERT into the same table conflict whichever commits first."""
+    two_files = "  - insert: [{id: 4, name: d}]\n"  # ids 1-3 in one data file, id 4 in another
+    same = api.run(_yaml("  - concurrent:\n      jobs:\n        A: {delete: {id: 1}}\n"
+                         "        B: {delete: {id: 2}}\n      commit_order: [A, B]\n"))
+    other = api.run(_yaml(two_files + "  - concurrent:\n      jobs:\n        A: {delete: {id: 1}}\n"
+                          "        B: {delete: {id: 4}}\n      commit_order: [A, B]\n"))
+    assert "B failed to commit" in same.capture.steps[1].note, same.capture.steps[1].note
+    assert len(other.capture.steps[2].snapshot_ids) == 2, other.capture.steps[2].note
+    assert sorted(r["id"] for r in other.to_plain()["rows"]) == [2, 3]
+    for order in (["A", "B"], ["B", "A"]):
+        mixed = api.run(_yaml(two_files + "  - concurrent:\n      jobs:\n        A: {delete: {id: 1}}\n"
+                              "        B: {insert: [{id: 9, name: z}]}\n"
+                              f"      commit_order: [{', '.join(order)}]\n"))
+        race = mixed.capture.steps[2]
+        assert len(race.snapshot_ids) == 1 and "failed to commit" in race.note, (order, race.note)
+    for result in (same, other, mixed):
+        assert result.agrees, result.to_text()
+
+
 def test_the_other_commit_order_lets_the_update_win():
     text = _yaml("  - concurrent:\n      jobs:\n        A: {delete: {id: 1}}\n"
                  "        B: {update: {set: {name: X}, where: {id: 3}}}\n      commit_order: [B, A]\n")

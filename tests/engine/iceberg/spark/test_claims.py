@@ -50,6 +50,13 @@ def test_rewriting_position_delete_files_parts_data_and_file_sequence_numbers(pr
     """Glossary, notebook 02: not only compaction; rewrite_position_delete_files keeps an older data sequence
     number (the largest of the delete files it replaces) on the delete file it writes."""
     cap = preset_capture("rewrite-position-deletes-keeps-sequence")
+    # The story (issue #43, statement 2): the second DELETE on the same data file replaces the first delete
+    # file (Spark's `file` granularity, SparkPositionDeltaWrite.shouldRewriteDeletes), so one delete file is
+    # live when the procedure runs, and it rewrites that one file, not two merged into one.
+    deletes = sorted((f for f in cap.files if f.is_delete), key=lambda f: f.file_sequence_number)
+    first, second, third = (cap.snapshots[i].snapshot_id for i in (1, 2, 3))
+    assert [(f.added_snapshot_id, f.removed_snapshot_id, f.record_count) for f in deletes] == [
+        (first, second, 1), (second, third, 2), (third, None, 2)]
     last = cap.snapshots[-1]
     assert (last.sequence_number, last.operation) == (4, "replace")
     new = [f for f in cap.files if f.added_snapshot_id == last.snapshot_id]

@@ -1,0 +1,341 @@
+"""Every history of a race on a format whose engine reports each job's fate in its own words: Delta (delta-rs)
+and DuckLake (DuckDB). The typed result of ``explorer orders`` for them; pure (no engine, no I/O).
+
+An engine adapter (``explorer.delta.orders``, ``explorer.ducklake.orders``) runs the steps before the race once,
+then each :class:`~explorer.scenario.histories.History` on its own copy of that table, and returns a
+:class:`RaceOrdersCapture`: per history a :class:`RaceRun` (each job's :class:`JobFate`, the commits on the
+format's own clock, the rows the engine read at the end, and for serial histories the rows after each job).
+:func:`judge_race_orders` judges every history against the serial runs (which ran for real: they are histories
+too) with :func:`~explorer.scenario.histories.judge`, and groups histories with the same outcome.
+
+The result has the shape the app's grid, the exported page and the CLI read from Iceberg's
+:class:`explorer.iceberg.orders.OrdersResult` (``histories``, ``groups``, ``to_plain``, ``to_text``), so one grid
+shows every format. What differs is said in the fates: the library's own error and which of its checks fired.
+A page of the grid: ``explorer.engine.write_page(result, path)`` (or ``explorer export --orders``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.scenario.errors import ScenarioError
+from explorer.scenario.histories import History, JobFacts, Verdict, judge
+from explorer.scenario.model import ConcurrentStep, DeleteStep, Scenario, Step, UpdateStep
+from explorer.scenario.values import plain_row
+
+Row = Mapping[str, Any]
+
+# A job's fate, in the JSON contract's words (the same three Iceberg's grid uses).
+COMMITTED, RETRIED, REJECTED = "committed", "retried", "rejected"
+# ... and in a learner's words.
+FATE_WORDS = {COMMITTED: "committed", RETRIED: "checked against the newer commits, then committed on top",
+              REJECTED: "refused at commit: nothing of it reached the table"}
+
+
+def race_of(scenario: Scenario) -> tuple[ConcurrentStep, tuple[Step, ...]]:
+    """The scenario's race and the steps before it; refuses (ScenarioError) a scenario ``orders`` cannot explore:
+    not exactly one ``concurrent`` step, or one that does not end the scenario."""
+    races = [s for s in scenario.steps if isinstance(s, ConcurrentStep)]
+    if len(races) != 1:
+        raise ScenarioError("explorer orders explores one race: the scenario needs exactly one concurrent step "
+                            f"(it has {len(races)})", field="steps")
+    race = races[0]
+    if race is not scenario.steps[-1]:
+        after = scenario.steps[scenario.steps.index(race) + 1]
+        raise ScenarioError("explorer orders explores a race that ends the scenario, so every history's final "
+                            f"table is the race's outcome; step {after.index} comes after it (move it before the "
+                            "race or leave it out)", step=after.index, field=after.kind)
+    return race, tuple(s for s in scenario.steps if s.index < race.index)
+
+
+@dataclass(frozen=True)
+class JobFate:
+    """What the engine made of one job in one history.
+
+    ``started_from``: the point on the format's clock the job read (Delta: the version its handle was loaded
+    at; DuckLake: the snapshot id its transaction began on). ``committed_at``: the point its commit made (None:
+    refused, or nothing to commit). ``status``: :data:`COMMITTED`, :data:`RETRIED` (others committed since it
+    started: the library checked it against their commits and committed it on top) or :data:`REJECTED`.
+    ``check``: the library's name for the check that refused it (delta-rs: the ``CommitConflictError`` variant;
+    DuckLake: the conflict it names); ``message``: the library's own words; ``reason``: one line for a learner."""
+
+    name: str
+    kind: str
+    title: str
+    commit_position: int  # 1 = tried to commit first
+    started_from: int
+    status: str
+    reason: str
+    committed_at: int | None = None
+    check: str | None = None
+    message: str | None = None
+    error_type: str | None = None
+
+    @property
+    def committed(self) -> bool:
+        return self.status != REJECTED
+
+    @property
+    def found(self) -> str:
+        """What the refusing check found, in the library's own words (empty unless refused)."""
+        return (self.message or self.reason) if self.status == REJECTED else ""
+
+    # The names Iceberg's job outcome uses, so views read both alike.
+    @property
+    def sequence_number(self) -> int | None:
+        return self.committed_at
+
+    @property
+    def committed_snapshot_id(self) -> int | None:
+        return self.committed_at
+
+    @property
+    def started_from_snapshot(self) -> int:
+        return self.started_from
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit a history made, on the format's clock (Delta: a version; DuckLake: a snapshot id)."""
+
+    point: int
+    job: str
+    label: str
+    detail: str = ""  # e.g. delta-rs's operation and readVersion, DuckLake's change summary
+
+
+@dataclass(frozen=True)
+class RaceRun:
+    """One history as the engine ran it. ``after_jobs``: for a serial history, the rows read after each job
+    committed (job, rows), in commit order; ``notes``: what the learner must know of this history (e.g. a level
+    only the library honours)."""
+
+    history: History
+    jobs: tuple[JobFate, ...]  # in commit-attempt order
+    commits: tuple[Commit, ...]
+    rows: tuple[Row, ...]
+    seconds: float
+    after_jobs: tuple[tuple[str, tuple[Row, ...]], ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RaceOrdersCapture:
+    """What an engine adapter returns: the set-up's end point and rows (run once per table setting the grid
+    needs), and one run per history. ``clock``: the name of the format's clock ("version", "snapshot id");
+    ``library``: who decided (e.g. "delta-rs 1.6.6")."""
+
+    scenario: Scenario
+    race: ConcurrentStep
+    engine: str
+    clock: str
+    library: str
+    start_point: int
+    start_rows: tuple[Row, ...]
+    runs: tuple[RaceRun, ...]
+    setup_seconds: float
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RaceHistoryOutcome:
+    """One history of the race, judged (the fields the grid reads, as Iceberg's ``HistoryOutcome``)."""
+
+    index: int
+    history: History
+    jobs: tuple[JobFate, ...]
+    rows: tuple[Row, ...]
+    verdict: Verdict
+    commits: tuple[Commit, ...]
+    start_point: int
+    seconds: float
+    notes: tuple[str, ...] = ()
+
+    # No resolver predicts these formats' rows: the engine's read is the only answer (nothing to disagree with).
+    resolver_agrees: bool = True
+
+    @property
+    def predicted_rows(self) -> tuple[Row, ...]:
+        return self.rows
+
+    @property
+    def start_sequence_number(self) -> int:
+        return self.start_point
+
+    @property
+    def serial_equivalent(self) -> tuple[str, ...] | None:
+        return self.verdict.serial_equivalent
+
+    def job(self, name: str) -> JobFate:
+        return next(j for j in self.jobs if j.name == name)
+
+    @property
+    def fates(self) -> str:
+        """``A committed, B rejected (ConcurrentDeleteRead)``, in job order."""
+        parts = []
+        for name in self.history.jobs:
+            job = self.job(name)
+            parts.append(f"{name} {job.status}" + (f" ({job.check})" if job.check else ""))
+        return ", ".join(parts)
+
+    @property
+    def outcome(self) -> str:
+        return f"{self.fates} — {self.verdict.text}"
+
+    def to_plain(self) -> dict[str, Any]:
+        return {
+            "index": self.index, "key": self.history.key, "events": list(self.history.events),
+            "isolation": self.history.isolation, "serial": self.history.serial,
+            "commit_order": list(self.history.commit_order),
+            "jobs": {j.name: {"status": j.status, "check": j.check, "message": j.message,
+                              "started_from_snapshot": j.started_from, "sequence_number": j.committed_at,
+                              "snapshot_id": j.committed_at, "error_type": j.error_type, "reason": j.reason,
+                              "checks_run": []} for j in self.jobs},
+            "rows": [plain_row(r) for r in self.rows],
+            "predicted_rows": [plain_row(r) for r in self.rows],
+            "resolver_agrees": True,
+            "serial_equivalent": list(self.verdict.serial_equivalent)
+            if self.verdict.serial_equivalent is not None else None,
+            "verdict": self.verdict.text, "anomalies": list(self.verdict.anomalies),
+            "violations": list(self.verdict.violations),
+            "snapshots": [{"snapshot_id": c.point, "sequence_number": c.point, "parent_id": None,
+                           "label": c.label, "detail": c.detail} for c in self.commits],
+            "start_sequence_number": self.start_point, "notes": list(self.notes),
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class RaceOutcomeGroup:
+    outcome: str
+    histories: tuple[int, ...]
+    serializable: bool
+    violates: bool
+
+
+@dataclass(frozen=True)
+class RaceOrdersResult:
+    """Every history of one race on Delta or DuckLake, judged and grouped by outcome."""
+
+    scenario: Scenario
+    race: ConcurrentStep
+    histories: tuple[RaceHistoryOutcome, ...]
+    setup_seconds: float
+    engine: str
+    clock: str
+    library: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def groups(self) -> tuple[RaceOutcomeGroup, ...]:
+        order: dict[str, list[RaceHistoryOutcome]] = {}
+        for h in self.histories:
+            order.setdefault(h.outcome, []).append(h)
+        return tuple(RaceOutcomeGroup(outcome, tuple(h.index for h in members), members[0].verdict.serializable,
+                                      any(h.verdict.violations for h in members))
+                     for outcome, members in order.items())
+
+    @property
+    def agrees(self) -> bool:
+        return True  # no model predicts these rows: the engine's read is the answer
+
+    @property
+    def violations(self) -> tuple[RaceHistoryOutcome, ...]:
+        return tuple(h for h in self.histories if h.verdict.violations)
+
+    @property
+    def seconds(self) -> float:
+        return self.setup_seconds + sum(h.seconds for h in self.histories)
+
+    def history(self, key_or_index: str | int) -> RaceHistoryOutcome:
+        for h in self.histories:
+            if h.index == key_or_index or h.history.key == key_or_index:
+                return h
+        raise KeyError(key_or_index)
+
+    def to_plain(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario.name, "engine": self.engine, "clock": self.clock, "library": self.library,
+            "race_step": self.race.index, "jobs": {j.name: j.step.describe() for j in self.race.jobs},
+            "expect": self.race.expect.to_plain() if self.race.expect is not None else None,
+            "agrees": True, "notes": list(self.notes), "histories": [h.to_plain() for h in self.histories],
+            "groups": [{"outcome": g.outcome, "histories": list(g.histories), "serializable": g.serializable,
+                        "violates_expect": g.violates} for g in self.groups],
+            "setup_seconds": round(self.setup_seconds, 3), "seconds": round(self.seconds, 3),
+        }
+
+    def to_text(self) -> str:
+        lines = [f"{self.scenario.name} ({self.engine}, decided by {self.library}): {len(self.histories)} "
+                 f"histories of the race in step {self.race.index} "
+                 f"({', '.join(f'{j.name}: {j.step.describe()}' for j in self.race.jobs)})"]
+        lines += [f"note: {n}" for n in self.notes]
+        columns = self.scenario.table.column_names
+        for g in self.groups:
+            lines.append("")
+            lines.append(f"{g.outcome}{' !! BREAKS expect' if g.violates else ''}  [{len(g.histories)} histories]")
+            for index in g.histories:
+                h = self.history(index)
+                rows = "; ".join(", ".join(str(r.get(c)) for c in columns) for r in h.rows) or "(empty)"
+                lines.append(f"  #{h.index:<3} {h.history.label}")
+                for job in h.jobs:
+                    where = f" at {self.clock} {job.committed_at}" if job.committed_at is not None else ""
+                    said = f": {job.message}" if job.message else ""
+                    empty = f" ({job.reason})" if job.committed_at is None and job.status == COMMITTED else ""
+                    lines.append(f"       {job.name} (read {self.clock} {job.started_from}) "
+                                 f"{FATE_WORDS[job.status]}{where}{empty}{said}")
+                lines.append(f"       rows: {rows}")
+                lines += [f"       anomaly: {text}" for text in h.verdict.anomalies]
+                lines += [f"       VIOLATES {text}" for text in h.verdict.violations]
+                lines += [f"       note: {text}" for text in h.notes]
+        return "\n".join(lines)
+
+
+def job_facts(race: ConcurrentStep, fates: Sequence[JobFate]) -> list[JobFacts]:
+    """What the verdict needs of each job (its kind, and what a DELETE / UPDATE matches and sets)."""
+    committed = {f.name for f in fates if f.committed}
+    out = []
+    for job in race.jobs:
+        step = job.step
+        where = step.where.equals if isinstance(step, (DeleteStep, UpdateStep)) else None
+        out.append(JobFacts(name=job.name, kind=step.kind, committed=job.name in committed,
+                            where=dict(where) if where is not None else None,
+                            sets=dict(step.set) if isinstance(step, UpdateStep) else None))
+    return out
+
+
+def serial_rows(runs: Sequence[RaceRun], start_rows: Sequence[Row]) -> dict[tuple[str, ...], Sequence[Row] | None]:
+    """Serial order (of any subset of the jobs) -> the rows after it: the prefixes of the serial histories (each
+    job ran alone on the table the jobs before it left) and the starting table itself."""
+    out: dict[tuple[str, ...], Sequence[Row] | None] = {(): tuple(start_rows)}
+    for run in runs:
+        if not run.history.serial:
+            continue
+        done: list[str] = []
+        for name, rows in run.after_jobs:
+            done.append(name)
+            out.setdefault(tuple(done), rows)
+    return out
+
+
+def judge_race_orders(captured: RaceOrdersCapture) -> RaceOrdersResult:
+    race = captured.race
+    columns = captured.scenario.table.column_names
+    serial = serial_rows(captured.runs, captured.start_rows)
+    outcomes = []
+    for index, run in enumerate(captured.runs, start=1):
+        committed = [j.name for j in run.jobs if j.committed]
+        verdict = judge(run.rows, committed, job_facts(race, run.jobs), serial, columns, race.expect)
+        outcomes.append(RaceHistoryOutcome(index=index, history=run.history, jobs=run.jobs, rows=run.rows,
+                                           verdict=verdict, commits=run.commits,
+                                           start_point=captured.start_point, seconds=run.seconds,
+                                           notes=run.notes))
+    return RaceOrdersResult(scenario=captured.scenario, race=race, histories=tuple(outcomes),
+                            setup_seconds=captured.setup_seconds, engine=captured.engine, clock=captured.clock,
+                            library=captured.library, notes=captured.notes)
+
+
+__all__ = ["COMMITTED", "Commit", "FATE_WORDS", "JobFate", "REJECTED", "RETRIED", "RaceHistoryOutcome",
+           "RaceOrdersCapture", "RaceOrdersResult", "RaceOutcomeGroup", "RaceRun", "judge_race_orders",
+           "job_facts", "race_of", "serial_rows"]

@@ -1,0 +1,88 @@
+"""Every history of a Delta race on real delta-rs (``explorer orders``), against plain runs of the same engine.
+
+Acceptance (issue #41): every history where the jobs start from one version equals the single-order run of the
+``concurrent`` step with that ``commit_order`` at that isolation level (the same job refused by the same
+``CommitConflictError`` check, the same rows); every serial history equals the jobs run as plain steps; each
+verdict holds against real serial runs (``explorer_testing.differential.check_format_race``). The expected fates
+are delta-rs's own (``conflict_checker.rs``): a DELETE and an UPDATE that rewrite one file refuse the later one
+(``ConcurrentDeleteRead`` when the winner removed a file the loser read, ``ConcurrentAppend`` when the winner
+added data the loser's predicate would read).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from explorer.api import orders, parse_scenario
+from explorer.scenario.errors import ScenarioError
+from explorer.scenario.histories import DELTA_LEVELS
+from explorer.scenario.race_orders import RaceOrdersResult
+from explorer_testing.differential import check_format_race, random_format_race
+
+pytestmark = pytest.mark.delta
+
+TABLE = {"columns": {"user_id": "int", "name": "string"}}
+LOAD = [{"insert": [{"user_id": 100, "name": "ada"}, {"user_id": 500, "name": "old-500"}]}]
+
+
+def _race(a: dict, b: dict) -> dict:
+    return {"name": "delta-race", "engine": "delta", "table": TABLE,
+            "steps": [*LOAD, {"concurrent": {"jobs": {"A": a, "B": b}, "commit_order": ["A", "B"]}}]}
+
+
+DELETE_VS_UPDATE = _race({"delete": {"user_id": 500}}, {"update": {"set": {"name": "new"}, "where": {"user_id": 500}}})
+
+
+@pytest.fixture(scope="module")
+def delete_vs_update() -> RaceOrdersResult:
+    result = orders(DELETE_VS_UPDATE)
+    assert isinstance(result, RaceOrdersResult)
+    return result
+
+
+def test_every_history_runs_and_each_level_is_a_history(delete_vs_update):
+    result = delete_vs_update
+    # 2 serial histories, and both commit orders of the jobs that start together, at each of the three levels.
+    assert len(result.histories) == 2 + 2 * len(DELTA_LEVELS)
+    assert [h.history.isolation for h in result.histories[2:5]] == list(DELTA_LEVELS)
+    for h in result.histories:
+        if h.history.serial:
+            assert all(j.committed for j in h.jobs) and h.serial_equivalent == h.history.commit_order
+        else:  # the job that commits second read a file the first one rewrote: delta-rs refuses it
+            second = h.job(h.history.commit_order[1])
+            assert second.status == "rejected" and second.error_type == "CommitFailedError"
+            assert second.check in ("ConcurrentDeleteRead", "ConcurrentAppend"), second.message
+            assert "Commit failed" in (second.message or "")
+    snapshot = [h for h in result.histories if h.history.isolation == "SnapshotIsolation"]
+    assert snapshot and all("delta-rs" in n for h in snapshot for n in h.notes)
+    plain = result.to_plain()
+    assert plain["engine"] == "delta" and plain["clock"] == "version"
+    assert "refused at commit" in result.to_text() and "ConcurrentDeleteRead" in result.to_text()
+
+
+def test_grid_equals_single_order_runs_and_serial_runs(delete_vs_update):
+    check = check_format_race(parse_scenario(DELETE_VS_UPDATE), result=delete_vs_update)
+    assert check.ok, check.problems
+    assert check.serial_runs >= 2
+
+
+def test_append_vs_delete_grid_equals_plain_runs():
+    scenario = parse_scenario(_race({"insert": [{"user_id": 900, "name": "zoe"}]}, {"delete": {"user_id": 500}}))
+    result = orders(scenario)
+    check = check_format_race(scenario, result=result)
+    assert check.ok, check.problems
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_random_races_hold_against_plain_runs(seed):
+    scenario = random_format_race(random.Random(seed), "delta")
+    check = check_format_race(scenario)
+    assert check.ok, (check.problems, scenario.to_yaml())
+
+
+def test_orders_refuses_a_scenario_without_one_final_race():
+    with pytest.raises(ScenarioError) as err:
+        orders({"name": "x", "engine": "delta", "table": TABLE, "steps": LOAD})
+    assert err.value.field == "steps" and "exactly one concurrent step" in err.value.message

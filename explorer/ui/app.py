@@ -26,10 +26,8 @@ load or an edit makes the results on screen stale; a failed Load YAML stops Run)
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import ipywidgets as W
@@ -49,7 +47,7 @@ from explorer.ui.more_views import MoreViews
 from explorer.ui.predict import PREDICT_NOTE, PredictableRow, PredictGame, Score
 from explorer.ui.predict_view import PredictView
 from explorer.ui.presenter import ResultPresenter
-from explorer.ui.readers_run import check_kept, keep_folder
+from explorer.ui.readers_run import run_checked
 from explorer.ui.run_controller import RunController, RunFailure
 from explorer.ui.story_view import StoryView
 from explorer.ui.toolbar import Toolbar
@@ -259,34 +257,21 @@ class App(UnitsState, EditorTwins, traitlets.HasTraits):
             return None
         self._clear_error()
         # The last good result stays on screen until a new run succeeds.
-        folder = keep_folder() if self.check_readers else None
-        outcome = self.runner.run(self.scenario, self.engine, warehouse=folder)
+        outcome, checked, failed = run_checked(self.runner, self.scenario, self.engine,
+                                               readers=self.check_readers, report=self._set_progress)
         if isinstance(outcome, RunFailure):
-            if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
             if outcome.partial is not None:  # the snapshots made before the engine refused a step
                 self._set_result(outcome.partial)
             self._show_error(outcome.error)
             return None
-        checked = self._check_readers(outcome, folder) if folder is not None else None
+        if failed is not None:  # the readers could not be checked: the run is shown, the tab says not checked
+            self._show_error(failed)
         t1 = self._first_view_at = time.perf_counter()
         self._set_result(outcome, checked)
         self.runner.timings = {**self.runner.timings, "first_view_s": self._first_view_at - t1,
                                "views_s": time.perf_counter() - t1}
         self._set_progress(f"done: {_plural(len(outcome.points()), 'snapshot')}")
         return outcome
-
-    def _check_readers(self, result: Result, folder: Path) -> ReadersResult | None:
-        """Every reader of the run's format on the table this run kept (only that table: safe mode holds)."""
-        self._set_progress("reading every snapshot with every reader of this format…")
-        t0 = time.perf_counter()
-        try:
-            checked = check_kept(result, folder, progress=self._set_progress)
-        except ExplorerError as exc:
-            self._show_error(exc)
-            return None
-        self.runner.timings = {**self.runner.timings, "readers_s": time.perf_counter() - t0}
-        return checked
 
     def _set_progress(self, text: str) -> None:
         self.runner.report(text)
@@ -296,8 +281,7 @@ class App(UnitsState, EditorTwins, traitlets.HasTraits):
         self.runner.start_engine(self.engine)
 
     def show_result(self, result: Result, readers: ReadersResult | None = None) -> None:
-        """Show a result that already exists (a saved capture, a run from elsewhere) without running;
-        ``readers``: its readers' result (``explorer.readers(..., result=result)``), for the Readers tab."""
+        """Show a result that already exists without running (``readers``: its ReadersResult, for that tab)."""
         self._clear_error()
         self._clear_result()
         self._set_result(result, readers)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 from explorer.conformance.result import ReadersResult
 from explorer.engine import Result
+from explorer.scenario.errors import ExplorerError
 
 
 def keep_folder() -> Path:
@@ -43,3 +45,27 @@ def run_and_check(source: Any, *, progress: Callable[[str], None] | None = None,
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return result, check_kept(result, folder, progress)
+
+
+def run_checked(runner: Any, scenario: Callable[[], Any], engine: str, *, readers: bool,
+                report: Callable[[str], None]) -> tuple[Any, ReadersResult | None, ExplorerError | None]:
+    """The app's Run: ``runner.run`` (a :class:`~explorer.ui.run_controller.RunController`), and when ``readers``
+    is asked, the run's table kept and read by every reader. Returns (the run's result or its RunFailure, the
+    readers' result or None, the readers' error or None); the time the readers took goes to ``runner.timings``."""
+    folder = keep_folder() if readers else None
+    from explorer.ui.run_controller import RunFailure
+
+    outcome = runner.run(scenario, engine, warehouse=folder)
+    if folder is None:
+        return outcome, None, None
+    if isinstance(outcome, RunFailure):
+        shutil.rmtree(folder, ignore_errors=True)
+        return outcome, None, None
+    report("reading every snapshot with every reader of this format…")
+    t0 = time.perf_counter()
+    try:
+        checked = check_kept(outcome, folder, progress=report)
+    except ExplorerError as exc:
+        return outcome, None, exc
+    runner.timings = {**runner.timings, "readers_s": time.perf_counter() - t0}
+    return outcome, checked, None

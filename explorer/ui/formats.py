@@ -101,7 +101,8 @@ def figure_outputs(comparison) -> tuple[dict, ...]:
 class FormatsApp:
     """Run a history on every format and show them side by side (display it, or use ``.widget``)."""
 
-    def __init__(self, history: str = "seed-delete-insert-delete"):
+    def __init__(self, history: str = "seed-delete-insert-delete", *, engines: list[str] | None = None):
+        self.engines = engines  # None: every engine that runs histories (a test may run fewer)
         self.comparison = None
         self.error_text = ""
         self.w_history = W.Dropdown(options=[(title, name) for name, title in HISTORIES.items()], value=history,
@@ -139,7 +140,7 @@ class FormatsApp:
         self.error_text = ""
         try:
             self.comparison = compare_formats(
-                self.w_history.value,
+                self.w_history.value, engines=self.engines,
                 progress=lambda m: setattr(self.w_status, "value", f"running {escape(m)} ..."))
             self.w_figure.outputs = figure_outputs(self.comparison)
             self.w_out.value = comparison_html(self.comparison)

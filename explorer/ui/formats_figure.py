@@ -91,7 +91,7 @@ def formats_figure(comparison: Any) -> go.Figure:
         name, symbol, colour = EFFECTS.get(way, (way, *_OTHER))
         fig.add_trace(go.Scatter(
             x=m["x"], y=m["y"], mode="markers+text", name=name, text=m["text"], textposition="bottom center",
-            textfont={"size": 11}, hovertext=m["hover"], hoverinfo="text",
+            textfont={"size": 11}, hovertext=m["hover"], hoverinfo="text", cliponaxis=False,
             marker={"symbol": symbol, "size": 16, "color": colour, "line": {"width": 2, "color": colour}}))
     # the final rows per format, in the last column
     fx, fy, ftext, fhover, fcolour = [], [], [], [], []
@@ -107,8 +107,8 @@ def formats_figure(comparison: Any) -> go.Figure:
         differ = comparison.final_rows_differ(run)
         rows = [{k: r.get(k) for k in cols} for r in run.facts.final_rows]
         key = history.key[0] if history.key else cols[0]
-        ftext.append(f"{len(rows)} rows: " + ", ".join(str(r.get(key)) for r in rows)
-                     + (" DIFFER" if differ else " ✓"))
+        ftext.append(f"{len(rows)} rows" + (" DIFFER" if differ else " ✓") + "<br>"
+                     + ", ".join(str(r.get(key)) for r in rows))
         fhover.append(f"<b>{run.title}</b>: final rows, the engine's own read<br>"
                       + "<br>".join(", ".join(f"{k}={v}" for k, v in r.items()) for r in rows)
                       + ("<br><b>DIFFER from the history replayed</b>" if differ else
@@ -116,7 +116,8 @@ def formats_figure(comparison: Any) -> go.Figure:
         fcolour.append("#c62828" if differ else "#2e7d32")
     fig.add_trace(go.Scatter(x=fx, y=fy, mode="markers+text", name="final rows (engine's read)", text=ftext,
                              textposition="bottom center", textfont={"size": 11}, hovertext=fhover,
-                             hoverinfo="text", marker={"symbol": "square", "size": 14, "color": fcolour}))
+                             hoverinfo="text", cliponaxis=False,
+                             marker={"symbol": "square", "size": 14, "color": fcolour}))
     fig.update_layout(
         title={"text": f"One history, every format: {history.title}<br><sup>each lane counts on its own clock; "
                        "hover a mark for what the commit wrote</sup>", "x": 0.01},

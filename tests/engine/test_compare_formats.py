@@ -103,7 +103,7 @@ def test_the_picture_of_the_real_seed_comparison_puts_each_commit_on_its_formats
     assert marks[("<b>DuckLake</b>", "1. insert")] == ("new data file", "snap 2")
     assert all(marks[(lane, "5. insert")][0] == "new data file" for lane in ("<b>Paimon</b>", "<b>Delta</b>"))
     final = next(t for t in fig.data if t.name == "final rows (engine's read)")
-    assert list(final.text) == ["4 rows: 100, 200, 300, 400 ✓"] * 3
+    assert list(final.text) == ["4 rows ✓<br>100, 200, 300, 400"] * 3
     app = FormatsApp(engines=["delta"])  # the app's panel: the picture first, the text folded under it
     app.run()
     assert app.w_figure.outputs[0]["data"]["application/vnd.plotly.v1+json"]["data"]

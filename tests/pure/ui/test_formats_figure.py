@@ -91,14 +91,15 @@ def test_final_rows_sit_beside_each_lane_and_a_difference_shows():
     fig = formats_figure(_comparison(*runs))
     final = next(t for t in fig.data if t.name == "final rows (engine's read)")
     assert sum("DIFFER" in t for t in final.text) == 1 and sum("✓" in t for t in final.text) == 4
-    assert all(t.startswith(f"{len(ROWS)} rows") for t in final.text if "✓" in t)
+    assert all(t.startswith(f"{len(ROWS)} rows ✓<br>") for t in final.text if "✓" in t)
+    assert all(t.cliponaxis is False for t in fig.data)  # a label near the edge is drawn whole, not cut
 
 
 def test_a_run_that_did_not_execute_is_a_lane_that_says_so():
     broken = FormatRun("delta", None, None, (), None, 0.0, error="delta-rs refused step 4")
     fig = formats_figure(_comparison(_run(*FORMATS[0]), broken))
     final = next(t for t in fig.data if t.name == "final rows (engine's read)")
-    assert list(final.text) == [f"{len(ROWS)} rows: " + ", ".join(str(r["user_id"]) for r in ROWS) + " ✓",
+    assert list(final.text) == [f"{len(ROWS)} rows ✓<br>" + ", ".join(str(r["user_id"]) for r in ROWS),
                                 "did not run"]
     assert "delta-rs refused step 4" in final.hovertext[1]
 

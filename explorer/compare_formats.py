@@ -46,10 +46,11 @@ class FormatRun:
     error: str | None = None
 
     def tick(self, snapshot_id: int) -> str:
-        """A point as the format counts it (Iceberg: sequence number; Delta: version; Paimon: snapshot id)."""
+        """A point as the format counts it (Iceberg: sequence number; Delta: version; Paimon and DuckLake:
+        snapshot id; DuckLake's first write is not snapshot 1, so the place in commit order would mislead)."""
         for p in self.points:
             if p.snapshot_id == snapshot_id:
-                return str(p.sequence_number if p.sequence_number is not None else p.ordinal)
+                return str(p.sequence_number if p.sequence_number is not None else p.snapshot_id)
         return str(snapshot_id)
 
     @property
@@ -142,6 +143,8 @@ class Comparison:
                 "clock": r.facts.clock if r.facts else None,
                 "deletes": [{"step": d.step, "at": r.tick(d.point) if d.point is not None else None,
                              "way": d.way, "detail": d.detail} for d in (r.facts.deletes if r.facts else ())],
+                "commits": [{"step": d.step, "at": r.tick(d.point) if d.point is not None else None,
+                             "wrote": d.way, "detail": d.detail} for d in (r.facts.commits if r.facts else ())],
                 "final_rows": self._shown(r.facts.final_rows) if r.facts else None,
                 "final_rows_differ": list(self.final_rows_differ(r)),
                 "changelog": None if not r.facts or r.facts.changelog is None else {

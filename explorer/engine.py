@@ -21,7 +21,7 @@ An engine joins the cross-format comparison by implementing two more methods; th
   naming the step when the format cannot tell it. ``run(scenario, changelog=True)`` must then also read the
   format's changelog (engines for which that costs nothing may ignore the option).
 - on the result, :class:`Comparable` ``format_facts()``: a :class:`FormatFacts` (the clock, how each delete
-  found its rows, the rows the engine itself reads at the last point, the changelog as :class:`ChangeRow` s
+  found its rows, every step's commit on its clock, the rows the engine itself reads at the last point, the changelog as :class:`ChangeRow` s
   with who produced it, and the notes where the library differs from its format's spec).
 
 Why one module over 400 lines: it is the one contract between the explorer and its engines (the time axis
@@ -353,6 +353,10 @@ class FormatFacts:
     final_rows: tuple[Mapping[str, Any], ...]
     changelog: Changelog | None
     notes: tuple[str, ...] = ()
+    # Every step's commit on the format's clock, in the same shape as ``deletes`` (``point``: the snapshot id or
+    # version; ``way``: what it wrote: a delete's way, or "new data file" for a write that only adds): the
+    # comparison's picture draws one mark per entry.
+    commits: tuple[DeleteWay, ...] = ()
 
 
 @runtime_checkable

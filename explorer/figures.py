@@ -29,6 +29,7 @@ from explorer.iceberg.figures import snapshots_figure as _snapshots_figure
 from explorer.iceberg.figures import timeline_figure as _timeline_figure
 from explorer.paimon.figures import key_timeline_figure as _key_timeline_figure
 from explorer.paimon.figures import three_clocks_figure as _three_clocks_figure
+from explorer.ui.formats_figure import formats_figure as _formats_figure
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -68,7 +69,8 @@ snapshots_figure = _sized(_snapshots_figure)
 timeline_figure = _sized(_timeline_figure)
 key_timeline_figure = _sized(_key_timeline_figure)
 three_clocks_figure = _sized(_three_clocks_figure)
+formats_figure = _sized(_formats_figure)
 
 __all__ = ["changelog_figure", "changes_figure", "compare_figure", "decision_matrix_figure", "files_figure",
            "inspection_figures", "key_timeline_figure", "race_figure", "row_fate_figure", "snapshots_figure",
-           "three_clocks_figure", "timeline_figure"]
+           "three_clocks_figure", "timeline_figure", "formats_figure"]

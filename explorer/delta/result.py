@@ -329,6 +329,11 @@ class DeltaResult(CaptureResult[DeltaCapture]):
                                      detail=f"version {c.version}: {c.operation} removed {len(removed)} file(s) "
                                             f"and added {len(c.of('add'))}, copying {copied} unchanged row(s); "
                                             "no deletion vector"))
+        found = {(d.step, d.point): d for d in deletes}
+        commits = [found.get((c.step, c.version)) or DeleteWay(
+            step=c.step, point=c.version, way="new data file" if c.of("add") else c.operation.lower(),
+            detail=f"version {c.version}: {c.operation} added {len(c.of('add'))} file(s), removed "
+                   f"{len(c.of('remove'))}") for c in self.capture.commits if c.step is not None]
         changelog = None
         if self.capture.cdf is not None:
             changelog = Changelog(
@@ -343,7 +348,7 @@ class DeltaResult(CaptureResult[DeltaCapture]):
         return FormatFacts(format="Delta Lake", variant=f"delta-rs {self.capture.engine_version}, copy-on-write",
                            clock="commit version (0, 1, 2, ...: one _delta_log JSON file per commit)",
                            deletes=tuple(deletes), final_rows=tuple(self.rows_at(last)), changelog=changelog,
-                           notes=(DV_NOTE,))
+                           notes=(DV_NOTE,), commits=tuple(commits))
 
 
 def _rows_text(rows: list[dict[str, Any]]) -> str:

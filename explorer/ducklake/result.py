@@ -181,6 +181,15 @@ class DuckLakeResult(CaptureResult[DuckLakeCapture]):
             way = "catalog delete file" if new else "catalog: data file ended"
             deletes.append(DeleteWay(step=s.step or 0, point=s.snapshot_id, way=way,
                                      detail=f"snapshot {s.snapshot_id}: " + "; ".join(parts)))
+        found = {(d.step, d.point): d for d in deletes}
+        commits = []
+        for s in cap.snapshots:
+            if s.step is None:
+                continue
+            born = [f"F{f.file_id}" for f in cap.data_files if f.begin_snapshot == s.snapshot_id]
+            commits.append(found.get((s.step, s.snapshot_id)) or DeleteWay(
+                step=s.step, point=s.snapshot_id, way="new data file" if born else "catalog change",
+                detail=f"snapshot {s.snapshot_id}: added data file {', '.join(born) or 'none'}"))
         carried = {id(c) for c in self.carry_over}
         order = {"delete": 0, "update_preimage": 1, "update_postimage": 2, "insert": 3}
         rows = tuple(ChangeRow(c.snapshot_id, c.change_type, {k: c.values.get(k) for k in self.columns},
@@ -206,7 +215,8 @@ class DuckLakeResult(CaptureResult[DuckLakeCapture]):
                                                       f"{cap.extension_version}, data inlining off",
                            clock="snapshot id: every catalog change takes the next one (table creation "
                                  f"included, so the first write here is snapshot {cap.first_snapshot + 1})",
-                           deletes=tuple(deletes), final_rows=final, changelog=changelog, notes=tuple(notes))
+                           deletes=tuple(deletes), final_rows=final, changelog=changelog, notes=tuple(notes),
+                           commits=tuple(commits))
 
     # ------------------------------------------------------------------------------------ plain / text
     def _row_plain(self, rid: int | None, values: Mapping[str, Any]) -> dict[str, Any]:

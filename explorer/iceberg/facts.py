@@ -42,6 +42,17 @@ def format_facts(result) -> FormatFacts:
         else:
             continue
         deletes.append(DeleteWay(step=snap.step, point=snap.snapshot_id, way=way, detail=detail))
+    commits = []
+    found = {(d.step, d.point): d for d in deletes}
+    for snap in cap.snapshots:
+        if snap.step is None:
+            continue
+        if (snap.step, snap.snapshot_id) in found:
+            commits.append(found[(snap.step, snap.snapshot_id)])
+            continue
+        born = [f.id for f in cap.files if f.added_snapshot_id == snap.snapshot_id and not f.is_delete]
+        commits.append(DeleteWay(step=snap.step, point=snap.snapshot_id, way="new data file" if born else snap.kind,
+                                 detail=f"sequence {snap.sequence_number}: added {', '.join(born) or 'no data file'}"))
     last = cap.snapshots[-1].snapshot_id if cap.snapshots else None
     final = tuple(normalize_row(r) for r in cap.engine_rows.get(last, ())) if last is not None else ()
     changelog = None
@@ -62,4 +73,4 @@ def format_facts(result) -> FormatFacts:
     return FormatFacts(format="Apache Iceberg", variant=f"Spark + Iceberg, v{table.format_version} "
                                                         f"{table.write_mode}",
                        clock="sequence number (table-wide, one per commit; deletes compare it with the data's)",
-                       deletes=tuple(deletes), final_rows=final, changelog=changelog)
+                       deletes=tuple(deletes), final_rows=final, changelog=changelog, commits=tuple(commits))

@@ -36,6 +36,18 @@ def format_facts(result) -> FormatFacts:
             deletes.append(DeleteWay(step=snap.step or 0, point=snap.snapshot_id, way="key merge (-D record)",
                                      detail=f"snapshot {snap.snapshot_id}: wrote {keys}; the older record stays "
                                             "in its file and a read merges by key (higher sequence number wins)"))
+    commits = []
+    for snap in cap.snapshots:
+        if snap.step is None:
+            continue
+        files = [f for f in cap.files if f.added_snapshot_id == snap.snapshot_id and not f.changelog]
+        seqs = (f"record sequence numbers {min(f.min_sequence_number for f in files)}.."
+                f"{max(f.max_sequence_number for f in files)}" if files else "no data file")
+        made = [d for d in deletes if d.point == snap.snapshot_id]
+        way = made[0].way if made else "new data file"
+        detail = (made[0].detail if made else f"snapshot {snap.snapshot_id}: wrote "
+                  f"{', '.join(f.name for f in files) or 'nothing'}") + f"; {seqs}"
+        commits.append(DeleteWay(step=snap.step, point=snap.snapshot_id, way=way, detail=detail))
     last = cap.last_snapshot_id
     rows = cap.rows_after.get(last, ()) if last is not None else ()
     final = tuple(normalize_row({c: r.get(c) for c in shown}) for r in rows)
@@ -51,4 +63,4 @@ def format_facts(result) -> FormatFacts:
     return FormatFacts(format="Apache Paimon", variant=f"{'' if cap.runner == 'java' else 'pypaimon '}{cap.engine_version}, primary-key table "
                                                        f"({table.options.get('merge-engine', 'deduplicate')})",
                        clock="snapshot id orders commits; within a key, each record's sequence number decides",
-                       deletes=tuple(deletes), final_rows=final, changelog=changelog)
+                       deletes=tuple(deletes), final_rows=final, changelog=changelog, commits=tuple(commits))

@@ -232,15 +232,19 @@ def _is_format_comparison(obj: Any) -> bool:
 
 @page_builder(_is_format_comparison)
 def formats_page(comparison: Any, *, source: str = "", **_: Any) -> Page:
-    """One history, every format (``explorer compare-formats``): the app's side-by-side view."""
+    """One history, every format (``explorer compare-formats``): the app's view, its picture first and the
+    comparison in words and tables folded under it."""
     from explorer.ui.formats import comparison_html
+    from explorer.ui.formats_figure import formats_figure
 
     history = comparison.history
-    description = (f"The history *{history.title}* run on every format the explorer executes, side by side: the "
-                   "clock each one counts with, how each delete found its rows, the rows the engine read at the "
-                   "end (equal everywhere, checked) and the changelog each one produced.")
+    description = (f"The history *{history.title}* run on every format the explorer executes, side by side: each "
+                   "format a lane on the clock it counts with, every step's commit drawn by what it wrote (hover a "
+                   "mark for the detail), the rows the engine read at the end (equal everywhere, checked); under "
+                   "it, folded, the same in words and tables with the changelog each one produced.")
+    picture = tabs_section([("Timelines", [figure_block(formats_figure(comparison))])])
     return Page(title=f"One history, every format: {history.title}", description=description,
-                sections=(html_section(comparison_html(comparison)),), source=source,
+                sections=(picture, html_section(comparison_html(comparison))), source=source,
                 details=(("The comparison as text", comparison.to_text()),))
 
 

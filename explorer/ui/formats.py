@@ -1,9 +1,11 @@
 """The "one history, every format" view: a history run on every format the explorer executes, side by side.
 
 A learner picks a history (the seed story, or sequence A or B of the changelog seed), presses Run, and sees
-one column per format run: the clock it uses, how each delete found its rows, the rows the engine read at the
-end (equal everywhere, checked) and the changelog it produced, with who wrote it. Plain HTML, no figure
-widgets, so it stays light in voila. ``select`` and ``run`` are the controls' public twins for tests.
+first a picture (:mod:`explorer.ui.formats_figure`: each format a lane on its own clock, the steps aligned, what
+each commit wrote), then, folded, one column per format run: the clock it uses, how each delete found its rows,
+the rows the engine read at the end (equal everywhere, checked) and the changelog it produced, with who wrote
+it. The picture is plotly's mime output in an Output widget (no FigureWidget), the rest plain HTML, so it stays
+light in voila. ``select`` and ``run`` are the controls' public twins for tests.
 """
 
 from __future__ import annotations
@@ -81,13 +83,26 @@ def comparison_html(comparison) -> str:
             f'{checked}</div>{changes}{notes}</div>')
     grid = (f'<div style="display:grid;grid-template-columns:repeat({max(1, len(columns))}, minmax(0, 1fr));'
             f'gap:12px;margin-top:10px">{"".join(columns)}</div>')
-    return f'<div style="line-height:1.35">{verdict}{summary}{grid}</div>'
+    folded = (f'<details data-role="formats-text" style="margin-top:8px"><summary style="cursor:pointer">'
+              f'<b>The comparison in words and tables</b> (the picture\'s facts: each format\'s clock, how each '
+              f'delete found its rows, the final rows, the changelog)</summary>{summary}{grid}</details>')
+    return f'<div style="line-height:1.35">{verdict}{folded}</div>'
+
+
+def figure_outputs(comparison) -> tuple[dict, ...]:
+    """The picture (:func:`explorer.ui.formats_figure.formats_figure`) as an Output widget's outputs, drawn by
+    JupyterLab's and voila's plotly renderer at the panel's width."""
+    from explorer.ui.compare import figure_output
+    from explorer.ui.formats_figure import formats_figure
+
+    return (figure_output(formats_figure(comparison)),)
 
 
 class FormatsApp:
     """Run a history on every format and show them side by side (display it, or use ``.widget``)."""
 
-    def __init__(self, history: str = "seed-delete-insert-delete"):
+    def __init__(self, history: str = "seed-delete-insert-delete", *, engines: list[str] | None = None):
+        self.engines = engines  # None: every engine that runs histories (a test may run fewer)
         self.comparison = None
         self.error_text = ""
         self.w_history = W.Dropdown(options=[(title, name) for name, title in HISTORIES.items()], value=history,
@@ -96,9 +111,11 @@ class FormatsApp:
                               layout=W.Layout(width="200px"))
         self.w_status = W.HTML("")
         self.w_out = W.HTML("")
+        self.w_figure = W.Output(layout=W.Layout(width="100%"))
         self.w_run.on_click(lambda _: self.run())
         self.widget = W.VBox([W.HBox([self.w_history, self.w_run, self.w_status],
-                                     layout=W.Layout(flex_flow="row wrap", align_items="center")), self.w_out],
+                                     layout=W.Layout(flex_flow="row wrap", align_items="center")), self.w_figure,
+                              self.w_out],
                              layout=W.Layout(width="100%"))
 
     def _ipython_display_(self):  # pragma: no cover - notebook display hook
@@ -123,12 +140,14 @@ class FormatsApp:
         self.error_text = ""
         try:
             self.comparison = compare_formats(
-                self.w_history.value,
+                self.w_history.value, engines=self.engines,
                 progress=lambda m: setattr(self.w_status, "value", f"running {escape(m)} ..."))
+            self.w_figure.outputs = figure_outputs(self.comparison)
             self.w_out.value = comparison_html(self.comparison)
             self.w_status.value = "done"
         except ExplorerError as exc:
             self.error_text = str(exc)
+            self.w_figure.outputs = ()
             self.w_out.value = error_html(exc)
             self.w_status.value = ""
         finally:

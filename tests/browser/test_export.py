@@ -303,6 +303,7 @@ def test_the_format_comparison_exported_works_offline(tab, tmp_path, artifacts):
     comparison = compare_formats("seed-delete-insert-delete", engines=["paimon", "delta", "ducklake"])
     path = Path(explorer.export(comparison, tmp_path / "formats.html"))
     tab.open(path)
+    tab.page.locator("details[data-role='formats-text'] summary").click()  # folded under the picture
     table = tab.page.locator("table[data-role='formats-table']")
     names = table.locator("tr td:first-child").all_inner_texts()
     assert len(names) == 3 and tab.page.locator("[data-role='formats-run']").count() == 3, names

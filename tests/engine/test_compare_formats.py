@@ -77,3 +77,35 @@ def test_the_app_view_shows_every_run_and_says_what_was_not_executed():
     assert "Final rows equal in every executed format (1 runs)" in html
     assert 'data-role="formats-not-executed"' in html and "Apache Hudi" in html
     assert "update_postimage" in html and "Checked against the capture: agrees." in html
+
+
+@pytest.mark.delta
+@pytest.mark.paimon
+def test_the_picture_of_the_real_seed_comparison_puts_each_commit_on_its_formats_clock():
+    """explorer.ui.formats_figure on the real runs (Paimon, Delta, DuckLake): one lane per format, one mark per
+    step in the step's column, each delete drawn by the way the engine's own files show, DuckLake's clock
+    starting at 2 (its table creation took snapshot 1)."""
+    from explorer.ui.formats import FormatsApp
+    from explorer.ui.formats_figure import formats_figure
+
+    cmp = compare_formats("seed-delete-insert-delete", engines=["paimon", "delta", "ducklake"])
+    fig = formats_figure(cmp)
+    lanes = list(fig.layout.yaxis.categoryarray)
+    assert [lane.split("<br>")[0] for lane in reversed(lanes)] == ["<b>Paimon</b>", "<b>Delta</b>", "<b>DuckLake</b>"]
+    marks = {(y.split("<br>")[0], x): (t.name, label) for t in fig.data if t.name != "final rows (engine's read)"
+             for x, y, label in zip(t.x, t.y, t.text)}
+    steps = [f"{s.index}. {s.kind}" for s in cmp.history.steps]
+    assert {x for _, x in marks} == set(steps) and len(marks) == 3 * len(steps)
+    assert marks[("<b>Paimon</b>", "4. delete")][0] == "-D record (merged by key)"
+    assert marks[("<b>Paimon</b>", "4. delete")][1].startswith("snap 4<br>rec seq ")
+    assert marks[("<b>Delta</b>", "4. delete")] == ("rewritten file (remove + add)", "v4")
+    assert marks[("<b>DuckLake</b>", "4. delete")] == ("catalog delete file", "snap 5")
+    assert marks[("<b>DuckLake</b>", "1. insert")] == ("new data file", "snap 2")
+    assert all(marks[(lane, "5. insert")][0] == "new data file" for lane in ("<b>Paimon</b>", "<b>Delta</b>"))
+    final = next(t for t in fig.data if t.name == "final rows (engine's read)")
+    assert list(final.text) == ["4 rows ✓<br>100, 200, 300, 400"] * 3
+    app = FormatsApp(engines=["delta"])  # the app's panel: the picture first, the text folded under it
+    app.run()
+    assert app.w_figure.outputs[0]["data"]["application/vnd.plotly.v1+json"]["data"]
+    assert app.widget.children.index(app.w_figure) < app.widget.children.index(app.w_out)
+    assert "<details" in app.w_out.value and 'data-role="formats-table"' in app.w_out.value

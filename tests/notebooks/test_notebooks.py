@@ -674,6 +674,14 @@ def test_12_one_history_every_format_executes(kernel_env, tmp_path):
                  "| Apache Paimon | pypaimon", "| Apache Hudi |", "equality delete file", "key merge (-D record)"):
         assert cell in markdown, cell
     assert "DIFFER" not in markdown
+    # the picture comes first: one lane per format run, every effect of the seed story in its legend
+    figures = [o["data"]["application/vnd.plotly.v1+json"] for o in outputs(nb)
+               if "application/vnd.plotly.v1+json" in o.get("data", {})]
+    lanes = figures[0]["layout"]["yaxis"]["categoryarray"]
+    assert len(lanes) == 5 and any("DuckLake" in lane for lane in lanes), lanes
+    legend = {t["name"] for t in figures[0]["data"]}
+    assert {"new data file", "equality delete file", "rewritten file (remove + add)", "-D record (merged by key)",
+            "catalog delete file"} <= legend, legend
     # each format's way of deleting, on its own clock (Iceberg sequence numbers, Paimon snapshots, Delta versions)
     for head, way in (("Apache Iceberg (Spark + Iceberg, v2 merge-on-read)", "equality delete file"),
                       ("Apache Iceberg (Spark + Iceberg, v2 copy-on-write)", "file rewrite (remove + add)"),

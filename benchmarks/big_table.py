@@ -25,7 +25,17 @@ during the timed inspects). Then the attached-delete sets of the two are compare
 figures are built (outside the timing; both from the columns: the full capture, one FileRecord per file, is never
 made). Targets (issue #16): explorer ≤ 2x planFiles(), ≤ 20 s on 2 cores, peak memory < 1.5 GB.
 
-    python benchmarks/big_table.py [--smoke] [--json PATH] [--reps N] [--scale F]
+    python benchmarks/big_table.py [--smoke] [--json PATH] [--reps N] [--scale F] [--distributed]
+
+``--distributed`` (issue #42) measures the distributed path instead, at S x (100,000 data / 10,000 delete files):
+the table is built once (a local driver), a standalone cluster (one master, two workers of one core) is started
+from the installed PySpark, and two fresh drivers on that cluster take turns on the same table: Iceberg's own
+distributed planning (``SparkDistributedDataScan.planFiles()`` with ``read.data-planning-mode`` and
+``read.delete-planning-mode`` = ``distributed``, every task's deletes consumed; timed in the JVM) and the
+explorer's ``inspect_table(..., distributed=True)`` to the summary (timed in Python). The driver's peak (that
+driver's Python process and its JVM, sampled from outside; the cluster's daemons and executors are not counted)
+is the explorer's. The attached-delete sets of every data file are then compared with the reference's as a join
+on the executors (``explorer.iceberg.spark.distributed.compare_sets``). Code in ``big_table_cluster.py``.
 """
 
 from __future__ import annotations
@@ -48,9 +58,12 @@ TABLE = "explorer.bench.big_table"
 
 
 def compile_helper(jar: Path, out: Path) -> Path:
-    """javac the helper against the Iceberg runtime jar; the class directory it wrote."""
+    """javac the helper against the Iceberg runtime jar and Spark's jars; the class directory it wrote."""
+    import pyspark
+
     javac = os.environ.get("JAVAC") or "javac"
-    subprocess.run([javac, "-nowarn", "-d", str(out), "-cp", str(jar), str(JAVA_SOURCE)], check=True,
+    classpath = os.pathsep.join([str(jar), str(Path(pyspark.__file__).parent / "jars" / "*")])
+    subprocess.run([javac, "-nowarn", "-d", str(out), "-cp", classpath, str(JAVA_SOURCE)], check=True,
                    capture_output=True, text=True)
     return out
 
@@ -199,7 +212,13 @@ def main(argv: list[str] | None = None) -> int:
     p = bc.parser(__doc__.splitlines()[0])
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--scale", type=float, default=None, help="fraction of the full size (smoke: 0.001)")
-    args = p.parse_args(argv)
+    p.add_argument("--distributed", action="store_true",
+                   help="the distributed path on a standalone cluster against Iceberg's distributed planning")
+    args, rest = p.parse_known_args(argv)
+    if args.distributed or rest:
+        import big_table_cluster
+
+        return big_table_cluster.main(argv)
     scale = args.scale if args.scale is not None else (0.001 if args.smoke else 1.0)
     sizes = {"data_files": max(10, int(DATA_FILES * scale)), "delete_files": max(4, int(DELETE_FILES * scale)),
              "partitions": max(2, min(PARTITIONS, int(PARTITIONS * scale * 10))), "rounds": 2 if scale < 0.01

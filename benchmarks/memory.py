@@ -43,12 +43,14 @@ BARE_CELL = "print('bare kernel')"
 class PeakSampler:
     """Samples the summed RSS of a process tree in a background thread; ``peak_mib`` after ``stop``."""
 
-    def __init__(self, root_pid: int | None = None, *, include_root: bool = False, interval: float = INTERVAL_S):
+    def __init__(self, root_pid: int | None = None, *, include_root: bool = False, interval: float = INTERVAL_S,
+                 exclude: tuple[int, ...] = ()):
         import psutil
 
         self._psutil = psutil
         self.root = psutil.Process(root_pid or os.getpid())
         self.include_root = include_root
+        self.exclude = frozenset(exclude)  # these processes and their trees are not counted (a cluster's daemons)
         self.interval = interval
         self.peak_bytes = 0
         self.peak_processes = 0
@@ -59,6 +61,14 @@ class PeakSampler:
 
     def sample(self) -> int:
         procs = self.root.children(recursive=True)
+        if self.exclude:
+            skipped = set(self.exclude)
+            for pid in self.exclude:
+                try:
+                    skipped.update(c.pid for c in self._psutil.Process(pid).children(recursive=True))
+                except self._psutil.NoSuchProcess:
+                    continue
+            procs = [p for p in procs if p.pid not in skipped]
         if self.include_root:
             procs.append(self.root)
         total = java = 0

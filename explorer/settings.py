@@ -161,6 +161,19 @@ REHEARSE: Setting[bool | None] = Setting(
     "the first run finds Spark's code loaded (a run started meanwhile stops it at its next step). Unset: on, "
     "except in safe mode (a shared dashboard, where many learners start at once and CPU limits the room).")
 
+def _count(text: str) -> int:
+    value = int(text.strip().replace(",", "").replace("_", ""))
+    if value < 0:
+        raise ValueError("expected a number of files, 0 or more")
+    return value
+
+
+DISTRIBUTED_ABOVE: Setting[int] = Setting(
+    "EXPLORER_DISTRIBUTED_ABOVE", 1_000_000, _count, "a number of live data files",
+    "`explorer inspect` of a table with more live data files than this, read for its metadata only, is planned "
+    "by Spark jobs on the session's executors (the distributed path, docs/inspect.md) instead of in the driver; "
+    "`--distributed` / `distributed=True` asks for it at any size, `distributed=False` never.")
+
 LARGE_FONT: Setting[bool] = Setting(
     "EXPLORER_LARGE_FONT", False, _switch, "1 or 0",
     "Large-font mode for a projector: the app's text and every figure's fonts 1.4x (`explorer.large_font()` "
@@ -177,8 +190,8 @@ PAIMON_JAR: Setting[Path | None] = Setting(
     "Paimon's Java bridge jar. Unset: paimon/ under the cache directory, where the install scripts put it.")
 
 ALL: tuple[Setting[Any], ...] = (SAFE, DEBUG, TOKEN, SPARK_MASTER, SPARK_CONF, DRIVER_MEMORY, JVM_OPTIONS,
-                            CLASS_ARCHIVE, CACHE_DIR, ONE_ENGINE, ENGINE_GROUP, REHEARSE, LARGE_FONT, PAIMON_RUNNER,
-                            PAIMON_JAR)
+                            CLASS_ARCHIVE, CACHE_DIR, ONE_ENGINE, ENGINE_GROUP, REHEARSE, DISTRIBUTED_ABOVE,
+                            LARGE_FONT, PAIMON_RUNNER, PAIMON_JAR)
 
 # Not a setting: class_archive.prepare hands its child the file to dump the archive into.
 CLASS_ARCHIVE_DUMP = "_EXPLORER_CLASS_ARCHIVE_DUMP"

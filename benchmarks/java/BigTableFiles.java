@@ -138,12 +138,45 @@ public class BigTableFiles {
     return new long[] {tasks, attached, System.nanoTime() - start};
   }
 
+  /**
+   * Iceberg's distributed planning (Spark's {@code SparkDistributedDataScan}: with the table's
+   * {@code read.data-planning-mode} and {@code read.delete-planning-mode} set to {@code distributed}, executors
+   * read the data and delete manifests), every task's deletes consumed: {tasks, attached delete files, nanoseconds}.
+   */
+  public long[] planDistributed(org.apache.spark.sql.SparkSession spark, Table table) throws IOException {
+    long start = System.nanoTime(), tasks = 0, attached = 0;
+    try (CloseableIterable<org.apache.iceberg.ScanTask> planned = distributedScan(spark, table).planFiles()) {
+      for (org.apache.iceberg.ScanTask t : planned) {
+        tasks++;
+        attached += ((FileScanTask) t).deletes().size();
+      }
+    }
+    return new long[] {tasks, attached, System.nanoTime() - start};
+  }
+
+  private static org.apache.iceberg.BatchScan distributedScan(org.apache.spark.sql.SparkSession spark, Table table) {
+    return new org.apache.iceberg.SparkDistributedDataScan(
+        spark, table, new org.apache.iceberg.spark.SparkReadConf(spark, table, new HashMap<>()));
+  }
+
+  /** writePlan of the distributed planning. */
+  public long writeDistributedPlan(org.apache.spark.sql.SparkSession spark, Table table, String out)
+      throws IOException {
+    return writeTasks(distributedScan(spark, table).planFiles(), out);
+  }
+
   /** The attached delete files per data file, by file name, written to {@code out} ("data\tdel,del" lines). */
   public long writePlan(Table table, String out) throws IOException {
+    return writeTasks(table.newScan().planFiles(), out);
+  }
+
+  private static long writeTasks(CloseableIterable<? extends org.apache.iceberg.ScanTask> tasks, String out)
+      throws IOException {
     long lines = 0;
-    try (CloseableIterable<FileScanTask> planned = table.newScan().planFiles();
+    try (CloseableIterable<? extends org.apache.iceberg.ScanTask> planned = tasks;
          BufferedWriter w = Files.newBufferedWriter(Paths.get(out), StandardCharsets.UTF_8)) {
-      for (FileScanTask task : planned) {
+      for (org.apache.iceberg.ScanTask t : planned) {
+        FileScanTask task = (FileScanTask) t;
         TreeSet<String> names = new TreeSet<>();
         for (DeleteFile d : task.deletes()) names.add(name(d.location()));
         w.write(name(task.file().location()) + "\t" + String.join(",", names) + "\n");

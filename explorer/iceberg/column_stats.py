@@ -236,3 +236,9 @@ class EqualityStats:
                 except TypeError:
                     apart[k] = False
         return apart
+
+
+# The table and bits above under public names, for a reader that evaluates the same rule elsewhere (the
+# distributed path writes it as a Spark expression: explorer/iceberg/spark/distributed.py).
+COLUMN_TABLE = _TABLE
+MAY_NULL, NON_NULL, ALL_NULL, BOUNDS, ON, ASK_BOUNDS = _MAY_NULL, _NON_NULL, _ALL_NULL, _BOUNDS, _ON, _ASK_BOUNDS

@@ -73,35 +73,32 @@ class Attachments:
 
     def summary(self) -> list[str]:
         """'12 global equality deletes touch all 4,000 data files', and a reader's load per data file."""
+        return self.counts().lines()
+
+    def counts(self) -> SummaryCounts:
+        """The aggregates the summary is worded from (the distributed path computes the same ones on Spark)."""
         cols = self.columns
         data = np.flatnonzero(cols.is_data)
         deletes = len(cols) - len(data)
-        if not len(data):
-            return ["no live data files"]
-        if not deletes:
-            return [f"{_count(len(data), 'live data file', 'live data files')}, no live delete files: a reader "
-                    "opens no delete file"]
+        if not len(data) or not deletes:
+            return SummaryCounts(len(data), deletes, (), 0.0, 0, "", len(data))
         touched = self.touched()
-        out = [f"{_count(len(data), 'live data file', 'live data files')}, "
-               f"{_count(deletes, 'live delete file', 'live delete files')}"]
-        for kind, code in _kind_codes().items():
-            one, many = _KIND_NAMES[kind]
-            group = cols.content == code
-            if not group.any():
-                continue
-            if kind is FileContent.EQUALITY_DELETES:
-                for scope, members in (("global", group & cols.unpartitioned),
-                                       ("partition-scoped", group & ~cols.unpartitioned)):
-                    if members.any():
-                        out.append(_kind_line(touched[members], f"{scope} {one}", f"{scope} {many}", len(data)))
-            else:
-                out.append(_kind_line(touched[group], one, many, len(data)))
+        reach = []
+        for group, code in kind_groups():
+            members = cols.content == code
+            if group.startswith("global "):
+                members &= cols.unpartitioned
+            elif group.startswith("partition-scoped "):
+                members &= ~cols.unpartitioned
+            if members.any():
+                t = touched[members]
+                reach.append(KindReach(group, int(members.sum()), int(t.min()), int(t.max()),
+                                       int(np.count_nonzero(t == 0))))
         opened = self.opened()[data]
         most = int(opened.max())
         worst = min((cols.ids[i] for i in data[opened == most].tolist()), key=id_order_key)
-        out.append(f"a reader opens {opened.mean():.1f} delete files per data file on average, at most "
-                   f"{most} ({worst}); {int(np.count_nonzero(opened == 0)):,} data files need none")
-        return out
+        return SummaryCounts(len(data), deletes, tuple(reach), float(opened.mean()), most, worst,
+                             int(np.count_nonzero(opened == 0)))
 
     def partitions(self) -> list[PartitionLoad]:
         """One :class:`PartitionLoad` per partition (any spec) holding live files, in partition order."""
@@ -121,6 +118,64 @@ class Attachments:
                               int(by_kind[FileContent.POSITION_DELETES][c]),
                               int(by_kind[FileContent.DELETION_VECTOR][c]), int(attached[c]), int(most[c]))
                 for c in order]
+
+
+def kind_groups() -> list[tuple[str, int]]:
+    """The summary's groups of delete files in the order it lists them: (group, content code); equality deletes
+    split into global and partition-scoped ones."""
+    out = []
+    for kind, code in _kind_codes().items():
+        if kind is FileContent.EQUALITY_DELETES:
+            out += [("global " + kind.value, code), ("partition-scoped " + kind.value, code)]
+        else:
+            out.append((kind.value, code))
+    return out
+
+
+@dataclass(frozen=True)
+class KindReach:
+    """One group of delete files (:func:`kind_groups`): how many, and how many data files each is attached to
+    (least, most, and how many of them are attached to none)."""
+
+    group: str
+    files: int
+    low: int
+    high: int
+    unused: int
+
+
+@dataclass(frozen=True)
+class SummaryCounts:
+    """Everything the summary says, as numbers: computed from columns (:meth:`Attachments.counts`) or by Spark
+    jobs (:mod:`explorer.iceberg.spark.distributed`), worded once (:meth:`lines`). ``worst`` names one data file
+    with the most attached deletes."""
+
+    data_files: int
+    delete_files: int
+    reach: tuple[KindReach, ...]
+    mean_opened: float
+    most_opened: int
+    worst: str
+    none_opened: int
+
+    def lines(self) -> list[str]:
+        data, deletes = self.data_files, self.delete_files
+        if not data:
+            return ["no live data files"]
+        if not deletes:
+            return [f"{_count(data, 'live data file', 'live data files')}, no live delete files: a reader "
+                    "opens no delete file"]
+        out = [f"{_count(data, 'live data file', 'live data files')}, "
+               f"{_count(deletes, 'live delete file', 'live delete files')}"]
+        names = {f"{scope}{kind.value}": (f"{scope}{one}", f"{scope}{many}")
+                 for kind, (one, many) in _KIND_NAMES.items()
+                 for scope in (("global ", "partition-scoped ") if kind is FileContent.EQUALITY_DELETES else ("",))}
+        for r in self.reach:
+            one, many = names[r.group]
+            out.append(_reach_line(r, one, many, data))
+        out.append(f"a reader opens {self.mean_opened:.1f} delete files per data file on average, at most "
+                   f"{self.most_opened} ({self.worst}); {self.none_opened:,} data files need none")
+        return out
 
 
 @dataclass(frozen=True)
@@ -155,11 +210,9 @@ def text_table(headers: list[str], rows: list[list[Any]]) -> str:
                      for r in [headers, ["-" * w for w in widths]] + cells)
 
 
-def _kind_line(reach: np.ndarray, one: str, many: str, data_count: int) -> str:
-    """'12 global equality deletes touch all 4,000 data files', '3 position delete files touch 3 of 40 ...';
-    ``reach``: how many data files each delete file of the group is attached to."""
-    n = len(reach)
-    low, high = int(reach.min()), int(reach.max())
+def _reach_line(r: KindReach, one: str, many: str, data_count: int) -> str:
+    """'12 global equality deletes touch all 4,000 data files', '3 position delete files touch 3 of 40 ...'."""
+    n, low, high = r.files, r.low, r.high
     verb = "touches" if n == 1 else "touch"
     if low == high == data_count:
         where = f"{verb} all {data_count:,} data files" + (" each" if n > 1 else "")
@@ -168,7 +221,6 @@ def _kind_line(reach: np.ndarray, one: str, many: str, data_count: int) -> str:
     else:
         where = f"{verb} {low:,} to {high:,} of {data_count:,} data files each"
     text = f"{n:,} {one if n == 1 else many} {where}"
-    unused = int(np.count_nonzero(reach == 0))
-    if unused and unused != n:
-        text += f" ({unused:,} of them touch none: pruned, or older than every data file they could reach)"
+    if r.unused and r.unused != n:
+        text += f" ({r.unused:,} of them touch none: pruned, or older than every data file they could reach)"
     return text

@@ -6,7 +6,7 @@ so ``import explorer`` starts no engine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from explorer.engine import Selector, selector_with_old_keywords
@@ -16,27 +16,31 @@ if TYPE_CHECKING:
     import pandas as pd
     from pyspark.sql import SparkSession
 
+    from explorer.iceberg.distributed_result import DistributedInspection
     from explorer.iceberg.inspection import InspectResult, RowExplanation
     from explorer.iceberg.result import IcebergResult
 
 
 def inspect(table: str, *, at: Selector = None, spark: SparkSession | None = None, contents: bool | None = None,
             check: bool | None = None, at_snapshot: int | None = None, at_seq: int | None = None,
-            ref: str | None = None) -> InspectResult:
+            ref: str | None = None, distributed: bool | None = None,
+            progress: Callable[[str], None] | None = None) -> InspectResult | DistributedInspection:
     """Explain an existing Iceberg table (CATALOG.NAMESPACE.TABLE) with the same views as a scenario run.
 
     ``at``: the snapshot to look at (:class:`~explorer.engine.At`: a snapshot id, a branch or tag, or a
     sequence number; default: the table's current snapshot). ``at_snapshot=`` / ``at_seq=`` / ``ref=``: the
     older spelling, deprecated. ``spark``: your SparkSession with the table's catalog (default: the explorer's
     session, built from ``explorer.configure_spark`` / EXPLORER_SPARK_MASTER / EXPLORER_SPARK_CONF). The table is
-    only read, through its own FileIO.
+    only read, through its own FileIO. ``distributed``: plan with Spark jobs on the session's executors and
+    return the summary and per-partition loads only (default: above ``EXPLORER_DISTRIBUTED_ABOVE`` live data
+    files, metadata only; docs/inspect.md); ``progress`` hears each step.
     """
     from explorer.iceberg.spark.inspect import inspect_table
     from explorer.jvm.session import get_spark
 
     at = selector_with_old_keywords(at, "explorer.inspect", at_snapshot=at_snapshot, at_seq=at_seq, ref=ref)
     return inspect_table(spark or get_spark(), table, at_snapshot=at.snapshot_id, at_seq=at.sequence_number,
-                         ref=at.ref, contents=contents, check=check)
+                         ref=at.ref, contents=contents, check=check, distributed=distributed, progress=progress)
 
 
 def sql(query: str, *, spark: SparkSession | None = None) -> pd.DataFrame:

@@ -74,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_inspect.add_argument("--json", action="store_true", help="print the result as JSON")
     p_inspect.add_argument("--metadata-only", action="store_true",
                            help="read manifests only, no data or delete rows (big tables)")
+    p_inspect.add_argument("--distributed", action=argparse.BooleanOptionalAction, default=None,
+                           help="plan with Spark jobs on the session's executors (manifests read there; only the "
+                                "summary and per-partition loads come back); default: above "
+                                "EXPLORER_DISTRIBUTED_ABOVE live data files. Progress goes to stderr")
 
     p_why = sub.add_parser("why", parents=[spark_opts, at_opts],
                            help="why is this row (not) in an Iceberg table: every copy and the delete that removed it")
@@ -193,7 +197,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "inspect":
         from explorer.iceberg.tools import inspect
 
-        result = inspect(args.table, at=_at(args), contents=False if args.metadata_only else None)
+        distributed = args.distributed
+        result = inspect(args.table, at=_at(args),
+                         contents=False if args.metadata_only or distributed else None,
+                         distributed=distributed, progress=_planning_progress)
         _emit(result, args.json)
         return EXIT_OK if result.agrees else EXIT_DISAGREE
     if args.command == "why":
@@ -295,6 +302,11 @@ def _resolve(text: str, *, verb: str | None = None):
     hint = f"; did you mean --preset {close[0]}?" if close else \
         "; for a built-in scenario give --preset NAME (`explorer presets` lists them)"
     raise ScenarioError(f"no such file: {path}{hint}", field="scenario")
+
+
+def _planning_progress(line: str) -> None:
+    """Progress of long work, one line on stderr each step (stdout keeps only the result)."""
+    print(f"explorer: {line}", file=sys.stderr, flush=True)
 
 
 def _emit(result, as_json: bool) -> int:

@@ -74,7 +74,11 @@ class OpenTableView:
 
         try:
             at = At.of(at)
-            result = self.result = explorer.inspect(table, at=at, spark=self.spark)
+            result = explorer.inspect(table, at=at, spark=self.spark, distributed=False)  # views need files
+            from explorer.iceberg.inspection import InspectResult as Inspected
+
+            assert isinstance(result, Inspected)
+            self.result = result
             self.explanation = explorer.explain_row(table, where, at=at, spark=self.spark) if where else None
         except ExplorerError as exc:
             self._fail(str(exc))

@@ -27,3 +27,18 @@ def test_smoke_table_is_metadata_only_and_inspect_attaches_what_planfiles_attach
     assert m["attached_sets_differ"] == 0 and m["attached"] > 0
     assert m["summary"][0] == "100 live data files, 10 live delete files"
     assert m["inspect_s"] > 0 and m["java_plan_s"] > 0
+
+
+@pytest.mark.cluster
+@pytest.mark.skipif(shutil.which("javac") is None, reason="javac (a JDK) is needed to compile the Java helper")
+def test_distributed_smoke_runs_both_planners_on_a_two_worker_cluster_and_compares_every_set():
+    """``--distributed``: drivers of their own (no session in this process), a standalone cluster of two workers."""
+    import big_table_cluster
+
+    m = big_table_cluster.measure(0.001, reps=1, log=lambda *_: None)
+    d = m["distributed"]
+    assert (m["data_files"], m["delete_files"]) == (100, 10)
+    assert d["executors"] == 2 and d["tasks"] == d["sets_compared"] == 100
+    assert d["sets_differ"] == 0 and d["attached"] > 0
+    assert d["explorer_s"] > 0 and d["reference_s"] > 0 and d["driver_peak_mib"] > 0
+    assert m["summary"][0] == "100 live data files, 10 live delete files"

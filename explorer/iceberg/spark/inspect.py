@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from explorer import settings
 from explorer.iceberg.columns import FileHistory, with_expired_snapshots
+from explorer.iceberg.distributed_result import DistributedInspection
 from explorer.iceberg.inspection import InspectResult, RowExplanation, explain_row
 from explorer.iceberg.capture import Capture
 from explorer.iceberg.spark.columnar import (
@@ -167,7 +169,8 @@ def table_recorder(spark: SparkSession, name: str, jtable) -> IcebergRecorder:
 def inspect_table(spark: SparkSession, name: str, *, at_snapshot: int | None = None,
                   at_seq: int | None = None,
                   ref: str | None = None, contents: bool | None = None, check: bool | None = None,
-                  columnar: bool | None = None) -> InspectResult:
+                  columnar: bool | None = None, distributed: bool | None = None,
+                  progress: Callable[[str], None] | None = None) -> InspectResult | DistributedInspection:
     """Capture the Iceberg table ``name`` (CATALOG.NAMESPACE.TABLE, as the session knows it) read-only.
 
     The default view is ``at_snapshot``, else the head of ``ref``, else the latest snapshot at or before
@@ -186,10 +189,21 @@ def inspect_table(spark: SparkSession, name: str, *, at_snapshot: int | None = N
         recorder = table_recorder(spark, name, jtable)
         metadata = recorder._metadata
         if contents is None:
-            contents = _live_data_files(metadata) <= CONTENTS_LIMIT
+            contents = not distributed and _live_data_files(metadata) <= CONTENTS_LIMIT
         recorder.contents = contents
         if check is None:
             check = contents
+        if distributed is None:
+            distributed = (not contents and not check and
+                           _live_data_files(metadata) > settings.DISTRIBUTED_ABOVE.get())
+        if distributed:
+            if contents or check:
+                raise ScenarioError("a distributed inspect reads metadata only: it cannot read contents or check "
+                                    "against the engine row by row", field="distributed")
+            from explorer.iceberg.spark.distributed import inspect_distributed
+
+            return inspect_distributed(spark, name, recorder, _focus(_outline(name, recorder), at_snapshot,
+                                                                     at_seq, ref), progress=progress)
         if columnar is None:
             columnar = not contents and not check and _live_data_files(metadata) > CONTENTS_LIMIT
         if columnar:
@@ -274,6 +288,18 @@ def _columnar_result(spark: SparkSession, name: str, recorder: IcebergRecorder, 
                          history=history)
 
 
+def _outline(name: str, recorder: IcebergRecorder) -> Capture:
+    """The table's snapshots and refs from its metadata only (no manifest read)."""
+    snaps = tuple(snapshot_record(s, i) for i, s in enumerate(recorder.ordered_snapshots(), start=1))
+    if not snaps:
+        raise EngineError(f"{name} has no snapshots yet: nothing to inspect", field="table")
+    return Capture(scenario=recorder.scenario, engine="iceberg", table_name=name, table_location=recorder.location,
+                   columns=recorder.scenario.table.columns, snapshots=snaps, files=(), steps=(),
+                   partition_columns=tuple(recorder.scenario.table.partitioned_by),
+                   refs=MappingProxyType({str(k): int(v["snapshot-id"])
+                                          for k, v in (recorder._metadata.get("refs") or {}).items()}))
+
+
 def _focus(capture: Capture, at_snapshot: int | None, at_seq: int | None, ref: str | None) -> int:
     if ref is not None:
         if ref not in capture.refs:
@@ -298,7 +324,8 @@ def explain_table_row(spark: SparkSession, name: str, where: Mapping[str, Any], 
                       at_seq: int | None = None, ref: str | None = None) -> RowExplanation:
     """Every stored copy of the rows matching ``where`` and what became of it, checked against Spark's read."""
     result = inspect_table(spark, name, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref, contents=True,
-                           check=False)
+                           check=False, distributed=False)
+    assert isinstance(result, InspectResult)  # distributed=False: the rows are read on the driver
     columns = {c.name: c.type for c in result.capture.columns}
     typed = {}
     for column, value in where.items():

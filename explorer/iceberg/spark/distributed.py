@@ -1,0 +1,370 @@
+"""Distributed inspect: a big table's planner answers computed as Spark jobs, the manifests read by executors.
+
+The single-machine path (:mod:`explorer.iceberg.spark.columnar`) reads every manifest entry into the driver. Here
+the live files of the chosen snapshot come from Iceberg's ``entries`` metadata table (its manifests are read by
+Spark tasks, on the executors), and the planner's question is put to (data file, delete file) pairs as a Spark
+join. Only aggregates (the summary's counts, one row per partition) and the rows a view asks for reach the driver.
+
+The rules are not written again. The conditions are :data:`~explorer.iceberg.delete_index.PLANNER`'s own
+``Condition.holds`` functions: they read facts by name (``f.newer``, ``f.same_partition``...), and
+:class:`ColumnFacts` gives the same names as Spark columns of a pair, so ``f.is_global | f.same_spec`` builds a
+Spark expression from the very table the numpy index asks. The column-stats verdict reads
+:data:`~explorer.iceberg.column_stats.COLUMN_TABLE`, the same table of null-count and bounds codes. What is
+written here is where the facts come from (the metadata table's columns) and where candidates are found: as the
+index does, global equality deletes for every data file, partitioned equality deletes and unscoped position
+deletes by spec and partition, deletion vectors and file-scoped position deletes by path. The engine tests
+(``tests/engine/iceberg/spark/test_distributed.py``) check both paths give the same attachments, verdicts and
+summaries on every kind of table the presets make.
+
+Files are named by their location relative to the table (the short ids D1, E2... number files in the order a walk
+of every manifest meets them, which is the driver-side read this path avoids).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from explorer.iceberg.columns import (
+    DATA,
+    DELETION_VECTOR,
+    EQUALITY_DELETES,
+    POSITION_DELETES,
+    partition_key_label,
+    partition_sort_key,
+)
+from explorer.iceberg.delete_index import DV_APPLIES, DV_OLDER, NO_DV, PLANNER, Question, Verdict
+from explorer.iceberg.distributed_result import DistributedInspection, PlanCheck
+from explorer.iceberg.plan_summary import KindReach, PartitionLoad, SummaryCounts, kind_groups
+from explorer.iceberg.spark.distributed_rules import ColumnFacts, verdict_code
+from explorer.iceberg.spark.metadata import FILE_PATH_ID, local_path, plain_value
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+Progress = Callable[[str], None]
+
+# the columns of a file in the frames below; a pair carries each twice, prefixed d_ (data) and x_ (delete)
+_FILE_COLUMNS = ("path", "key", "content", "seq", "file_seq", "spec_id", "unpartitioned", "pkey", "referenced",
+                 "filed_path", "equality_ids", "record_count")
+
+
+def _F():  # pyspark.sql.functions, imported when a Spark session exists
+    from pyspark.sql import functions
+
+    return functions
+
+
+def _strip_file_scheme(column: Column) -> Column:
+    """A local location spelled ``file:/x`` or ``file:///x`` as ``/x`` (how one table may spell its own paths
+    both ways); any other location as it is."""
+    return _F().regexp_replace(column, r"^file:(//)?(?=/)", "")
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """What the driver knows of the table before any Spark job: its location, partition specs and columns."""
+
+    name: str
+    snapshot_id: int
+    location: str
+    spec_fields: Mapping[int, tuple[str, ...]]  # spec id -> its partition fields' names
+    columns: Mapping[int, tuple[str, str]]  # field id -> (name, type)
+
+    @property
+    def unpartitioned_specs(self) -> list[int]:
+        return [sid for sid, fields in self.spec_fields.items() if not fields]
+
+    @property
+    def root(self) -> str:
+        return local_path(self.location).rstrip("/") + "/"
+
+    def relative(self, path: str) -> str:
+        """A file's location as the single-machine path names it (relative to the table's folder)."""
+        return local_path(path).removeprefix(self.root)
+
+    def absolute(self, relative: str) -> str:
+        """A relative path back to the location the frames hold (``file:`` stripped)."""
+        return relative if relative.startswith("/") or "://" in relative else self.root + relative
+
+
+def table_facts(name: str, recorder, snapshot_id: int) -> TableFacts:
+    """From an attached :class:`~explorer.iceberg.spark.metadata.IcebergRecorder` (metadata JSON only)."""
+    specs = {int(s.get("spec-id", 0)): tuple(f["name"] for f in s.get("fields", ()))
+             for s in recorder._metadata.get("partition-specs", ())}
+    return TableFacts(name, snapshot_id, recorder.location, specs, dict(recorder._columns))
+
+
+def live_files(spark: SparkSession, name: str, facts: TableFacts) -> DataFrame:
+    """The live files of ``facts.snapshot_id`` as a DataFrame, one row per file (:data:`_FILE_COLUMNS` and, for
+    the columns equality deletes compare, ``m_<field id>_{nulls,values,lower,upper}``), read from the
+    ``entries`` metadata table by Spark tasks."""
+    F = _F()
+    entries = spark.read.option("snapshot-id", facts.snapshot_id).table(f"{name}.entries").where("status < 2")
+    f = F.col("data_file")
+    fields = set(cast(Any, entries.schema["data_file"].dataType).fieldNames())
+    puffin = F.upper(f.file_format) == "PUFFIN"
+    content = (F.when(f.content == 0, DATA).when(f.content == 2, EQUALITY_DELETES)
+               .when(puffin, DELETION_VECTOR).otherwise(POSITION_DELETES))
+    path = _strip_file_scheme(f.file_path)
+    referenced = _strip_file_scheme(f.referenced_data_file) if "referenced_data_file" in fields else F.lit(None)
+    offset = f.content_offset if "content_offset" in fields else F.lit(None)
+    low = F.element_at(f.lower_bounds, F.lit(FILE_PATH_ID))
+    high = F.element_at(f.upper_bounds, F.lit(FILE_PATH_ID))
+    by_bounds = F.when(low.isNotNull() & (low == high), _strip_file_scheme(low.cast("string")))
+    partition = F.to_json(f.partition) if "partition" in fields else F.lit("{}")
+    unpartitioned = (f.spec_id.isin(facts.unpartitioned_specs) if facts.unpartitioned_specs
+                     else F.lit(False))
+    frame = entries.select(
+        path.alias("path"),
+        F.concat_ws("#", path, F.coalesce(offset.cast("string"), F.lit(""))).alias("key"),
+        content.cast("tinyint").alias("content"),
+        F.col("sequence_number").alias("seq"),
+        F.col("file_sequence_number").alias("file_seq"),
+        f.spec_id.alias("spec_id"),
+        unpartitioned.alias("unpartitioned"),
+        F.concat_ws(":", f.spec_id.cast("string"), partition).alias("pkey"),
+        (F.to_json(f.partition) if "partition" in fields else F.lit("{}")).alias("partition_json"),
+        referenced.alias("referenced"),
+        F.when(content == DELETION_VECTOR, referenced)
+         .when(content == POSITION_DELETES, F.coalesce(referenced, by_bounds)).alias("filed_path"),
+        f.equality_ids.alias("equality_ids"),
+        f.record_count.alias("record_count"),
+        *_metric_columns(entries, facts),
+    )
+    return frame
+
+
+def _metric_columns(entries: DataFrame, facts: TableFacts) -> list[Column]:
+    """Null count, value count and typed bounds of every column an equality delete may compare (top-level
+    primitives: ``readable_metrics`` gives the bounds already decoded, so they compare as values)."""
+    F = _F()
+    if "readable_metrics" not in entries.columns:
+        return []
+    names = set(cast(Any, entries.schema["readable_metrics"].dataType).fieldNames())
+    out = []
+    for fid, (name, _) in sorted(facts.columns.items()):
+        if name not in names:
+            continue
+        m = F.col("readable_metrics").getField(name)
+        out += [m.null_value_count.alias(f"m_{fid}_nulls"), m.value_count.alias(f"m_{fid}_values"),
+                m.lower_bound.alias(f"m_{fid}_lower"), m.upper_bound.alias(f"m_{fid}_upper")]
+    return out
+
+
+@dataclass
+class DistributedPlan:
+    """The planner's question put to a snapshot's files as Spark jobs: the frames stay on the executors; each
+    method below brings back only what it names."""
+
+    spark: SparkSession
+    table: TableFacts
+    files: DataFrame
+    data: DataFrame  # data files, with the DV map's state under their path (``dv``)
+    deletes: DataFrame
+    stat_fields: tuple[int, ...]
+    max_equality: int
+    question: Question = PLANNER
+
+    @property
+    def facts(self) -> ColumnFacts:
+        return ColumnFacts(self.stat_fields, self.max_equality)
+
+    def release(self) -> None:
+        """Let go of the live files the executors hold for this plan."""
+        self.files.unpersist()
+
+    def pairs(self, data: DataFrame | None = None, deletes: DataFrame | None = None) -> DataFrame:
+        """Every (data file, delete file) pair of ``data`` × ``deletes`` (default: all) with its verdict code
+        (``code``): a cross join, for the few data files a view shows."""
+        d = _prefixed(self.data if data is None else data, "d")
+        x = _prefixed(self.deletes if deletes is None else deletes, "x")
+        pairs = d.crossJoin(x)
+        return pairs.withColumn("code", verdict_code(self.question, self.facts))
+
+    def candidates(self) -> DataFrame:
+        """The pairs the index's groups find (global equality deletes with every data file; partitioned
+        equality deletes and unscoped position deletes by spec and partition; DVs and file-scoped position
+        deletes by path), each with its verdict code. The groups only narrow; the codes decide."""
+        F = _F()
+        d = _prefixed(self.data, "d")
+        x = _prefixed(self.deletes, "x")
+        eq, pos, dv = (F.col("x_content") == c for c in (EQUALITY_DELETES, POSITION_DELETES, DELETION_VECTOR))
+        glob = d.crossJoin(F.broadcast(x.where(eq & F.col("x_unpartitioned"))))
+        by_partition = d.join(x.where((eq & ~F.col("x_unpartitioned")) | (pos & F.col("x_filed_path").isNull())),
+                              F.col("d_pkey") == F.col("x_pkey"))
+        by_path = d.join(x.where(dv | (pos & F.col("x_filed_path").isNotNull())),
+                         F.col("d_path") == F.col("x_filed_path"))
+        pairs = glob.unionByName(by_partition).unionByName(by_path)
+        return pairs.withColumn("code", verdict_code(self.question, self.facts))
+
+    def attached(self) -> DataFrame:
+        """(d_key, d_path, x_key, x_path) of every pair the question accepts."""
+        F = _F()
+        return (self.candidates().where(F.col("code") == 0)
+                .select("d_key", "d_path", "x_key", "x_path").dropDuplicates(["d_key", "x_key"]))
+
+    def attachments(self) -> dict[str, frozenset[str]]:
+        """Data file (relative path) -> the delete files attached (relative paths): every data file, brought to
+        the driver (for tests and small tables; the summary never asks for it)."""
+        out: dict[str, set[str]] = {self.table.relative(r.path): set() for r in self.data.select("path").collect()}
+        for r in self.attached().select("d_path", "x_path").collect():
+            out[self.table.relative(r.d_path)].add(self.table.relative(r.x_path))
+        return {k: frozenset(v) for k, v in out.items()}
+
+    def verdicts(self, data_paths: Sequence[str]) -> list[tuple[str, str, Verdict]]:
+        """(data file, delete file, verdict) for every live delete file and each of ``data_paths`` (relative):
+        the planner view's rows for the files a view shows, ``None`` where attached."""
+        F = _F()
+        wanted = [self.table.absolute(p) for p in data_paths]
+        rows = (self.pairs(self.data.where(F.col("path").isin(wanted)))
+                .select("d_path", "x_path", "code").collect())
+        verdicts = self.question.verdicts
+        return sorted(((self.table.relative(r.d_path), self.table.relative(r.x_path), verdicts[int(r.code)])
+                       for r in rows), key=_row_order)
+
+    def counts(self, progress: Progress | None = None) -> tuple[SummaryCounts, list[PartitionLoad]]:
+        """The summary's counts and the per-partition table, as Spark aggregations (one row per group or per
+        partition reaches the driver). The worst data file is named by its relative path: among the data files
+        with the most deletes, the first by file sequence number, then path."""
+        F = _F()
+        say = progress or (lambda _: None)
+        attached = self.attached().cache()
+        try:
+            say("planning: manifests read and deletes attached by Spark jobs")
+            touched = attached.groupBy("x_key").agg(F.count("*").alias("touched"))
+            opened = attached.groupBy("d_key").agg(F.count("*").alias("opened"))
+            deletes = self.deletes.join(touched, F.col("key") == F.col("x_key"), "left").fillna(0, ["touched"])
+            data = self.data.join(opened, F.col("key") == F.col("d_key"), "left").fillna(0, ["opened"])
+            data = data.cache()
+            head = data.agg(F.count("*").alias("n"), F.avg("opened").alias("mean"), F.max("opened").alias("most"),
+                            F.sum(F.when(F.col("opened") == 0, 1).otherwise(0)).alias("none")).first()
+            assert head is not None  # an aggregate without grouping has one row
+            n_data = int(head.n)
+            groups = {}
+            for r in (deletes.groupBy("content", "unpartitioned")
+                      .agg(F.count("*").alias("n"), F.min("touched").alias("low"), F.max("touched").alias("high"),
+                           F.sum(F.when(F.col("touched") == 0, 1).otherwise(0)).alias("unused")).collect()):
+                groups[(int(r.content), bool(r.unpartitioned))] = r
+            say(f"planning: {n_data:,} data files planned")
+            reach = []
+            n_deletes = sum(int(r.n) for r in groups.values())
+            for group, code in kind_groups():
+                rows = [r for (c, unpart), r in groups.items() if c == code and (
+                    code != EQUALITY_DELETES or unpart == group.startswith("global "))]
+                if rows:
+                    reach.append(KindReach(group, sum(int(r.n) for r in rows), min(int(r.low) for r in rows),
+                                           max(int(r.high) for r in rows), sum(int(r.unused) for r in rows)))
+            worst = ""
+            if n_data and n_deletes:
+                w = (data.where(F.col("opened") == int(head.most)).orderBy("file_seq", "path").select("path")
+                     .first())
+                worst = self.table.relative(w.path) if w else ""
+            counts = SummaryCounts(n_data, n_deletes, tuple(reach), float(head.mean or 0.0) if n_data else 0.0,
+                                   int(head.most or 0) if n_data else 0, worst,
+                                   int(head.none or 0) if n_data else 0)
+            partitions = self._partitions(data)
+            data.unpersist()
+            return counts, partitions
+        finally:
+            attached.unpersist()
+
+    def _partitions(self, data: DataFrame) -> list[PartitionLoad]:
+        F = _F()
+        by_data = data.groupBy("pkey").agg(F.first("spec_id").alias("spec_id"),
+                                           F.first("partition_json").alias("partition_json"),
+                                           F.count("*").alias("files"), F.sum("opened").alias("attached"),
+                                           F.max("opened").alias("most"))
+        by_kind = (self.deletes.groupBy("pkey").agg(
+            F.first("spec_id").alias("k_spec_id"), F.first("partition_json").alias("k_partition_json"),
+            *[F.sum(F.when(F.col("content") == c, 1).otherwise(0)).alias(f"k{c}")
+              for c in (EQUALITY_DELETES, POSITION_DELETES, DELETION_VECTOR)]).withColumnRenamed("pkey", "k_pkey"))
+        rows = by_data.join(by_kind, F.col("pkey") == F.col("k_pkey"), "full_outer").collect()
+        import json
+
+        out = []
+        for r in rows:
+            sid = int(r.spec_id if r.spec_id is not None else r.k_spec_id)
+            values = json.loads(r.partition_json if r.partition_json is not None else r.k_partition_json)
+            key = (sid, tuple(sorted((f, plain_value(values.get(f))) for f in self.table.spec_fields.get(sid, ()))))
+            out.append((key, PartitionLoad(partition_key_label(key), int(r.files or 0), int(r[f"k{EQUALITY_DELETES}"] or 0),
+                                           int(r[f"k{POSITION_DELETES}"] or 0), int(r[f"k{DELETION_VECTOR}"] or 0),
+                                           int(r.attached or 0), int(r.most or 0))))
+        return [p for _, p in sorted(out, key=lambda kp: partition_sort_key(kp[0]))]
+
+
+def _row_order(row: tuple[str, str, Verdict]) -> tuple[str, str, str]:
+    """Data path, delete path, verdict (DVs of one Puffin file share a path: the verdict breaks the tie)."""
+    return row[0], row[1], str(row[2])
+
+
+def _prefixed(frame: DataFrame, side: str) -> DataFrame:
+    return frame.select(*[_F().col(c).alias(f"{side}_{c}") for c in frame.columns])
+
+
+def plan(spark: SparkSession, name: str, table: TableFacts) -> DistributedPlan:
+    """The frames of the distributed path for ``table.snapshot_id``; two small aggregations run now (which
+    columns equality deletes compare, and how many at most), the rest when a method is asked."""
+    F = _F()
+    files = live_files(spark, name, table)
+    eq = files.where(F.col("content") == EQUALITY_DELETES)
+    found = eq.select(F.explode("equality_ids").alias("fid")).distinct().collect()
+    wanted = sorted(int(r.fid) for r in found if f"m_{int(r.fid)}_lower" in files.columns)
+    width = eq.agg(F.max(F.size("equality_ids")).alias("w")).first()
+    keep = [*_FILE_COLUMNS, "partition_json", *[f"m_{fid}_{k}" for fid in wanted
+                                                for k in ("nulls", "values", "lower", "upper")]]
+    files = files.select(*keep).persist()  # on the executors: every question below reads the manifests once
+    data = files.where(F.col("content") == DATA)
+    deletes = files.where(F.col("content") != DATA)
+    dvs = deletes.where(F.col("content") == DELETION_VECTOR).select(
+        F.col("referenced").alias("dv_path"), F.col("seq").alias("dv_seq"))
+    state = (data.select("key", "path", "seq").join(dvs, F.col("path") == F.col("dv_path"))
+             .groupBy("key").agg(F.max(F.when(F.col("dv_seq") >= F.col("seq"), 2).otherwise(1)).alias("dv_state")))
+    data = (data.join(state.withColumnRenamed("key", "dv_key"), F.col("key") == F.col("dv_key"), "left")
+            .withColumn("dv", F.when(F.col("dv_state") == 2, DV_APPLIES).when(F.col("dv_state") == 1, DV_OLDER)
+                        .otherwise(NO_DV).cast("tinyint"))
+            .drop("dv_key", "dv_state"))
+    deletes = deletes.withColumn("dv", F.lit(NO_DV).cast("tinyint"))
+    return DistributedPlan(spark, table, files, data, deletes, tuple(wanted),
+                           int(width.w or 0) if width is not None else 0)
+
+
+def compare_sets(plan: DistributedPlan, reference: DataFrame) -> PlanCheck:
+    """Each data file's attached-delete set against ``reference`` (columns ``data``: a file name, ``deletes``:
+    the names of the delete files another planner attached), as a join on the executors: (data files compared,
+    data files whose sets differ). Files are matched by name (the last part of their path)."""
+    F = _F()
+    name = lambda c: F.element_at(F.split(c, "/"), -1)
+    ours = (plan.data.select(name(F.col("path")).alias("data"), F.col("key").alias("o_key"))
+            .join(plan.attached().select(F.col("d_key").alias("o_key"), name(F.col("x_path")).alias("x")),
+                  "o_key", "left")
+            .groupBy("data").agg(F.array_sort(F.collect_set("x")).alias("ours")))
+    theirs = reference.select("data", F.array_sort(F.array_distinct("deletes")).alias("theirs"))
+    joined = ours.join(theirs, "data", "full_outer")
+    row = joined.agg(F.count("*").alias("compared"),
+                     F.sum(F.when(F.col("ours").isNull() | F.col("theirs").isNull() |
+                                  (F.col("ours") != F.col("theirs")), 1).otherwise(0)).alias("differ")).first()
+    assert row is not None  # an aggregate without grouping has one row
+    return PlanCheck(int(row.compared or 0), int(row.differ or 0))
+
+
+def inspect_distributed(spark: SparkSession, name: str, recorder, snapshot_id: int, *,
+                        progress: Progress | None = None) -> DistributedInspection:
+    """The distributed inspect of ``name`` at ``snapshot_id``: the summary and per-partition loads, computed by
+    Spark jobs; a failed job (a worker lost, files the executors cannot reach) is one EngineError line."""
+    from explorer.scenario.errors import EngineError, engine_reason
+
+    say = progress or (lambda _: None)
+    try:
+        say(f"planning {name} at snapshot {snapshot_id} with Spark jobs: reading manifests on the executors")
+        p = plan(spark, name, table_facts(name, recorder, snapshot_id))
+        counts, partitions = p.counts(progress=say)
+        p.release()
+    except EngineError:
+        raise
+    except Exception as exc:
+        raise EngineError(f"the distributed inspect of {name} failed: {engine_reason(exc)}", field="table",
+                          detail=engine_reason(exc)) from None
+    say("planning: done")
+    return DistributedInspection(name, snapshot_id, counts, tuple(partitions))

@@ -43,6 +43,8 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     from explorer.ui.compare import compare_explorer
     from explorer.ui.formats import FormatsApp
     from explorer.ui.orders_view import OrdersView
+    from explorer.race_formats import race_across_formats
+    from explorer.ui.race_formats_view import race_formats_html
 
 # Public name -> (module, attribute), imported when the name is first read: widgets, Spark's session settings,
 # the changelog entry points. ``import explorer`` imports none of them. (No name here may be a submodule's:
@@ -53,6 +55,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "compare_explorer": ("explorer.ui.compare", "compare_explorer"),
     "OrdersView": ("explorer.ui.orders_view", "OrdersView"),
     "FormatsApp": ("explorer.ui.formats", "FormatsApp"),
+    "race_across_formats": ("explorer.race_formats", "race_across_formats"),
+    "race_formats_html": ("explorer.ui.race_formats_view", "race_formats_html"),
     "export": ("explorer.ui.export", "export"),
     "changelog": ("explorer.iceberg.changelog_api", "changelog"),
     "compare_changelogs": ("explorer.iceberg.changelog_api", "compare"),
@@ -95,5 +99,5 @@ __all__ = [
     "At", "DeltaResult", "DuckLakeResult", "EngineError", "ExplorerError", "FormatsApp", "IcebergResult",
     "InspectResult", "OrdersView", "PaimonResult", "Point", "Projection", "ReadersResult", "Result", "Scenario", "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
     "explain_row", "explore", "export", "inspect", "large_font", "list_presets", "load_preset", "load_scenario", "metadata_table",
-    "orders", "parse_scenario", "readers", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
+    "orders", "parse_scenario", "race_across_formats", "race_formats_html", "readers", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
 ]

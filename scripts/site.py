@@ -15,7 +15,10 @@ reference and a gallery page per preset with its exported page embedded. Output:
 3. Gallery: each preset runs once and is exported (``explorer.ui.export``) into ``_static/gallery/``, sharing
    the site's plotly.js, and kept in the cache under the same hash of the package; ``--pages DIR`` takes pages
    already exported (named ``<preset>.html``) from DIR.
-4. Sphinx with MyST-NB renders it all (``site/conf.py``); notebooks are not executed by Sphinx.
+4. Conformance: every preset (or those ``--conformance`` names) through every reader of its format
+   (``explorer conformance``), the report written into ``_static/conformance.html`` (self-contained, no script)
+   and embedded in one page of the site; kept in the cache under the same hash of the package.
+5. Sphinx with MyST-NB renders it all (``site/conf.py``); notebooks are not executed by Sphinx.
 """
 
 from __future__ import annotations
@@ -315,6 +318,49 @@ def gallery_page(path: Path, name: str, title: str, engine: str) -> None:
 """, encoding="utf-8")
 
 
+# ------------------------------------------------------------------------------------------------ conformance
+
+
+def conformance_report(names: list[str], static: Path, src: Path, cache: Path, package: str) -> str | None:
+    """Every preset in ``names`` through every reader of its format, as ``_static/conformance.html`` and the
+    page ``conformance/index.md`` that embeds it; returns that page (None when no preset is named)."""
+    if not names:
+        return None
+    kept = cache / "conformance"
+    kept.mkdir(parents=True, exist_ok=True)
+    key = hashlib.sha256((package + "\n" + ",".join(names)).encode()).hexdigest()[:16]
+    cached = kept / f"conformance-{key}.html"
+    for old in kept.glob("conformance-*.html"):
+        if old != cached:
+            old.unlink()
+    target = static / "conformance.html"
+    if cached.is_file():
+        shutil.copyfile(cached, target)
+    else:
+        from explorer.conformance.api import conformance
+        from explorer.ui.conformance_report import write_report
+
+        t0 = time.perf_counter()
+        write_report(conformance(names, progress=lambda m: log(f"conformance: {m}")), target)
+        shutil.copyfile(target, cached)
+        log(f"conformance: {len(names)} preset(s) through every reader in {time.perf_counter() - t0:.1f} s")
+    (src / "conformance").mkdir(parents=True, exist_ok=True)
+    (src / "conformance" / "index.md").write_text("""# Conformance report
+
+Every preset below was run on its format's real engine when this site was built, and each snapshot of its table
+was read with every reader of that format installed here (`explorer conformance --output report.html` makes the
+same page; [the readers guide](../docs/readers.md) says what each verdict means). A cell counts the snapshots
+where the reader agrees with the reference, differs from it, refused, or failed.
+
+```{raw} html
+<p><a href="../_static/conformance.html">Open the report alone</a></p>
+<iframe class="sx-conformance-frame" src="../_static/conformance.html" title="Conformance report"
+        style="width:100%;height:1400px;border:1px solid #cfd8dc;border-radius:4px" loading="lazy"></iframe>
+```
+""", encoding="utf-8")
+    return "../conformance/index"
+
+
 # ------------------------------------------------------------------------------------------------ main
 
 
@@ -354,6 +400,8 @@ def build(args) -> Path:
     shutil.copytree(ROOT / "docs" / "img", src / "docs" / "img")
     index = (src / "docs" / "index.md").read_text(encoding="utf-8")
     toc = [line if not line.startswith("```{toctree}") else line + "\n:hidden:" for line in toctree()]
+    if args.conformance != "none":
+        toc += ["```{toctree}", ":hidden:", ":caption: Readers", "", "../conformance/index", "```", ""]
     (src / "docs" / "index.md").write_text(index + "\n" + "\n".join(toc), encoding="utf-8")
     # chapters
     (src / "notebooks").mkdir()
@@ -372,6 +420,10 @@ def build(args) -> Path:
     made = gallery(presets, Path(args.pages).resolve() if args.pages else None, static, src,
                    with_compare=args.gallery == "all" or args.compare, cache=cache, package=package)
     t_gallery = time.perf_counter() - t_start - t_chapters
+    # conformance
+    t0 = time.perf_counter()
+    report = conformance_report(choose(args.conformance, list(preset_paths())), static, src, cache, package)
+    t_conformance = time.perf_counter() - t0
     # sphinx
     shutil.rmtree(out, ignore_errors=True)
     t0 = time.perf_counter()
@@ -386,8 +438,9 @@ def build(args) -> Path:
                                     '<meta http-equiv="refresh" content="0; url=docs/index.html">'
                                     '<a href="docs/index.html">Sequence Explorer documentation</a>\n')
     t_sphinx = time.perf_counter() - t0
-    summary = {"chapters": statuses, "gallery": made, "warnings": warnings,
+    summary = {"chapters": statuses, "gallery": made, "conformance": report, "warnings": warnings,
                "seconds": {"chapters": round(t_chapters, 1), "gallery": round(t_gallery, 1),
+                           "conformance": round(t_conformance, 1),
                            "sphinx": round(t_sphinx, 1), "total": round(time.perf_counter() - t_start, 1)}}
     (out / "build.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     for w in warnings[:20]:
@@ -407,6 +460,8 @@ def main(argv=None) -> int:
     parser.add_argument("--executed", default=None, metavar="DIR", help="take executed notebooks from DIR")
     parser.add_argument("--gallery", default="all", help="presets to export: all, none or NAME,NAME")
     parser.add_argument("--compare", action="store_true", help="add the changelog comparison page to a partial gallery")
+    parser.add_argument("--conformance", default="all",
+                        help="presets in the conformance report page: all, none or NAME,NAME")
     parser.add_argument("--pages", default=None, metavar="DIR", help="take exported pages (<preset>.html) from DIR")
     build(parser.parse_args(argv))
     return 0

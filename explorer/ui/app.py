@@ -34,10 +34,11 @@ import ipywidgets as W
 import traitlets
 
 from explorer.api import scenario_from_yaml
-from explorer.ui.app_units import EditorTwins, UnitsState
+from explorer.conformance.result import ReadersResult
 from explorer.engine import Result, Selector
 from explorer.scenario.errors import ExplorerError, ScenarioError
 from explorer.scenario.model import Scenario
+from explorer.ui.app_units import EditorTwins, UnitsState
 from explorer.ui.common import code_notes_title, error_html, large_font_mode, preset_from_link
 from explorer.ui.editor import EditorModel
 from explorer.ui.editor_view import EditorView
@@ -46,6 +47,7 @@ from explorer.ui.more_views import MoreViews
 from explorer.ui.predict import PREDICT_NOTE, PredictableRow, PredictGame, Score
 from explorer.ui.predict_view import PredictView
 from explorer.ui.presenter import ResultPresenter
+from explorer.ui.readers_run import run_checked
 from explorer.ui.run_controller import RunController, RunFailure
 from explorer.ui.story_view import StoryView
 from explorer.ui.toolbar import Toolbar
@@ -67,6 +69,7 @@ class App(UnitsState, EditorTwins, traitlets.HasTraits):
     description = traitlets.Unicode("")
     story_note = traitlets.Unicode("")  # said under the story once the learner has edited the preset it tells
     predict_mode = traitlets.Bool(False)
+    check_readers = traitlets.Bool(False)  # Run also reads the run's table with every reader (the Readers tab)
     error = traitlets.Instance(ExplorerError, allow_none=True)
 
     def __init__(self, scenario: Scenario | None = None, *, preset: str | None = None, spark: Any = None,
@@ -110,6 +113,7 @@ class App(UnitsState, EditorTwins, traitlets.HasTraits):
                                link=self.w_export_link)
         tb = self.toolbar
         self.w_preset, self.w_run, self.w_predict = tb.w_preset, tb.w_run, tb.w_predict
+        self.w_readers = tb.w_readers
         self.w_progress, self.w_progress_label = tb.w_progress, tb.w_progress_label
         # the editor: table settings and steps (explorer/ui/editor_view.py), then the scenario as YAML
         self.editor_view = EditorView(self.model, self._act)
@@ -253,14 +257,17 @@ class App(UnitsState, EditorTwins, traitlets.HasTraits):
             return None
         self._clear_error()
         # The last good result stays on screen until a new run succeeds.
-        outcome = self.runner.run(self.scenario, self.engine)
+        outcome, checked, failed = run_checked(self.runner, self.scenario, self.engine,
+                                               readers=self.check_readers, report=self._set_progress)
         if isinstance(outcome, RunFailure):
             if outcome.partial is not None:  # the snapshots made before the engine refused a step
                 self._set_result(outcome.partial)
             self._show_error(outcome.error)
             return None
+        if failed is not None:  # the readers could not be checked: the run is shown, the tab says not checked
+            self._show_error(failed)
         t1 = self._first_view_at = time.perf_counter()
-        self._set_result(outcome)
+        self._set_result(outcome, checked)
         self.runner.timings = {**self.runner.timings, "first_view_s": self._first_view_at - t1,
                                "views_s": time.perf_counter() - t1}
         self._set_progress(f"done: {_plural(len(outcome.points()), 'snapshot')}")
@@ -273,17 +280,17 @@ class App(UnitsState, EditorTwins, traitlets.HasTraits):
         """Start the engine in the background (done when the app is shown), so the first Run finds it warm."""
         self.runner.start_engine(self.engine)
 
-    def show_result(self, result: Result) -> None:
-        """Show a result that already exists (a saved capture, a run from elsewhere) without running."""
+    def show_result(self, result: Result, readers: ReadersResult | None = None) -> None:
+        """Show a result that already exists without running (``readers``: its ReadersResult, for that tab)."""
         self._clear_error()
         self._clear_result()
-        self._set_result(result)
+        self._set_result(result, readers)
 
-    def _set_result(self, result: Result) -> None:
+    def _set_result(self, result: Result, readers: ReadersResult | None = None) -> None:
         """Compute every snapshot's views once; from here on the page time-travels without the kernel."""
         self.game.clear()  # an old score names rows of the old result: never leave it up
         self.predict_view.clear()
-        self.presenter.load(result)
+        self.presenter.load(result, readers)
         if self.predict_mode:
             self.presenter.compute()
             self.w_editor.selected_index = None  # the editor folds away: the result is what is read now
@@ -317,7 +324,7 @@ class App(UnitsState, EditorTwins, traitlets.HasTraits):
         if self.result is None:
             self._show_error(ScenarioError("run the scenario first", field="export"))
             return None
-        return export_page(self.result, path, predict=self.predict_mode)
+        return export_page(self.result, path, predict=self.predict_mode, readers=self.presenter.readers)
 
     def _export_for_download(self) -> tuple[str, str] | None:
         text = self.export_page()

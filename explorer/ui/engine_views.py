@@ -35,8 +35,9 @@ class ResultViews:
     them (``explorer.ui.export``): slider labels, captions (with the steps that made no snapshot), checks,
     figures, and the rows predict mode asks about. Checks are computed once per snapshot (``checks``)."""
 
-    def __init__(self, result: Any):
+    def __init__(self, result: Any, readers: Any = None):
         self.result = result
+        self.readers = readers  # the run's ReadersResult (explorer/ui/readers_view.py), None when not checked
         self.views = views_for(result.engine)
         self.options: list[tuple[str, int]] = self.views.snapshot_options(result)
         self.last_key = self.options[-1][1]
@@ -56,8 +57,13 @@ class ResultViews:
         notes = " ".join(filter(None, (quiet_steps(self.result, key),
                                        trailing_quiet_steps(self.result) if key == self.last_key else "")))
         caption = " ".join(filter(None, (self.views.caption(self.result, key), notes)))
+        figures = self.views.figures(self.result, key, only)
+        if only is None or "readers" in only:
+            from explorer.ui.readers_view import readers_figure
+
+            figures["readers"] = readers_figure(self.readers, key)
         return SnapshotFrame(key=key, label=label, caption=caption, check_text=check.text, agrees=check.agrees,
-                            figures=self.views.figures(self.result, key, only), step=step_of(self.result, key))
+                            figures=figures, step=step_of(self.result, key))
 
     def all(self) -> list:
         """Every snapshot's views, in slider order."""

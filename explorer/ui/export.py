@@ -107,12 +107,13 @@ def widget_section(module: str, values: Mapping[str, Any]) -> Section:
     return Section("widget", {"values": dict(values)}, module=module)
 
 
-def run_section(result: Any, *, predict: bool = False) -> Section:
+def run_section(result: Any, *, predict: bool = False, readers: Any = None) -> Section:
     """A run as the app shows it after Run: every snapshot's views (the app's own presenter), the check, and the
-    rows predict mode asks about. ``predict``: the page opens with the answer hidden until Reveal."""
+    rows predict mode asks about. ``predict``: the page opens with the answer hidden until Reveal. ``readers``:
+    the run's ReadersResult, for the Readers tab."""
     from explorer.ui.engine_views import ResultViews
 
-    views = ResultViews(result)
+    views = ResultViews(result, readers)
     snapshots = views.all()
     rows = [{"label": r.label, "visible": r.visible, "decided_by": r.decided_by, "rule": r.rule,
              "reason": r.reason} for r in views.predictable_rows()]
@@ -152,7 +153,7 @@ def _is_run(obj: Any) -> bool:
 
 
 @page_builder(_is_run)
-def run_page(result: Any, *, predict: bool = False, source: str = "") -> Page:
+def run_page(result: Any, *, predict: bool = False, source: str = "", readers: Any = None) -> Page:
     """A scenario run (Iceberg or Paimon) or an inspected table: story, slider, caption, check, every tab."""
     from explorer.iceberg.inspection import InspectResult
 
@@ -166,7 +167,8 @@ def run_page(result: Any, *, predict: bool = False, source: str = "") -> Page:
         title, details, steps, aside = f"Inspected table {result.table_name or 'an Iceberg table'}", (), "", None
         description = ("An existing Iceberg table read through its own metadata (`explorer inspect`); Spark's "
                        "read is checked at the table's current snapshot.")
-    return Page(title=title, description=description, sections=(run_section(result, predict=predict),),
+    section = run_section(result, predict=predict, readers=readers)
+    return Page(title=title, description=description, sections=(section,),
                 source=source, details=details, steps=steps, aside=aside)
 
 
@@ -339,18 +341,30 @@ def write_page(obj: Any, path: str | Path, *, plotly_src: str | None = None, **o
     return out
 
 
-def export(source: Any, path: str | Path, *, predict: bool = False, **options: Any) -> Path:
+def export(source: Any, path: str | Path, *, predict: bool = False, readers: Any = None, **options: Any) -> Path:
     """``explorer.export``: write one self-contained HTML page that works offline from a file; returns the path.
 
     ``source``: a run's result (slider, caption, check and every tab, as the app shows them after Run), another
     view a page is made of (a changelog comparison, the grid of every commit order, the comparison of every
     format), or a scenario to run first (a preset name, a YAML file, a mapping, a :class:`Scenario`).
-    ``predict``: a run's page opens with the answer hidden until Reveal. ``options`` as for :func:`write_page`
-    (``source=`` the text the page names as its source, ``plotly_src=``)."""
+    ``predict``: a run's page opens with the answer hidden until Reveal. ``readers``: the Readers tab of a run —
+    its :class:`~explorer.conformance.result.ReadersResult`, or True to run a scenario with its table kept and read
+    it with every reader of its format first. ``options`` as for :func:`write_page` (``source=`` the text the page
+    names as its source, ``plotly_src=``)."""
     if isinstance(source, (str, Path, Mapping, Scenario)):
-        from explorer.api import run
+        if readers is True:
+            from explorer.ui.readers_run import run_and_check
 
-        source = run(source)
+            source, readers = run_and_check(source)
+        else:
+            from explorer.api import run
+
+            source = run(source)
+    elif readers is True:
+        raise ScenarioError("readers=True runs a scenario; for a result, pass its explorer.readers(...) result",
+                            field="readers")
+    if readers is not None:
+        options["readers"] = readers
     if predict:
         options["predict"] = True
     return write_page(source, path, **options)

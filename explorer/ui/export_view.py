@@ -16,15 +16,16 @@ def result_name(result: Any) -> str:
     return scenario.name if scenario is not None else "table"  # an inspected table has no scenario
 
 
-def export_page(result: Any, path: Any = None, *, predict: bool = False) -> Any:
+def export_page(result: Any, path: Any = None, *, predict: bool = False, readers: Any = None) -> Any:
     """The result as one self-contained page (as ``explorer export`` writes it; ``predict``: the answer hidden
-    until Reveal): written to ``path`` when given (returns the path), else returned as text."""
+    until Reveal; ``readers``: its readers' result, for the Readers tab): written to ``path`` when given (returns
+    the path), else returned as text."""
     from explorer.ui.export import page_html, run_page, write_page
 
     source = f"the explorer app ({result_name(result)})"
     if path is not None:
-        return write_page(result, path, predict=predict, source=source)
-    return page_html(run_page(result, predict=predict, source=source))
+        return write_page(result, path, predict=predict, source=source, readers=readers)
+    return page_html(run_page(result, predict=predict, source=source, readers=readers))
 
 
 class ExportPageView:

@@ -84,6 +84,11 @@ class ResultPresenter(traitlets.HasTraits):
         return max(0, min(len(self.snapshots) - 1, index)) if self.snapshots else index
 
     @property
+    def readers(self) -> Any:
+        """The readers' result of the result on screen (None when its readers were not checked)."""
+        return self._views.readers if self._views is not None else None
+
+    @property
     def checks(self) -> dict[int, CheckLine]:
         return self._views.checks if self._views is not None else {}
 
@@ -94,9 +99,10 @@ class ResultPresenter(traitlets.HasTraits):
 
     # ------------------------------------------------------------------------------------ a result arrives
 
-    def load(self, result: Result) -> None:
-        """Take a result: its slider options and the last snapshot's check, nothing drawn yet."""
-        views = ResultViews(result)
+    def load(self, result: Result, readers: Any = None) -> None:
+        """Take a result: its slider options and the last snapshot's check, nothing drawn yet. ``readers``: the
+        run's :class:`~explorer.conformance.result.ReadersResult` (the Readers tab), None when not checked."""
+        views = ResultViews(result, readers)
         self._views = views
         self.result = result
         self.snapshot_options = views.options

@@ -94,9 +94,10 @@ class RunController(traitlets.HasTraits):
         self._warm = threading.Thread(target=warm, name="explorer-engine-warm-up", daemon=True)
         self._warm.start()
 
-    def run(self, scenario: Callable[[], Scenario], engine: str) -> Result | RunFailure:
+    def run(self, scenario: Callable[[], Scenario], engine: str, *, warehouse: Any = None) -> Result | RunFailure:
         """Validate (``scenario()``) and run on the engine, synchronously. ``engine``: the editor's engine, for
-        the partial result of a run whose scenario did not validate. Returns the result, or what failed."""
+        the partial result of a run whose scenario did not validate. ``warehouse``: keep the run's table there
+        (for its readers). Returns the result, or what failed."""
         self.running = True
         try:
             checked = scenario()
@@ -110,7 +111,9 @@ class RunController(traitlets.HasTraits):
                 self._started.add(checked.engine)
             self.report(f"running {steps} steps on {checked.engine}…")
             t0 = time.perf_counter()
-            result: Result = self._api.run(checked, spark=self.spark, progress=self.on_progress, safe=self.safe)
+            kept = {} if warehouse is None else {"warehouse": warehouse}
+            result: Result = self._api.run(checked, spark=self.spark, progress=self.on_progress, safe=self.safe,
+                                           **kept)
             self.timings = {"engine_s": time.perf_counter() - t0}
         except ExplorerError as exc:
             return RunFailure(exc, self._partial(exc, engine))

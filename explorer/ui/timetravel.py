@@ -35,6 +35,7 @@ PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Decisions", ("decisions",)),
     ("Rows", ("rows", "row_history", "engine_rows", "changelog")),
     ("Snapshots & files", ("snapshots", "files")),
+    ("Readers", ("readers",)),
 )
 
 

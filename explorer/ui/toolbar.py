@@ -1,5 +1,5 @@
-"""The app's toolbar: the preset picker, Run, *Predict before reveal*, *Export page*, and the progress of a run
-(a bar while it is under way, then one line in a learner's words).
+"""The app's toolbar: the preset picker, Run, *Predict before reveal*, *check other readers*, *Export page*, and
+the progress of a run (a bar while it is under way, then one line in a learner's words).
 
 A view: it binds its widgets to the app's traits (``preset``, ``predict_mode``) and the run controller's
 (``running``, ``progress_*``); what a click does is the app's.
@@ -46,6 +46,11 @@ class Toolbar:
         self.w_predict = W.Checkbox(description="Predict before reveal", value=False, indent=False,
                                     layout=W.Layout(width="auto"))
         W.link((app, "predict_mode"), (self.w_predict, "value"))
+        # Other readers (the Readers tab) only when asked: a plain run stays fast (explorer/ui/readers_view.py)
+        self.w_readers = W.Checkbox(description="check other readers", value=False, indent=False,
+                                    tooltip="read every snapshot with every reader of this format (slower)",
+                                    layout=W.Layout(width="auto"))
+        W.link((app, "check_readers"), (self.w_readers, "value"))
         # The bar takes room only while a run is under way, so "done: N snapshots" sits beside the buttons;
         # the timings a benchmark reads sit in the line's tooltip (progress_html).
         self.w_progress = W.IntProgress(min=0, max=1, value=0, layout=W.Layout(width="160px", display="none"))
@@ -55,6 +60,6 @@ class Toolbar:
         W.dlink((runner, "progress_text"), (self.w_progress_label, "value"),
                 lambda text: progress_html(text, runner.timings if text.startswith("done") else {}))
         runner.observe(lambda c: setattr(self.w_progress.layout, "display", "" if c["new"] else "none"), "running")
-        self.widget = W.HBox([self.w_preset, self.w_run, self.w_predict, export, self.w_progress,
+        self.widget = W.HBox([self.w_preset, self.w_run, self.w_predict, self.w_readers, export, self.w_progress,
                               self.w_progress_label, link],
                              layout=W.Layout(flex_flow="row wrap", align_items="center", width="100%"))

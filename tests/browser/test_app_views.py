@@ -23,8 +23,9 @@ from explorer_testing import browser as B
 
 pytestmark = pytest.mark.browser
 
-PANELS = ("Timeline", "Decisions", "Rows", "Snapshots & files")
-SHOT_NAMES = {"Timeline": "timeline", "Decisions": "decisions", "Rows": "rows", "Snapshots & files": "files"}
+PANELS = ("Timeline", "Decisions", "Rows", "Snapshots & files", "Readers")
+SHOT_NAMES = {"Timeline": "timeline", "Decisions": "decisions", "Rows": "rows", "Snapshots & files": "files",
+              "Readers": "readers"}
 
 
 def check_every_view(page, where: str, take_shot) -> list[str]:

@@ -72,7 +72,7 @@ def test_every_time_travel_control_works_from_the_keyboard(server_kind, ui, page
         play = tt.get_by_role("button", name=re.compile(r"^Play"))
         tabs = tt.get_by_role("tab")
         assert slider.count() == 1 and play.count() == 1
-        assert tabs.all_text_contents() == ["Timeline", "Decisions", "Rows", "Snapshots & files"]
+        assert tabs.all_text_contents() == ["Timeline", "Decisions", "Rows", "Snapshots & files", "Readers"]
         assert tt.get_by_role("tab", name="Timeline", selected=True).count() == 1
 
         # Tab order from Run: ▶ Play, then the slider, then the open tab (one tab stop for the tab list).

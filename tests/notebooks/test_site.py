@@ -8,7 +8,8 @@ BENCHMARKS.md). CI time: no chapter is executed a second time and no Spark run i
 the notebook tests, which execute them earlier in the same session and leave them in ``executed_notebooks`` (run
 alone, this test executes chapter 01 itself and builds the others without outputs); the gallery holds two presets:
 the seed story, exported here from the session's shared Spark run and handed over with ``--pages``, and its Delta
-telling, which the build runs (delta-rs, no JVM) and exports itself.
+telling, which the build runs (delta-rs, no JVM) and exports itself. The conformance page holds that Delta preset
+only (delta-rs, then DuckDB's delta extension and polars; no JVM).
 """
 
 from __future__ import annotations
@@ -41,12 +42,13 @@ def test_the_site_builds_and_works_offline(tmp_path, executed_notebooks, preset_
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "site.py"), "--out", str(site),
                            "--cache", str(tmp_path / "cache"), "--chapters", "none" if given else CHAPTER,
                            "--executed", str(executed_notebooks), "--gallery", f"{SEED},{DELTA_SEED}",
-                           "--pages", str(pages)],
+                           "--pages", str(pages), "--conformance", DELTA_SEED],
                           cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     built = json.loads((site / "build.json").read_text())
     assert built["chapters"][CHAPTER] == ("given" if given else "executed")
     assert built["gallery"] == [SEED, DELTA_SEED]
+    assert built["conformance"] == "../conformance/index"
     assert "gallery: delta-seed-delete-insert-delete run and exported" in done.stderr
     assert not (site / "_downloads").exists()  # a gallery page is linked as a page, not copied as a download
     # No error, and nothing wrong with the chapters or the gallery (a guide's Markdown is its author's: its
@@ -117,5 +119,14 @@ def test_the_site_builds_and_works_offline(tmp_path, executed_notebooks, preset_
     frame.locator(".sx-tt input.sx-slider").evaluate("(s) => { s.value = 2; s.dispatchEvent(new Event('input')); }")
     frame.locator(".sx-tt[data-drawn-index='2']").wait_for()
     assert frame.locator(".sx-tt svg.main-svg").count() >= 1
+
+    # The conformance report: a page of the site, its table drawn from the site's own files.
+    page.goto(root + "conformance/index.html")
+    report = page.frame_locator("iframe.sx-conformance-frame")
+    report.locator("table").first.wait_for()
+    text = report.locator("body").inner_text()
+    assert DELTA_SEED in text and "delta-rs" in text and "agrees" in text
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.screenshot(path=str(artifacts / "site-conformance.png"))
     assert refused == [], refused
     assert errors == [], errors

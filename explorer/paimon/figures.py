@@ -96,8 +96,8 @@ def key_timeline_figure(result: PaimonResult, key: Mapping[str, Any] | tuple[Any
     numbers = [y for y in ys if y is not None]
     if not seq and numbers and len(numbers) == len(ys):  # whole sequence numbers: one tick each, room around one
         fig.update_yaxes(dtick=1, range=[min(numbers) - 0.6, max(numbers) + 0.8])
-    elif numbers and len(numbers) == len(ys) and all(isinstance(y, datetime) for y in numbers):
-        low, high = min(numbers), max(numbers)
+    elif (dates := [y for y in numbers if isinstance(y, datetime)]) and len(dates) == len(ys):
+        low, high = min(dates), max(dates)
         pad = max((high - low) * 0.25, timedelta(minutes=30))
         fig.update_yaxes(type="date", range=[low - pad, high + pad], tickformat="%Y-%m-%d %H:%M")
     return fig

@@ -7,6 +7,7 @@ offline with plotly's bundled JavaScript and no CDN.
 from __future__ import annotations
 
 import functools
+from datetime import datetime, timedelta
 from typing import Any, Callable, Mapping
 
 import plotly.graph_objects as go
@@ -84,11 +85,21 @@ def key_timeline_figure(result: PaimonResult, key: Mapping[str, Any] | tuple[Any
     verdict = decision.summary if known else "no row (retracted)"
     fig.update_layout(title=f"Key {decision.key_text}: {verdict}", xaxis_title="commit snapshot",
                       yaxis_title=y_name, legend_title="row kind", template="plotly_white", height=420)
-    fig.update_xaxes(dtick=1)
-    ys = {c.record.values.get(seq[0]) if seq else c.record.sequence_number for c in live}
+    # The run's frame, not the snapshot's: x from the first to the last snapshot (no tick 0 before snapshot 1,
+    # whose label sat on the first date tick) and y over every record of the key in the run, so the axes do not
+    # move with the slider and one record is not framed by millisecond ticks.
+    points = result.points()
+    fig.update_xaxes(dtick=1, range=[points[0].snapshot_id - 0.6, points[-1].snapshot_id + 0.6])
+    whole = _pick_decision(result, tuple(decision.key.values()), None)
+    ys = {c.record.values.get(seq[0]) if seq else c.record.sequence_number
+          for c in whole.candidates if c.record.snapshot_id is not None}
     numbers = [y for y in ys if y is not None]
     if not seq and numbers and len(numbers) == len(ys):  # whole sequence numbers: one tick each, room around one
         fig.update_yaxes(dtick=1, range=[min(numbers) - 0.6, max(numbers) + 0.8])
+    elif (dates := [y for y in numbers if isinstance(y, datetime)]) and len(dates) == len(ys):
+        low, high = min(dates), max(dates)
+        pad = max((high - low) * 0.25, timedelta(minutes=30))
+        fig.update_yaxes(type="date", range=[low - pad, high + pad], tickformat="%Y-%m-%d %H:%M")
     return fig
 
 

@@ -162,7 +162,9 @@ def _delete_traces(d: _Drawing, removed: Mapping[tuple[str, str], int]) -> list[
         traces.append(d.trace(
             **arrays, mode="lines+markers", name=f"{name} (◆ written, line while live)", legendgroup=name,
             line={"color": color, "width": 1}, opacity=0.5, hoverinfo="skip",
-            marker={"symbol": DELETE_SYMBOLS[content], "color": color, "size": np.zeros(len(arrays["x"]))},
+            # sizes near 0 hide the markers on the plot; not 0: plotly's legend draws an array's mean, and only a
+            # mean that is not 0 gets the constant legend size (a mean of 0 gave a 2 px ◆)
+            marker={"symbol": DELETE_SYMBOLS[content], "color": color, "size": np.full(len(arrays["x"]), 1e-3)},
             meta={"role": "delete-lifespan", "fields": list(FILE_FIELDS)}))
         cd = np.empty((len(files), n_fields), dtype=object)
         for i, f in enumerate(files):

@@ -101,3 +101,20 @@ def test_the_app_timeline_draws_every_key_and_the_step_on_screen(paimon_preset_r
     assert compaction.layout.meta["step"].startswith("compaction") and written(compaction) == set()
     assert compaction.layout.title.text != newer.layout.title.text
     assert "level" in compaction.layout.meta["step"] or "pypaimon" in compaction.layout.meta["step"]
+
+
+def test_timeline_keeps_the_runs_frame_at_the_first_snapshot(late_event):
+    """At snapshot 1 (one record) the axes are the run's: x from the first to the last snapshot (no tick 0, whose
+    label overlapped the first date tick), y over both event times on one-line date ticks; the same at every
+    snapshot."""
+    first, last = late_event.points()[0].snapshot_id, late_event.points()[-1].snapshot_id
+    frames = set()
+    for sid in (first, last):
+        fig = key_timeline_figure(late_event, {"pk": 1}, at=sid)
+        x, y = fig.layout.xaxis, fig.layout.yaxis
+        assert tuple(x.range) == (first - 0.6, last + 0.6)
+        assert y.type == "date" and "<br>" not in (y.tickformat or "<br>")
+        low, high = (str(v) for v in y.range)
+        assert low < "2024-01-01 09:00:00" and high > "2024-01-01 10:00:00"
+        frames.add((tuple(x.range), tuple(str(v) for v in y.range)))
+    assert len(frames) == 1

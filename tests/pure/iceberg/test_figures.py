@@ -333,6 +333,9 @@ def test_every_mark_of_the_timeline_is_in_its_legend(seed_capture):
     lifespans = F.trace_by_role(fig, "delete-lifespan")
     assert lifespans and all(t.showlegend is not False and "◆" in t.name and t.mode == "lines+markers"
                              for t in lifespans)
+    # hidden on the plot (under 1 px) but not 0: plotly's legend sizes an array by its mean, and a mean of 0 drew
+    # a 2 px ◆ instead of the constant legend size
+    assert all(0 < size < 1 for t in lifespans for size in t.marker.size)
     markers = F.trace_by_role(fig, "delete-file")
     assert {t.legendgroup for t in markers} == {t.legendgroup for t in lifespans}
     unnamed = [t.meta.get("role") for t in fig.data if t.showlegend is False and t.legendgroup is None]

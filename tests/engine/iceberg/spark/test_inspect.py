@@ -21,6 +21,10 @@ from explorer_testing.spark_jobs import job_rows_at
 pytestmark = pytest.mark.spark
 
 ICEBERG_PRESETS = [s.name for s in list_presets("iceberg")]
+# A preset whose run expires snapshots: expire_snapshots deletes the manifests only those snapshots used, so a
+# table inspected afterwards cannot show the expired snapshots' files as the run recorded them. Its own test
+# (tests/engine/iceberg/spark/test_truth.py) checks the surviving snapshots and refs against Spark's tables.
+EXPIRES_SNAPSHOTS = {"expire-snapshots-ref-retention"}
 
 
 def _by_path(capture, view):
@@ -34,7 +38,7 @@ def _by_path(capture, view):
     )
 
 
-@pytest.mark.parametrize("preset", ICEBERG_PRESETS)
+@pytest.mark.parametrize("preset", [p for p in ICEBERG_PRESETS if p not in EXPIRES_SNAPSHOTS])
 def test_inspect_gives_the_runs_decisions_at_every_snapshot(spark, preset_capture, preset):
     capture = preset_capture(preset)
     run = IcebergResult(capture)

@@ -115,11 +115,11 @@ def test_every_time_travel_control_works_from_the_keyboard(server_kind, ui, page
         page.locator(f"{B.TIME_TRAVEL} .sx-tabs").first.screenshot(
             path=str(artifacts / f"keyboard-{server_kind}-tab-focus.png"))
         page.keyboard.press("End")
-        panel_open(page, 3)
+        panel_open(page, 4)  # the fifth tab, Readers
         page.keyboard.press("Home")
         panel_open(page, 0)
         page.keyboard.press("ArrowLeft")  # wraps round to the last tab
-        panel_open(page, 3)
+        panel_open(page, 4)
         page.keyboard.press("ArrowRight")
         panel_open(page, 0)
 

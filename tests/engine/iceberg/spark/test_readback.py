@@ -25,7 +25,12 @@ def _job_lineage(spark, name: str, snapshot_id: int) -> dict:
     return {(str(r["_file"]), int(r["_pos"])): (r["_row_id"], r["_last_updated_sequence_number"]) for r in rows}
 
 
-@pytest.mark.parametrize("preset", ICEBERG_PRESETS)
+# A preset whose run expires snapshots cannot be read back at those snapshots afterwards (their manifests are
+# gone); the run read each one back before the expiry, and test_truth checks the survivors.
+EXPIRES_SNAPSHOTS = {"expire-snapshots-ref-retention"}
+
+
+@pytest.mark.parametrize("preset", [p for p in ICEBERG_PRESETS if p not in EXPIRES_SNAPSHOTS])
 def test_the_read_back_is_what_a_spark_job_reads_and_java_plans(spark, preset_capture, preset):
     capture = preset_capture(preset)
     name = capture.table_name

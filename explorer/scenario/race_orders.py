@@ -16,7 +16,7 @@ A page of the grid: ``explorer.engine.write_page(result, path)`` (or ``explorer 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,8 @@ from explorer.scenario.model import ConcurrentStep, DeleteStep, Scenario, Step, 
 from explorer.scenario.values import plain_row
 
 Row = Mapping[str, Any]
+# progress(number, total, the history's run or None before it runs, words)
+OrdersProgress = Callable[[int, int, Any, str], None]
 
 # A job's fate, in the JSON contract's words (the same three Iceberg's grid uses).
 COMMITTED, RETRIED, REJECTED = "committed", "retried", "rejected"
@@ -292,6 +294,21 @@ class RaceOrdersResult:
         return "\n".join(lines)
 
 
+def run_histories(chosen: Sequence[History], one: Callable[[History], RaceRun],
+                  progress: OrdersProgress | None = None) -> tuple[RaceRun, ...]:
+    """Every chosen history through ``one`` (an engine adapter's run of one history), in order, telling
+    ``progress`` before and after each: ``progress(number, total, run or None, words)``."""
+    runs = []
+    for number, history in enumerate(chosen, start=1):
+        if progress:
+            progress(number, len(chosen), None, f"history {number} of {len(chosen)}: {history.label}")
+        done = one(history)
+        runs.append(done)
+        if progress:
+            progress(number, len(chosen), done, f"history {number}: {history.label} done")
+    return tuple(runs)
+
+
 def job_facts(race: ConcurrentStep, fates: Sequence[JobFate]) -> list[JobFacts]:
     """What the verdict needs of each job (its kind, and what a DELETE / UPDATE matches and sets)."""
     committed = {f.name for f in fates if f.committed}
@@ -338,4 +355,4 @@ def judge_race_orders(captured: RaceOrdersCapture) -> RaceOrdersResult:
 
 __all__ = ["COMMITTED", "Commit", "FATE_WORDS", "JobFate", "REJECTED", "RETRIED", "RaceHistoryOutcome",
            "RaceOrdersCapture", "RaceOrdersResult", "RaceOutcomeGroup", "RaceRun", "judge_race_orders",
-           "job_facts", "race_of", "serial_rows"]
+           "job_facts", "race_of", "run_histories", "serial_rows"]

@@ -38,11 +38,10 @@ from typing import Any
 from deltalake import DeltaTable
 from deltalake.exceptions import CommitFailedError
 
-from explorer.delta.runner import CDF_ON, JOB_HANDLERS, plain_rows, TableRun, engine_version, read_log
+from explorer.delta.runner import CDF_ON, JOB_HANDLERS, TableRun, engine_version, plain_rows, read_log
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.histories import DELTA_LEVELS, History, any_raced, enumerate_histories
 from explorer.scenario.model import ConcurrentStep, Scenario, Step
-from explorer.scenario.spec import frozen_map
 from explorer.scenario.race_orders import (
     COMMITTED,
     REJECTED,
@@ -50,13 +49,14 @@ from explorer.scenario.race_orders import (
     Commit,
     JobFate,
     OrdersProgress,
+    OrdersResult,
     RaceOrdersCapture,
-    RaceOrdersResult,
     RaceRun,
     judge_race_orders,
     race_of,
     run_histories,
 )
+from explorer.scenario.spec import frozen_map
 
 LEVEL = "delta.isolationLevel"
 # delta-rs's CommitConflictError variants, found by the first words of the message each one prints
@@ -315,7 +315,7 @@ def run_delta_orders(scenario: Scenario, *, progress: OrdersProgress | None = No
 
 
 def delta_orders(scenario: Scenario, *, progress: OrdersProgress | None = None, safe: bool = False,
-                 histories: tuple[History, ...] | None = None) -> RaceOrdersResult:
+                 histories: tuple[History, ...] | None = None) -> OrdersResult:
     return judge_race_orders(run_delta_orders(scenario, progress=progress, safe=safe, histories=histories))
 
 

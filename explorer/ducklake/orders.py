@@ -47,8 +47,8 @@ from explorer.scenario.race_orders import (
     Commit,
     JobFate,
     OrdersProgress,
+    OrdersResult,
     RaceOrdersCapture,
-    RaceOrdersResult,
     RaceRun,
     judge_race_orders,
     race_of,
@@ -206,7 +206,7 @@ def run_ducklake_orders(scenario: Scenario, *, progress: OrdersProgress | None =
 
 
 def ducklake_orders(scenario: Scenario, *, progress: OrdersProgress | None = None,
-                    histories: tuple[History, ...] | None = None) -> RaceOrdersResult:
+                    histories: tuple[History, ...] | None = None) -> OrdersResult:
     return judge_race_orders(run_ducklake_orders(scenario, progress=progress, histories=histories))
 
 

@@ -21,8 +21,7 @@ from explorer.engine import engine_names
 if TYPE_CHECKING:
     from explorer.compare_formats import Comparison
     from explorer.engine import At
-    from explorer.iceberg.orders import OrdersResult
-    from explorer.scenario.race_orders import RaceOrdersResult
+    from explorer.scenario.race_orders import OrdersResult
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID, EXIT_DISAGREE, EXIT_ENGINE, EXIT_EXPECT = 0, 1, 2, 3, 4, 5
 
@@ -476,7 +475,7 @@ def _cmd_export(args) -> int:
         print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
         return EXIT_OK
     if views:  # --orders or --formats: the page is written even when it shows a disagreement (exit 3)
-        view: OrdersResult | RaceOrdersResult | Comparison
+        view: OrdersResult | Comparison
         if views[0][0] == "--orders":
             from explorer.api import orders
 

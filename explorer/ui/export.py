@@ -198,10 +198,9 @@ def compare_page(result: Any, *, source: str = "", **_: Any) -> Page:
 
 
 def _is_orders(obj: Any) -> bool:
-    from explorer.iceberg.orders import OrdersResult
-    from explorer.scenario.race_orders import RaceOrdersResult
+    from explorer.scenario.race_orders import OrdersResult
 
-    return isinstance(obj, (OrdersResult, RaceOrdersResult))
+    return isinstance(obj, OrdersResult)
 
 
 @page_builder(_is_orders)

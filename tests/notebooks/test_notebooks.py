@@ -335,6 +335,14 @@ def test_10_paimon_executes(kernel_env, tmp_path):
     assert "step 3 snapshots [5, 6]: changelog [('+I', (8, 8, '8'))]" in text  # FirstRowITCase
     # two writers in every commit order (explorer orders on Paimon): executed, and snapshot ordering MODELLED
     assert "6 commit orders of writers A, B" in text and text.count("DIFFERS from Paimon 0.9") == 2
+    # buckets as the scope of ordering (#43), on pypaimon: each fixed bucket counts from 0; dynamic buckets fill
+    # up in arrival order and an update goes back through the index; cross-partition upsert refused
+    assert "commit 1: bucket-1: key 3 seq 0 +I a3" in text and "commit 2: bucket-0: key 1 seq 3 +I b1" in text
+    assert "commit 1: bucket-1: key 3 seq 0 +I a3, key 4 seq 1 +I a4" in text
+    assert "refused: CROSS_PARTITION primary-key writes require a persistent global primary-key index" in text
+    # write-only writers and a dedicated compaction job; copy-on-write by hand (Paimon 0.9's Java library)
+    assert "snapshot 5 (APPEND): reads []" in text and "snapshot 6 (COMPACT): reads [(1, 'B1'), (2, 'B2')]" in text
+    assert "snapshot 4 (COMPACT): sorted runs (level, files) [(5, 1)]" in text
     assert count_mime(nb, WIDGET_MIME) == 1
     assert_figures_offline(nb, at_least=4)
 

@@ -125,8 +125,8 @@ def run_buckets(options: Mapping[str, str], commits: Sequence[Sequence[Mapping[s
             return BucketRun(opts, tuple(files), 0, (), refused=engine_reason(exc))
         reader = table.new_read_builder()
         frame = reader.new_read().to_pandas(reader.new_scan().plan().splits())
-        rows = tuple(sorted(tuple(r) for r in frame.itertuples(index=False, name=None)))
+        read = tuple(sorted(tuple(r) for r in frame.itertuples(index=False, name=None)))
         index = len(list((table_dir / "index").glob("index-*"))) if (table_dir / "index").is_dir() else 0
-        return BucketRun(opts, tuple(files), index, rows)
+        return BucketRun(opts, tuple(files), index, read)
     finally:
         shutil.rmtree(location, ignore_errors=True)

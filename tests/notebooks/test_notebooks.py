@@ -715,6 +715,17 @@ def test_12_one_history_every_format_executes(kernel_env, tmp_path):
                   "delete from table / inserted into it", "no serial order gives this table",
                   "Paimon cannot express this race"):
         assert words in html, words
+    # #43: the WriteSerializable example in its order on delta-rs (refused but at delta-rs's SnapshotIsolation)
+    assert "Serializable: INSERT committed, UPDATE rejected" in text
+    assert "WriteSerializable: INSERT committed, UPDATE rejected" in text
+    assert ("SnapshotIsolation: INSERT committed, UPDATE committed; rows [(100, 'ada'), (500, 'renamed'), "
+            "(900, 'zoe')]") in text
+    # VACUUM, checkpoint and log cleanup bound time travel and the change feed (delta-rs)
+    assert "version 0: refused: Object at location part-" in text and "No files in log segment" in text
+    assert "_last_checkpoint: {\"version\":5" in text and "minimum retention for vacuum" in text
+    # DuckLake: inlined rows in the catalog until the flush; expired snapshots refused, their files cleaned up
+    assert "Parquet files before the flush: []" in text and "  (1, 2, 4, 2, 'b')" in text
+    assert "No snapshot found at version 2" in text and "removed: ['data file', 'delete file']" in text
 
 
 # ------------------------------------------------------------------------------------------ inspect (#16)

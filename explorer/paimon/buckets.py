@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from explorer.scenario.errors import engine_reason

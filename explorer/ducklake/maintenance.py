@@ -61,7 +61,8 @@ class InliningRun:
         out.append("inlined rows in the catalog (row_id, begin_snapshot, end_snapshot, id, v):")
         out += [f"  {row}" for row in self.inlined_rows]
         out.append(f"Parquet files before the flush: {list(self.parquet_before_flush)}")
-        out += [read.text() for read in self.reads]
+        out.append("time travel (rowid, id, v):")
+        out += [f"  {read.text()}" for read in self.reads]
         out.append(f"change feed (snapshot, rowid, change, id, v): {list(self.change_feed)}")
         out.append("after ducklake_flush_inlined_data:")
         for kind, rows in self.flushed_files:
@@ -83,7 +84,7 @@ class ExpiryRun:
     files_after_cleanup: tuple[str, ...]
 
     def lines(self) -> list[str]:
-        out = ["before the expiry:", *[f"  {r.text()}" for r in self.reads_before],
+        out = ["time travel before the expiry (rowid, id, v):", *[f"  {r.text()}" for r in self.reads_before],
                f"ducklake_expire_snapshots expired snapshots {list(self.expired)}",
                *[f"  {r.text()}" for r in self.reads_after],
                f"files scheduled for deletion: {self.scheduled}",

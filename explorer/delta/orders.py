@@ -38,7 +38,8 @@ from typing import Any
 from deltalake import DeltaTable
 from deltalake.exceptions import CommitFailedError
 
-from explorer.delta.runner import CDF_ON, JOB_HANDLERS, TableRun, engine_version, plain_rows, read_log
+from explorer.delta.runner import (CDF_ON, JOB_HANDLERS, TableRun, engine_version, kernel_spelling, plain_rows,
+                                   read_log)
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.histories import DELTA_LEVELS, History, any_raced, enumerate_histories
 from explorer.scenario.model import ConcurrentStep, Scenario, Step
@@ -99,7 +100,7 @@ def _set_up(scenario: Scenario, before: tuple[Step, ...], path: Path, level: str
     run = TableRun(scenario, path, safe)
     table = scenario.table
     DeltaTable.create(run.uri, schema=run.schema, partition_by=list(table.partitioned_by) or None,
-                      configuration={CDF_ON: "true", **properties})
+                      configuration={CDF_ON: "true", **kernel_spelling(properties)})
     for step in before:
         run.run_step(step)
     return run
@@ -137,18 +138,20 @@ def set_level(path: Path, level: str) -> None:
     ``path`` (and the CREATE's record of it), as :func:`_set_up` with that level would have written them.
 
     The level lives nowhere else: delta-rs reads it from the metadata of the version a job read and writes it in
-    no commit. Each file is replaced, never edited in place."""
+    no commit. Each file is replaced, never edited in place. The level is spelt as delta-rs parses it
+    (:func:`explorer.delta.runner.kernel_spelling`), as :func:`_set_up` spells it."""
+    spelt = kernel_spelling({LEVEL: level})
     for file in sorted((path / "_delta_log").glob("*.json")):
         lines = [json.loads(x) for x in file.read_text(encoding="utf-8").splitlines() if x.strip()]
         changed = False
         for line in lines:
             if "metaData" in line:
-                line["metaData"]["configuration"] = {**(line["metaData"].get("configuration") or {}), LEVEL: level}
+                line["metaData"]["configuration"] = {**(line["metaData"].get("configuration") or {}), **spelt}
                 changed = True
             params = line.get("commitInfo", {}).get("operationParameters", {})
             if isinstance(params.get("metadata"), str):
                 meta = json.loads(params["metadata"])
-                meta["configuration"] = {**(meta.get("configuration") or {}), LEVEL: level}
+                meta["configuration"] = {**(meta.get("configuration") or {}), **spelt}
                 params["metadata"] = json.dumps(meta, separators=(",", ":"))
                 changed = True
         if changed:

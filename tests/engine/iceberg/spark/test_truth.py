@@ -264,3 +264,81 @@ def test_add_files_gives_imported_files_the_import_commits_sequence_number(spark
             (1, "ada-imported"), (2, "grace")]
     finally:
         spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")
+
+
+class _Written:
+    """Collects the files a writer hands to ``addRows``/``addDeletes`` (nothing is committed)."""
+
+    def __init__(self):
+        self.rows, self.deletes = [], []
+
+    def addRows(self, f):  # noqa: N802 (the Java RowDelta's name)
+        self.rows.append(f)
+
+    def addDeletes(self, f):  # noqa: N802
+        self.deletes.append(f)
+
+
+def test_an_old_spec_equality_delete_committed_during_a_compaction_misses_its_output(spark):
+    """#43 (compaction across spec evolution, the race the chapter reasons about): a compaction starts from S and
+    writes spec-1 files; meanwhile a writer with the old view commits an equality delete of user 7 under spec 0,
+    partition eu. The rewrite commits (RewriteFiles from S with S's sequence number, as rewrite_data_files with
+    use-starting-sequence-number does): BaseRewriteFiles ignores new equality deletes then, the delete's scope
+    (spec 0, eu) holds no live data file any more, and the deleted row is read again."""
+    from explorer.iceberg.spark.rowdelta import _RowDeltaWriter, commit_row_delta
+    from explorer.jvm.session import driver_jvm, py4j_gateway
+
+    scenario = parse_scenario({"name": "race", "engine": "iceberg", "table": {
+        "columns": {"user_id": "int", "region": "string", "name": "string"}, "partitioned_by": ["region"],
+        "format_version": 2, "write_mode": "merge-on-read"},
+        "steps": [{"insert": [{"user_id": 7, "region": "eu", "name": "ada-eu"},
+                              {"user_id": 8, "region": "eu", "name": "grace-eu"}]},
+                  {"partition": {"add": ["bucket(2, user_id)"]}}]})
+    capture = run_iceberg(scenario, spark=spark, keep_warehouse=True)
+    table = capture.table_name
+    try:
+        jvm = driver_jvm(spark)
+        jtable = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table)
+        jtable.refresh()
+        start = jtable.currentSnapshot()
+        tasks = jtable.newScan().planFiles().iterator()
+        old_files = []
+        while tasks.hasNext():
+            old_files.append(tasks.next().file())
+        assert [int(f.specId()) for f in old_files] == [0] and int(jtable.spec().specId()) == 1
+        rows = [{"user_id": 7, "region": "eu", "name": "ada-eu"}, {"user_id": 8, "region": "eu", "name": "grace-eu"}]
+        compaction = _Written()  # the compaction's output, written under the current spec (1)
+        commit_row_delta(spark, jtable, scenario.table, delete_rows=(), equality=(), data_rows=rows, into=compaction)
+        assert {int(f.specId()) for f in compaction.rows} == {1}
+
+        old_view = _RowDeltaWriter(spark, jtable, scenario.table, ["user_id"])  # a writer still on spec 0
+        old_view.spec = jtable.specs().get(0)
+        ids = py4j_gateway(spark).new_array(jvm.int, 1)
+        ids[0] = old_view.schema.findField("user_id").fieldId()
+        old_view.factory = jvm.org.apache.iceberg.data.GenericAppenderFactory(
+            old_view.schema, old_view.spec, ids, old_view.delete_schema, None)
+        delta = jtable.newRowDelta()
+        for key, group in old_view.groups([{"user_id": 7, "region": "eu"}]).values():
+            old_view.equality_deletes(key, group, delta.addDeletes)
+        delta.commit()
+        spark.sql(f"REFRESH TABLE {table}")
+        assert sorted(tuple(r) for r in spark.sql(f"SELECT user_id, name FROM {table}").collect()) == [
+            (8, "grace-eu")]
+        delete_seq = int(jtable.currentSnapshot().sequenceNumber())
+
+        rewrite = jtable.newRewrite().validateFromSnapshot(start.snapshotId())
+        rewrite.dataSequenceNumber(start.sequenceNumber())
+        for f in old_files:
+            rewrite.deleteFile(f)
+        for f in compaction.rows:
+            rewrite.addFile(f)
+        rewrite.commit()  # accepted: with a data sequence number set, new equality deletes are not checked
+        spark.sql(f"REFRESH TABLE {table}")
+        entries = spark.sql(f"SELECT data_file.content, data_file.spec_id, sequence_number FROM {table}.entries "
+                            "WHERE status < 2").collect()
+        assert sorted(tuple(e) for e in entries) == [(0, 1, int(start.sequenceNumber()))] * len(compaction.rows) + [
+            (2, 0, delete_seq)]
+        assert sorted(tuple(r) for r in spark.sql(f"SELECT user_id, name FROM {table}").collect()) == [
+            (7, "ada-eu"), (8, "grace-eu")]  # user 7 is back: the spec-0 delete reaches no spec-1 file
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")

@@ -764,7 +764,8 @@ def test_05_delete_file_maintenance_executes(kernel_env, tmp_path):
     v3, folded = v3.split("step 1 (Load partition a):")
     # delete-file-threshold (#43): only partition a's file is rewritten, without user 1; the equality delete stays
     # live until the remove-dangling-deletes commit, the run's last snapshot.
-    folded_files = {fid: (int(d), int(f), gone and int(gone)) for fid, d, f, _, gone, _ in FILE_LINE.findall(folded)}
+    folded_files = {fid: (int(d), int(f), int(gone) if gone else None)
+                    for fid, d, f, _, gone, _ in FILE_LINE.findall(folded)}
     assert folded_files == {"D1": (1, 1, 4), "D2": (2, 2, None), "E1": (3, 3, 6), "D3": (3, 4, 5),
                             "D4": (4, 5, None)}, folded
     assert "rows: [(2, 'a', 'grace'), (3, 'b', 'linus')]" in folded

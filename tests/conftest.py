@@ -23,6 +23,9 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("xdist_group") is None:
             path = item.path.relative_to(root).as_posix()
             item.add_marker(pytest.mark.xdist_group("chapters" if path in CHAPTERS_UNIT else path))
+    # The chapters' unit is the longest: it goes first (a worker takes it at once while the other starts on the
+    # rest), and its files keep their order. Every other test keeps pytest's order.
+    items.sort(key=lambda item: item.path.relative_to(root).as_posix() not in CHAPTERS_UNIT)
 
 
 @pytest.fixture(scope="session")

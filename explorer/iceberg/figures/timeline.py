@@ -8,6 +8,7 @@ the same height, so moving the slider never moves what is already drawn.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -318,11 +319,13 @@ def _tracks(decisions: Sequence[Decision], lane: Mapping[str, int]) -> dict[str,
     deletes = sorted({d.delete_file for d in decisions if d.delete_file in lane and d.data_file in lane},
                      key=lambda f: lane[f])
     seq = {d.delete_file: d.delete_sequence_number for d in decisions}
-    n, beside, out = len(deletes), dict[int, int](), {}
+    sharing = Counter(seq[f] for f in deletes)
+    n, beside, out = len(deletes), Counter[int](), {}
     for k, delete in enumerate(deletes):
-        side = beside[seq[delete]] = beside.get(seq[delete], -1) + 1
+        side, beside[seq[delete]] = beside[seq[delete]], beside[seq[delete]] + 1
+        step = min(_SIDE_STEP_X, 0.45 / max(sharing[seq[delete]] - 1, 1))  # many: all within half a number
         above = _TRACK_NEAR if n < 2 else _TRACK_NEAR + (_TRACK_FAR - _TRACK_NEAR) * k / (n - 1)
-        out[delete] = _Track(seq[delete] + _SIDE_STEP_X * side, above)
+        out[delete] = _Track(seq[delete] + step * side, above)
     return out
 
 

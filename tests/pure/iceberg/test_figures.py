@@ -378,8 +378,8 @@ def test_every_mark_of_the_timeline_is_in_its_legend(seed_capture):
 
 
 def test_the_decisive_cells_of_the_decisions_stand_out_and_the_legend_lists_what_is_there(seed_capture):
-    """#40: a cell whose delete removes rows is outlined (not the same green as "applies, removes 0 rows"); the
-    legend names the outcomes the matrix shows, no others, and the outline."""
+    """#40: a cell whose delete removes rows is outlined on its edges (not the same green as "applies, removes 0
+    rows" alone); the legend names the outcomes the matrix shows, no others, and the outline."""
     from explorer.iceberg.figures.matrix import REMOVES_OUTLINE
 
     fig = F.decision_matrix_figure(seed_capture)
@@ -390,6 +390,8 @@ def test_the_decisive_cells_of_the_decisions_stand_out_and_the_legend_lists_what
     outlined = {(hm.y[round((s.y0 + s.y1) / 2)], hm.x[round((s.x0 + s.x1) / 2)]) for s in fig.layout.shapes
                 if s.line.color == REMOVES_OUTLINE}
     assert removing and outlined == removing
+    # on the cell's edges, however wide the cell is drawn (an outline inset by a share of the cell sat far inside)
+    assert all((s.x1 - s.x0, s.y1 - s.y0) == (1, 1) for s in fig.layout.shapes if s.line.color == REMOVES_OUTLINE)
     shown = {hm.customdata[i][j][0] for i in range(len(hm.y)) for j in range(len(hm.x))
              if hm.customdata[i][j] is not None}
     legend = [t for t in fig.data if (t.meta or {}).get("role") == "legend"]

@@ -296,7 +296,7 @@ def _pairs_by_delete(decisions: Iterable[Decision], removed: Mapping[tuple[str, 
 # How far from its delete marker a connector starts, in lanes: just outside the marker, so hovering the marker
 # shows the marker's own box (every pair of that delete), not the connector whose first point lay under it
 # (plotly's "closest" hover prefers a line's point within 3 px over a marker's centre).
-_CURVE_GAP_LANES = 0.3
+_MARKER_GAP_LANES = 0.3
 # Where a delete's connectors run along a data lane: just beside the lane's bar on the delete's side, each delete at
 # its own distance (in lanes from the lane's centre), so two deletes reaching one data file run side by side.
 _TRACK_NEAR, _TRACK_FAR = 0.2, 0.44
@@ -344,7 +344,7 @@ def _route(x0: float, y0: float, x1: float, y1: float, track: _Track) -> tuple[l
     """
     toward = 1.0 if y1 > y0 else -1.0
     at = y1 - toward * track.above  # on the side of the lane the connector comes from
-    start = (x0, y0 + toward * _CURVE_GAP_LANES)
+    start = (x0, y0 + toward * _MARKER_GAP_LANES)
     aside, corner, over = (track.x, start[1]), (track.x, at), (x1, at)
     points = [start, aside] if aside != start else [start]
     points += _stretch(aside, corner) + _stretch(corner, over) + _stretch(over, (x1, y1), 1)

@@ -50,7 +50,7 @@ def test_seed_timeline_ignores_the_delete_at_4_and_applies_the_one_at_6(seed_cap
     pts = _xy_of(fig, "connector", data_file="D4", delete_file="E1")
     # it starts just outside E1's marker (so hovering the marker shows the marker's box) and ends on D4's lane
     assert pts[-1] == (5, lanes.index("D4"))
-    gap_lanes = figures_timeline._CURVE_GAP_LANES
+    gap_lanes = figures_timeline._MARKER_GAP_LANES
     assert pts[0][0] == 4 and 0.1 < abs(pts[0][1] - lanes.index("E1")) <= gap_lanes
     # Hover text carries the resolver's reason sentence.
     assert "5 < 4 is false" in ignored["reason"]

@@ -3,6 +3,7 @@ tests/engine/iceberg/test_figures.py; the offline PNG: tests/browser/test_figure
 
 from __future__ import annotations
 
+from itertools import pairwise
 from types import MappingProxyType
 
 import pytest
@@ -333,7 +334,7 @@ def _pieces(fig) -> list[tuple[str, tuple[float, float], tuple[float, float]]]:
     for t in F.trace_by_role(fig, "connector"):
         delete = t.meta["fields"].index("delete_file")
         pts = list(zip(t.x, t.y, t.customdata))
-        for (x0, y0, r0), (x1, y1, r1) in zip(pts, pts[1:]):
+        for (x0, y0, r0), (x1, y1, r1) in pairwise(pts):
             if r0 is not None and r1 is not None:
                 out.append((r0[delete], (float(x0), float(y0)), (float(x1), float(y1))))
     return out

@@ -151,13 +151,17 @@ def shutdown_kernels(server: Launched, timeout: float = 60.0) -> bool:
     return not alive
 
 
-def put_notebook(server: Launched, name: str, *sources: str) -> None:
+PYTHON3 = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def put_notebook(server: Launched, name: str, *sources: str, kernelspec: dict | None = None) -> None:
     """Save a notebook of these code cells as ``name`` in JupyterLab's folder (a scratch copy of notebooks/), for
-    a test that opens one small cell in JupyterLab (``lab_url``) and in voila (``voila_url``)."""
+    a test that opens one small cell in JupyterLab (``lab_url``) and in voila (``voila_url``); its kernelspec
+    metadata is ``kernelspec`` (default: ipykernel's python3, as every chapter names)."""
     import nbformat
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.metadata["kernelspec"] = dict(PYTHON3 if kernelspec is None else kernelspec)
     _server_request(server, "PUT", f"/api/contents/{name}", {"type": "notebook", "format": "json", "content": nb})
 
 

@@ -48,13 +48,14 @@ class StepRow:
         self.kind = W.Dropdown(options=kinds if draft.kind in kinds else [*kinds, draft.kind], value=draft.kind,
                                layout=W.Layout(width="10.8em"))  # 140 px, larger in large-font mode
         # The label wraps in a text area (never cut); the modifiers field stays empty until used (a greyed
-        # "{files: 2}" on every step read like a value).
+        # "{files: 2}" on every step read like a value), and it is a text area too: its hint, "optional: key:
+        # [user_id]", wraps on two lines instead of being cut at the box's edge as in a one-line input.
         self.label = W.Textarea(value=draft.label, placeholder="label", rows=2,
                                 layout=W.Layout(flex="1 1 190px", min_width="150px", height="56px"))
         self.body = W.Textarea(value=draft.body_text, layout=W.Layout(flex="3 1 320px", height="56px"))
         hint, tip = modifiers_hint(draft.kind)
-        self.mods = W.Text(value=draft.modifiers_text, placeholder=hint, tooltip=tip,
-                           layout=W.Layout(flex="0 1 120px", min_width="90px"))
+        self.mods = W.Textarea(value=draft.modifiers_text, placeholder=hint, tooltip=tip, rows=2,
+                               layout=W.Layout(flex="0 1 120px", min_width="90px", height="56px"))
         up, down, rm = (W.Button(icon=ic, layout=W.Layout(width="36px"), tooltip=tip)
                         for ic, tip in (("arrow-up", "move up"), ("arrow-down", "move down"), ("trash", "remove")))
         self.kind.observe(lambda c: act("edit_step", index, kind=c["new"]), names="value")

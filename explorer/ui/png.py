@@ -61,7 +61,7 @@ def readme_images(out_dir: str | Path = "docs/img", *, spark: SparkSession | Non
     result = api.run("seed-delete-insert-delete", spark=spark)
     out = Path(out_dir)
     return [save_png(timeline_figure(result), out / "seed-timeline.png", height=520),
-            save_png(decision_matrix_figure(result), out / "seed-decision-matrix.png", width=900, height=420)]
+            save_png(decision_matrix_figure(result), out / "seed-decision-matrix.png", width=900)]
 
 
 if __name__ == "__main__":  # python -m explorer.ui.png [out_dir]

@@ -2,9 +2,10 @@
 
 It opens on the seed story ready to Run, under one line saying what to do, with the syntax help folded; the
 preset picker names the story. After Run: "done: N snapshots" sits beside the buttons and *Export page* on the
-same row as Run, the slider's label is whole; predict mode shows every step numbered (kind, label, rows or
-condition) and nothing of the answer; the YAML box numbers its lines beside the text, one number per line, so
-an error citing "line 5" points at a line a learner can find. Screenshots go to artifacts/browser/.
+same row as Run, the slider's label is whole; the outline of a cell of *Decisions* whose delete removes rows
+lies on the cell's edges; predict mode shows every step numbered (kind, label, rows or condition) and nothing of
+the answer; the YAML box numbers its lines beside the text, one number per line, so an error citing "line 5"
+points at a line a learner can find; the modifiers box's hint is whole. Screenshots go to artifacts/browser/.
 """
 
 from __future__ import annotations
@@ -68,6 +69,30 @@ def test_the_dashboard_opens_ready_to_run_and_lays_out_its_controls(ui, voila_se
                                                   - w.getBoundingClientRect().top),
                                        fl.height, fl.xaxis.range.map(v => v.toFixed(2)), fl.yaxis.range]); }}"""))
         assert len(frames) == 1, frames
+        # The decisive Decisions cells: the outline lies on the cell's own edges, however wide the cell is drawn
+        # (an outline inset by a share of the cell sat ~35 px inside the seed story's one wide column).
+        B.open_panel(page, "Decisions")
+        hugs = page.evaluate(f"""() => {{ const w = document.querySelector('{B.TIME_TRAVEL}');
+            const plot = [...w.querySelectorAll('[data-view=decisions] .js-plotly-plot')]
+              .find(p => p.offsetParent !== null);
+            const fl = plot._fullLayout, xa = fl.xaxis, ya = fl.yaxis;
+            return (fl.shapes || []).map(s => {{
+              const path = plot.querySelector(`.shapelayer path[data-index="${{s._index}}"]`);
+              const box = path.getBoundingClientRect(), half = parseFloat(path.style.strokeWidth || 0) / 2;
+              const top = plot.getBoundingClientRect();
+              const j = Math.round((s.x0 + s.x1) / 2), i = Math.round((s.y0 + s.y1) / 2);
+              const left = xa._offset + xa.l2p(j - 0.5), right = xa._offset + xa.l2p(j + 0.5);
+              const y0 = ya._offset + ya.l2p(i - 0.5), y1 = ya._offset + ya.l2p(i + 0.5);
+              // the path's box (without its stroke) against the cell's edges, in px
+              return {{cellWidth: right - left, half,
+                       gaps: [box.left + half - top.left - left, right - (box.right - half - top.left),
+                              box.top + half - top.top - Math.min(y0, y1),
+                              Math.max(y0, y1) - (box.bottom - half - top.top)]}};
+            }}); }}""")
+        assert hugs, "no outlined cell in the seed story's Decisions at its last snapshot"
+        for hug in hugs:
+            assert all(abs(g) <= 4 for g in hug["gaps"]), f"the outline is not on the cell's edges: {hug}"
+        page.screenshot(path=str(artifacts / "dashboard-decisions.png"))
 
         # Predict mode: every step, numbered, with kind, label and rows or condition; no answer on screen.
         page.locator(".widget-checkbox", has_text="Predict before reveal").locator("input").first.check()
@@ -108,3 +133,22 @@ def test_the_dashboard_opens_ready_to_run_and_lays_out_its_controls(ui, voila_se
         assert abs(numbers.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)") - line) < 0.5
         text.scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "dashboard-yaml.png"))
+
+        # The modifiers box's hint ("optional: files: 2") is whole: it wraps inside the box, never cut at its edge.
+        hints = page.evaluate("""() => [...document.querySelectorAll('textarea[placeholder^="optional"]')]
+            .filter(e => e.offsetParent !== null).map(e => {
+              const st = getComputedStyle(e), probe = document.createElement('div');
+              Object.assign(probe.style, {position: 'absolute', visibility: 'hidden', whiteSpace: 'pre-wrap',
+                wordBreak: 'break-word', font: st.font, lineHeight: st.lineHeight, letterSpacing: st.letterSpacing,
+                width: (e.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight)) + 'px'});
+              probe.textContent = e.placeholder;
+              document.body.appendChild(probe);
+              const need = probe.getBoundingClientRect().height;
+              probe.remove();
+              return {hint: e.placeholder, need,
+                      room: e.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom)}; })""")
+        assert hints, "no step row shows a modifiers hint"
+        for hint in hints:
+            assert hint["need"] <= hint["room"] + 1, f"the modifiers hint is cut: {hint}"
+        page.locator('textarea[placeholder^="optional"]').first.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / "dashboard-modifiers.png"))

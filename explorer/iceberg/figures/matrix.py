@@ -76,8 +76,10 @@ def decision_matrix_figure(source: Any, at: Selector | SnapshotView = None) -> g
                  "codes": {o.value: c for o, c in OUTCOME_CODES.items()}}}
     present = {d.outcome for d in ex.decisions if d.data_file in row_of and d.delete_file in col_of}
     fig = go.Figure(data=[heatmap, *_legend(present, bool(removing))], layout={"template": LIGHT})
+    # On the cell's own edges (half a category from its centre): an outline drawn a share of a category inside
+    # sat tens of pixels inside a wide cell (one delete file's column spans the figure), as a box within the box.
     for i, j in removing:
-        fig.add_shape(type="rect", x0=j - 0.47, x1=j + 0.47, y0=i - 0.47, y1=i + 0.47, xref="x", yref="y",
+        fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, xref="x", yref="y",
                       line={"color": REMOVES_OUTLINE, "width": 4}, layer="above")
     title = (f"Which delete file (columns) applies to which data file (rows), at sequence "
              f"{ex.snapshot.sequence_number}")

@@ -8,6 +8,7 @@ the same height, so moving the slider never moves what is already drawn.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -196,7 +197,7 @@ def _connector_traces(d: _Drawing, removed: Mapping[tuple[str, str], int]) -> tu
     lane, traces = d.frame.lane, []
     in_scope = [x for x in d.ex.decisions if x.outcome.in_scope]
     shown = in_scope[:MAX_CONNECTORS]
-    fan = _fan_out(shown, lane)
+    tracks = _tracks(shown, lane)
     conn_cls = scatter_trace(len(shown) * 2)
     for applies, removes, name, line in _CONNECTOR_STYLES:
         lines = Polylines(len(CONNECTOR_FIELDS))
@@ -207,8 +208,8 @@ def _connector_traces(d: _Drawing, removed: Mapping[tuple[str, str], int]) -> tu
                 continue
             row = [x.data_file, x.delete_file, x.applies, x.outcome.value, x.rule.value, x.comparison, x.reason,
                    n_removed, hover_lines(x.reason, 60)]
-            lines.add(*_curve(x.delete_sequence_number, lane[x.delete_file], x.data_sequence_number,
-                              lane[x.data_file], fan.get((x.delete_file, x.data_file), 0.0)), row)
+            lines.add(*_route(x.delete_sequence_number, lane[x.delete_file], x.data_sequence_number,
+                              lane[x.data_file], tracks[x.delete_file]), row)
         if lines:
             traces.append(conn_cls(
                 **lines.arrays(), mode="lines", name=name, line=line, opacity=1.0 if removes or not applies else 0.6,
@@ -295,44 +296,56 @@ def _pairs_by_delete(decisions: Iterable[Decision], removed: Mapping[tuple[str, 
 # How far from its delete marker a connector starts, in lanes: just outside the marker, so hovering the marker
 # shows the marker's own box (every pair of that delete), not the connector whose first point lay under it
 # (plotly's "closest" hover prefers a line's point within 3 px over a marker's centre).
-_CURVE_GAP_LANES = 0.3
-_CURVE_GAP_X = 0.08  # sequence numbers
-_CURVE_POINTS = 9
+_MARKER_GAP_LANES = 0.3
+# Where a delete's connectors run along a data lane: just beside the lane's bar on the delete's side, each delete at
+# its own distance (in lanes from the lane's centre), so two deletes reaching one data file run side by side.
+_TRACK_NEAR, _TRACK_FAR = 0.2, 0.44
+_SIDE_STEP_X = 0.1  # deletes of one sequence number: each one's trunk beside the last, in sequence numbers
+_POINTS_PER_STRETCH = 3  # points along each long stretch: plotly hovers a line at its points
 
 
-def _fan_out(decisions: Sequence[Decision], lane: Mapping[str, int]) -> dict[tuple[str, str], float]:
-    """(delete file, data file) -> how far its connector leans (0: leaves its delete marker straight up, 0.6:
-    leans most). One delete's connectors to several lanes would share their first stretch; the one to the
-    nearest lane leans most, the farthest rises straight, so they leave the marker apart and do not cross."""
-    targets: dict[str, list[str]] = {}
-    for d in decisions:
-        if d.delete_file in lane and d.data_file in lane:
-            targets.setdefault(d.delete_file, []).append(d.data_file)
-    out: dict[tuple[str, str], float] = {}
-    for delete, datas in targets.items():
-        if len(datas) < 2:
-            continue
-        ranked = sorted(set(datas), key=lambda f: abs(lane[f] - lane[delete]))
-        for rank, data in enumerate(ranked):
-            out[(delete, data)] = 0.6 * (1 - rank / (len(ranked) - 1))
+@dataclass(frozen=True)
+class _Track:
+    """Where one delete file's connectors run: ``x`` of its trunk (the vertical stretch from its marker) and
+    ``above``, how far from a data lane's centre its branch runs along that lane (in lanes)."""
+
+    x: float
+    above: float
+
+
+def _tracks(decisions: Sequence[Decision], lane: Mapping[str, int]) -> dict[str, _Track]:
+    """Each delete file's track, in lane order: its trunk at its sequence number (moved aside by _SIDE_STEP_X for
+    each earlier delete of the same sequence number), its branches at a height of its own."""
+    deletes = sorted({d.delete_file for d in decisions if d.delete_file in lane and d.data_file in lane},
+                     key=lambda f: lane[f])
+    seq = {d.delete_file: d.delete_sequence_number for d in decisions}
+    sharing = Counter(seq[f] for f in deletes)
+    n, beside, out = len(deletes), Counter[int](), {}
+    for k, delete in enumerate(deletes):
+        side, beside[seq[delete]] = beside[seq[delete]], beside[seq[delete]] + 1
+        step = min(_SIDE_STEP_X, 0.45 / max(sharing[seq[delete]] - 1, 1))  # many: all within half a number
+        above = _TRACK_NEAR if n < 2 else _TRACK_NEAR + (_TRACK_FAR - _TRACK_NEAR) * k / (n - 1)
+        out[delete] = _Track(seq[delete] + step * side, above)
     return out
 
 
-def _curve(x0: float, y0: float, x1: float, y1: float, lean: float = 0.0) -> tuple[list[float], list[float]]:
-    """A quadratic curve that leaves the delete marker upwards (straight up, or leaning towards the data file by
-    ``lean``, a share of the horizontal distance) and meets the data lane horizontally.
+def _stretch(a: tuple[float, float], b: tuple[float, float],
+             n: int = _POINTS_PER_STRETCH) -> list[tuple[float, float]]:
+    """``n`` points along the straight stretch a → b, b the last (a is the previous stretch's last point)."""
+    return [(a[0] + (b[0] - a[0]) * i / n, a[1] + (b[1] - a[1]) * i / n) for i in range(1, n + 1)]
 
-    Straight lines between lanes often lie on top of each other; curves with this control point fan out.
+
+def _route(x0: float, y0: float, x1: float, y1: float, track: _Track) -> tuple[list[float], list[float]]:
+    """A connector of straight stretches, so connectors meet only at right angles and never tangle: up (or down)
+    the delete's trunk from just outside its marker at (x0, y0), along its own track beside the data lane, and
+    onto the data file's data sequence number (x1, y1).
+
+    Curves fanned out from each marker crossed one another wherever several deletes reached the same files.
     """
-    cx, cy = x0 + lean * (x1 - x0), y1
-    # y runs from y0 by (1 - (1 - t)^2) of the lanes between: the first point is _CURVE_GAP_LANES from the marker
-    share = min(0.5, _CURVE_GAP_LANES / max(abs(y1 - y0), 1e-9))
-    first = 1 - (1 - share) ** 0.5
-    # a leaning curve moves sideways first (2 t lean dx): keep that start within _CURVE_GAP_X of the marker too,
-    # or a connector to the next lane seems to float beside its delete
-    if lean * abs(x1 - x0) > 0:
-        first = min(first, _CURVE_GAP_X / (2 * lean * abs(x1 - x0)))
-    ts = [first + (1 - first) * i / (_CURVE_POINTS - 1) for i in range(_CURVE_POINTS)]
-    xs = [(1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1 for t in ts]
-    ys = [(1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1 for t in ts]
-    return xs, ys
+    toward = 1.0 if y1 > y0 else -1.0
+    at = y1 - toward * track.above  # on the side of the lane the connector comes from
+    start = (x0, y0 + toward * _MARKER_GAP_LANES)
+    aside, corner, over = (track.x, start[1]), (track.x, at), (x1, at)
+    points = [start, aside] if aside != start else [start]
+    points += _stretch(aside, corner) + _stretch(corner, over) + _stretch(over, (x1, y1), 1)
+    return [p[0] for p in points], [p[1] for p in points]

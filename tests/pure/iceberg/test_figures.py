@@ -3,6 +3,7 @@ tests/engine/iceberg/test_figures.py; the offline PNG: tests/browser/test_figure
 
 from __future__ import annotations
 
+from itertools import pairwise
 from types import MappingProxyType
 
 import pytest
@@ -50,8 +51,8 @@ def test_seed_timeline_ignores_the_delete_at_4_and_applies_the_one_at_6(seed_cap
     pts = _xy_of(fig, "connector", data_file="D4", delete_file="E1")
     # it starts just outside E1's marker (so hovering the marker shows the marker's box) and ends on D4's lane
     assert pts[-1] == (5, lanes.index("D4"))
-    gap_x, gap_lanes = figures_timeline._CURVE_GAP_X, figures_timeline._CURVE_GAP_LANES
-    assert abs(pts[0][0] - 4) <= gap_x + 1e-9 and 0.1 < abs(pts[0][1] - lanes.index("E1")) <= gap_lanes
+    gap_lanes = figures_timeline._MARKER_GAP_LANES
+    assert pts[0][0] == 4 and 0.1 < abs(pts[0][1] - lanes.index("E1")) <= gap_lanes
     # Hover text carries the resolver's reason sentence.
     assert "5 < 4 is false" in ignored["reason"]
 
@@ -327,6 +328,41 @@ def test_the_timeline_keeps_its_frame_at_every_snapshot(seed_capture):
     assert "color" in at4.layout.xaxis.ticktext[-1] and "color" not in last.layout.xaxis.ticktext[-1]
 
 
+def _pieces(fig) -> list[tuple[str, tuple[float, float], tuple[float, float]]]:
+    """Every piece between two consecutive points of every connector: (its delete file, from, to)."""
+    out = []
+    for t in F.trace_by_role(fig, "connector"):
+        delete = t.meta["fields"].index("delete_file")
+        pts = list(zip(t.x, t.y, t.customdata))
+        for (x0, y0, r0), (x1, y1, r1) in pairwise(pts):
+            if r0 is not None and r1 is not None:
+                out.append((r0[delete], (float(x0), float(y0)), (float(x1), float(y1))))
+    return out
+
+
+def test_timeline_connectors_never_tangle(compacted_seed_capture):
+    """#40: "thin curves tangle". Every connector is made of horizontal and vertical stretches, so two connectors
+    meet only at right angles; two deletes reaching one data file run on tracks of their own beside its lane (no
+    shared stretch); each connector ends on the data file's lane at its data sequence number."""
+    fig = F.timeline_figure(compacted_seed_capture)
+    pieces = _pieces(fig)
+    assert pieces
+    slanted = [p for p in pieces if abs(p[1][0] - p[2][0]) > 1e-9 and abs(p[1][1] - p[2][1]) > 1e-9]
+    assert slanted == [], f"{len(slanted)} slanted or curved pieces, e.g. {slanted[:2]}"
+    flat = [p for p in pieces if abs(p[1][1] - p[2][1]) <= 1e-9 and p[1][0] != p[2][0]]
+    for i, (d1, a1, b1) in enumerate(flat):
+        for d2, a2, b2 in flat[i + 1:]:
+            if d1 != d2 and abs(a1[1] - a2[1]) < 1e-9:
+                overlap = min(max(a1[0], b1[0]), max(a2[0], b2[0])) - max(min(a1[0], b1[0]), min(a2[0], b2[0]))
+                assert overlap <= 1e-9, f"{d1} and {d2} run on one line at y={a1[1]}"
+    lanes = fig.layout.meta["lanes"]
+    ex = F.explain(compacted_seed_capture, None)
+    for x in ex.decisions:
+        if x.outcome.in_scope:
+            pts = _xy_of(fig, "connector", data_file=x.data_file, delete_file=x.delete_file)
+            assert pts[-1] == (x.data_sequence_number, lanes.index(x.data_file)), (x, pts[-1])
+
+
 def test_every_mark_of_the_timeline_is_in_its_legend(seed_capture):
     """The thin line after each ◆ (a delete file while it is live) has a legend entry drawn with the ◆."""
     fig = F.timeline_figure(seed_capture)
@@ -343,8 +379,8 @@ def test_every_mark_of_the_timeline_is_in_its_legend(seed_capture):
 
 
 def test_the_decisive_cells_of_the_decisions_stand_out_and_the_legend_lists_what_is_there(seed_capture):
-    """#40: a cell whose delete removes rows is outlined (not the same green as "applies, removes 0 rows"); the
-    legend names the outcomes the matrix shows, no others, and the outline."""
+    """#40: a cell whose delete removes rows is outlined on its edges (not the same green as "applies, removes 0
+    rows" alone); the legend names the outcomes the matrix shows, no others, and the outline."""
     from explorer.iceberg.figures.matrix import REMOVES_OUTLINE
 
     fig = F.decision_matrix_figure(seed_capture)
@@ -355,6 +391,8 @@ def test_the_decisive_cells_of_the_decisions_stand_out_and_the_legend_lists_what
     outlined = {(hm.y[round((s.y0 + s.y1) / 2)], hm.x[round((s.x0 + s.x1) / 2)]) for s in fig.layout.shapes
                 if s.line.color == REMOVES_OUTLINE}
     assert removing and outlined == removing
+    # on the cell's edges, however wide the cell is drawn (an outline inset by a share of the cell sat far inside)
+    assert all((s.x1 - s.x0, s.y1 - s.y0) == (1, 1) for s in fig.layout.shapes if s.line.color == REMOVES_OUTLINE)
     shown = {hm.customdata[i][j][0] for i in range(len(hm.y)) for j in range(len(hm.x))
              if hm.customdata[i][j] is not None}
     legend = [t for t in fig.data if (t.meta or {}).get("role") == "legend"]

@@ -40,3 +40,20 @@ def test_a_notebook_starts_its_kernel_without_asking():
     tracker = json.loads(OVERRIDES.read_text())["@jupyterlab/notebook-extension:tracker"]
     assert tracker["autoStartDefaultKernel"] is True
     assert tracker["enableKernelInitNotification"] is True
+
+
+def test_every_chapter_names_the_kernel_every_install_has():
+    """Each chapter (the .ipynb and its jupytext .md) names ipykernel's ``python3`` kernel with its language: a
+    kernelspec naming a kernel the machine lacks is what opens JupyterLab's Select Kernel dialog (one per code
+    cell on Run All, with JupyterLab's stock settings; seen in Chromium, tests/browser/test_run_all.py)."""
+    import re
+
+    notebooks = OVERRIDES.parents[4] / "notebooks"
+    chapters = sorted(notebooks.glob("*.ipynb"))
+    assert len(chapters) >= 10
+    for ipynb in chapters:
+        spec = json.loads(ipynb.read_text())["metadata"].get("kernelspec", {})
+        assert (spec.get("name"), spec.get("language")) == ("python3", "python"), f"{ipynb.name}: {spec}"
+        header = ipynb.with_suffix(".md").read_text().split("\n---\n", 1)[0]
+        found = re.search(r"kernelspec:\n(?:  .*\n)*?  name: (\S+)", header + "\n")
+        assert found and found.group(1) == "python3", f"{ipynb.with_suffix('.md').name}: no kernelspec python3"

@@ -26,7 +26,8 @@ import pytest
 pytestmark = pytest.mark.cluster
 
 SCRIPT = textwrap.dedent("""
-    import contextlib, io, json, os, signal, sys
+    import contextlib, faulthandler, io, json, os, signal, sys
+    faulthandler.register(signal.SIGTERM)  # who stopped the driver, if something does: its stack on stderr
     from pathlib import Path
     import explorer
     from explorer.api import load_preset
@@ -49,6 +50,8 @@ SCRIPT = textwrap.dedent("""
                summary=dist.summary()[:-1], single=single.summary()[:-1],
                same_partitions=list(dist.partitions) == single.partitions(), progress=heard)
 
+    print("both paths inspected", file=sys.stderr, flush=True)
+
     def kill_first_worker(line):
         if line.startswith("planning: manifests read"):
             os.killpg(workers[0], signal.SIGKILL)
@@ -67,6 +70,7 @@ SCRIPT = textwrap.dedent("""
                   .first().data_type.removeprefix("file:"))
     for manifest in (folder / "metadata").glob("*-m*.avro"):
         manifest.unlink()
+    print("a worker lost mid-inspect: inspected", file=sys.stderr, flush=True)
     out["unreachable"] = cli(broken.table_name, "--distributed")
 
     os.killpg(workers[1], signal.SIGKILL)

@@ -102,10 +102,11 @@ def table_facts(name: str, recorder, snapshot_id: int) -> TableFacts:
     return TableFacts(name, snapshot_id, recorder.location, specs, dict(recorder._columns))
 
 
-def live_files(spark: SparkSession, name: str, facts: TableFacts) -> DataFrame:
+def live_files(spark: SparkSession, name: str, facts: TableFacts,
+               metrics: Sequence[int] | None = None) -> DataFrame:
     """The live files of ``facts.snapshot_id`` as a DataFrame, one row per file (:data:`_FILE_COLUMNS` and, for
-    the columns equality deletes compare, ``m_<field id>_{nulls,values,lower,upper}``), read from the
-    ``entries`` metadata table by Spark tasks."""
+    the columns equality deletes compare, ``m_<field id>_{nulls,values,lower,upper}``: of ``metrics``, default
+    every column), read from the ``entries`` metadata table by Spark tasks."""
     F = _F()
     entries = spark.read.option("snapshot-id", facts.snapshot_id).table(f"{name}.entries").where("status < 2")
     f = F.col("data_file")
@@ -137,12 +138,12 @@ def live_files(spark: SparkSession, name: str, facts: TableFacts) -> DataFrame:
          .when(content == POSITION_DELETES, F.coalesce(referenced, by_bounds)).alias("filed_path"),
         f.equality_ids.alias("equality_ids"),
         f.record_count.alias("record_count"),
-        *_metric_columns(entries, facts),
+        *_metric_columns(entries, facts, metrics),
     )
     return frame
 
 
-def _metric_columns(entries: DataFrame, facts: TableFacts) -> list[Column]:
+def _metric_columns(entries: DataFrame, facts: TableFacts, metrics: Sequence[int] | None) -> list[Column]:
     """Null count, value count and typed bounds of every column an equality delete may compare (top-level
     primitives: ``readable_metrics`` gives the bounds already decoded, so they compare as values)."""
     F = _F()
@@ -151,7 +152,7 @@ def _metric_columns(entries: DataFrame, facts: TableFacts) -> list[Column]:
     names = set(cast(Any, entries.schema["readable_metrics"].dataType).fieldNames())
     out = []
     for fid, (name, _) in sorted(facts.columns.items()):
-        if name not in names:
+        if name not in names or (metrics is not None and fid not in metrics):
             continue
         m = F.col("readable_metrics").getField(name)
         out += [m.null_value_count.alias(f"m_{fid}_nulls"), m.value_count.alias(f"m_{fid}_values"),
@@ -328,19 +329,20 @@ def _prefixed(frame: DataFrame, side: str) -> DataFrame:
 
 
 def plan(spark: SparkSession, name: str, table: TableFacts, progress: Progress | None = None) -> DistributedPlan:
-    """The frames of the distributed path for ``table.snapshot_id``. One job runs now: the manifests are read
-    by the executors, the live files kept there (persisted: every question below reads them from the executors'
-    memory, the manifests once), and what the rule expression needs comes back (which columns equality deletes
-    compare, how many at most) with the number of live files of each content; the rest runs when a method is
-    asked."""
+    """The frames of the distributed path for ``table.snapshot_id``. One light job runs now: the manifests are
+    read by the executors without the files' column statistics, and what the rule expression needs comes back
+    (which columns equality deletes compare, how many at most, how many delete files each candidate group
+    holds). The live files with those columns' statistics only (``readable_metrics``, decoded per file, is the
+    costly part of a manifest read) are persisted on the executors by the first question asked, so every later
+    question reads them from the executors' memory."""
     F = _F()
     say = progress or (lambda _: None)
-    files = live_files(spark, name, table).persist()
+    light = live_files(spark, name, table, metrics=())  # the columns the first job reads (Spark prunes the rest)
     eq = F.col("content") == EQUALITY_DELETES
     content, unpartitioned, filed = F.col("content"), F.col("unpartitioned"), F.col("filed_path")
     pos = content == POSITION_DELETES
     count = lambda condition: F.sum(F.when(condition, 1).otherwise(0))
-    head = files.agg(
+    head = light.agg(
         F.count("*").alias("files"), count(content == DATA).alias("data"),
         count(content == DELETION_VECTOR).alias("dvs"), count(eq & unpartitioned).alias("global"),
         count((eq & ~unpartitioned) | (pos & filed.isNull())).alias("partition"),
@@ -348,8 +350,9 @@ def plan(spark: SparkSession, name: str, table: TableFacts, progress: Progress |
         F.array_distinct(F.flatten(F.collect_set(F.when(eq, F.col("equality_ids"))))).alias("fids"),
         F.max(F.when(eq, F.size("equality_ids"))).alias("width")).first()
     assert head is not None  # an aggregate without grouping has one row
-    say(f"planning: manifests read, {int(head.files or 0):,} live files ({int(head.data or 0):,} data files) "
-        "held by the executors")
+    say(f"planning: manifests read, {int(head.files or 0):,} live files ({int(head.data or 0):,} data files)")
+    # the statistics (readable_metrics, decoded per file: the costly columns) of the equality columns only
+    files = live_files(spark, name, table, metrics=[int(fid) for fid in head.fids or ()]).persist()
     wanted = sorted(int(fid) for fid in head.fids or () if f"m_{int(fid)}_lower" in files.columns)
     keep = [*_FILE_COLUMNS, "partition_json", *[f"m_{fid}_{k}" for fid in wanted
                                                 for k in ("nulls", "values", "lower", "upper")]]

@@ -8,6 +8,23 @@ import shutil
 import pytest
 
 
+# The suite runs on two pytest-xdist workers (`bash scripts/test`: ``-n 2 --dist loadgroup``). Every test file is one
+# unit of work, so a file's module fixtures (a cluster, a server) start once, in one worker. The chapters are one
+# unit across three files, because they hand over in this order: the browser walkthrough executes every chapter, the
+# notebook tests check the facts of those runs instead of executing them again, and the site test builds the docs
+# from them (``executed_notebooks`` is a folder of the worker's own temporary directory).
+CHAPTERS_UNIT = ("tests/browser/test_walkthrough.py", "tests/notebooks/test_notebooks.py", "tests/notebooks/test_site.py")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    root = config.rootpath
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            path = item.path.relative_to(root).as_posix()
+            item.add_marker(pytest.mark.xdist_group("chapters" if path in CHAPTERS_UNIT else path))
+
+
 @pytest.fixture(scope="session")
 def spark():
     """The explorer's shared local Spark + Iceberg session (``explorer.jvm.session.get_spark``).

@@ -30,7 +30,8 @@ from typing import Any
 from deltalake import DeltaTable
 from deltalake.exceptions import CommitFailedError
 
-from explorer.delta.runner import CDF_ON, JOB_HANDLERS, plain_rows, TableRun, engine_version, read_log
+from explorer.delta.runner import (CDF_ON, JOB_HANDLERS, TableRun, engine_version, kernel_spelling, plain_rows,
+                                   read_log)
 from explorer.scenario.errors import EngineError, ScenarioError
 from explorer.scenario.histories import DELTA_LEVELS, History, any_raced, enumerate_histories
 from explorer.scenario.model import ConcurrentStep, Scenario, Step
@@ -90,7 +91,7 @@ def _set_up(scenario: Scenario, before: tuple[Step, ...], path: Path, level: str
     run = TableRun(scenario, path, safe)
     table = scenario.table
     DeltaTable.create(run.uri, schema=run.schema, partition_by=list(table.partitioned_by) or None,
-                      configuration={CDF_ON: "true", **properties})
+                      configuration={CDF_ON: "true", **kernel_spelling(properties)})
     for step in before:
         run.run_step(step)
     return run

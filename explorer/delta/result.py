@@ -57,7 +57,8 @@ BLIND_APPEND_NOTE = ("delta-rs refused a blind append that started from an older
                      "delta-rs's behaviour, not Delta's rule")
 ISOLATION_NOTE = ("delta.isolationLevel={level} is delta-rs's behaviour, not one of Delta's table settings: Delta "
                   "Spark accepts only Serializable for that property (DeltaConfigs.ISOLATION_LEVEL) and would refuse "
-                  "this table; delta-rs parses the value and applies it in its conflict checker")
+                  "this table; delta-rs applies it in its conflict checker (the run writes it in the camelCase "
+                  "spelling delta-rs 1.6 parses; Delta Spark's spelling would be ignored and run as Serializable)")
 CHANGE_ORDER = {"delete": 0, "update_preimage": 1, "update_postimage": 2, "insert": 3}
 WAY = {"DELETE": "file rewrite (remove + add)", "UPDATE": "file rewrite (remove + add)",
        "MERGE": "file rewrite (remove + add)"}

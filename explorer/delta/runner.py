@@ -270,6 +270,25 @@ def plain_rows(table: pa.Table) -> tuple[dict, ...]:
     return tuple(table.to_pylist())
 
 
+# delta-rs 1.6 reads delta.isolationLevel through delta-kernel's TableProperties, whose IsolationLevel parses only
+# camelCase names (``#[strum(serialize_all = "camelCase")]``: serializable, writeSerializable, snapshotIsolation).
+# The spelling Delta Spark writes and the scenarios use (WriteSerializable) does not parse there, and delta-rs then
+# silently runs at its default, Serializable (seen: an UPDATE racing an INSERT was refused at "SnapshotIsolation"
+# and committed at "snapshotIsolation"). Delta Spark reads the value case-insensitively (IsolationLevel.fromString),
+# so the table is the same table to it; the runner writes the spelling delta-rs understands.
+KERNEL_ISOLATION = {"Serializable": "serializable", "WriteSerializable": "writeSerializable",
+                    "SnapshotIsolation": "snapshotIsolation"}
+
+
+def kernel_spelling(properties) -> dict[str, str]:
+    """``properties`` with ``delta.isolationLevel`` spelt as delta-rs 1.6 (delta-kernel) parses it."""
+    out = dict(properties)
+    level = out.get("delta.isolationLevel")
+    if level in KERNEL_ISOLATION:
+        out["delta.isolationLevel"] = KERNEL_ISOLATION[level]
+    return out
+
+
 def capture_delta(scenario: Scenario, *, warehouse: str | Path | None = None, keep_warehouse: bool = False,
                   progress: Progress | None = None, safe: bool = False) -> DeltaCapture:
     root = Path(warehouse) if warehouse is not None else Path(tempfile.mkdtemp(prefix="explorer-delta-"))
@@ -279,7 +298,7 @@ def capture_delta(scenario: Scenario, *, warehouse: str | Path | None = None, ke
     run = TableRun(scenario, path, safe)
     readback = _ReadBack(run)
     table = scenario.table
-    config = {CDF_ON: "true", **dict(table.properties)}
+    config = {CDF_ON: "true", **kernel_spelling(table.properties)}
     outcomes: list[StepOutcome] = []
     total = len(scenario.steps)
     try:

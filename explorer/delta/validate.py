@@ -24,7 +24,8 @@ PROPERTIES: dict[str, tuple[str, ...]] = {
 }
 ISOLATION_LEVELS = ("Serializable (Delta's table setting; Delta Spark accepts no other value for it, "
                     "DeltaConfigs.ISOLATION_LEVEL), or, as delta-rs's behaviour only, WriteSerializable or "
-                    "SnapshotIsolation: delta-rs parses and honours both from the property (IsolationLevel::from_str) "
+                    "SnapshotIsolation: delta-rs parses and honours both from the property (written as delta-kernel's "
+                    "IsolationLevel parses it, writeSerializable / snapshotIsolation) "
                     "on a table Delta Spark would refuse; Delta Spark uses SnapshotIsolation only by itself, for a commit "
                     "that changes no data (TransactionHelper), never as a table's level")
 ROW_TRACKING = ("delta-rs 1.6 cannot create a table with row tracking (it refuses delta.enableRowTracking: "

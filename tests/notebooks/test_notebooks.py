@@ -335,6 +335,14 @@ def test_10_paimon_executes(kernel_env, tmp_path):
     assert "step 3 snapshots [5, 6]: changelog [('+I', (8, 8, '8'))]" in text  # FirstRowITCase
     # two writers in every commit order (explorer orders on Paimon): executed, and snapshot ordering MODELLED
     assert "6 commit orders of writers A, B" in text and text.count("DIFFERS from Paimon 0.9") == 2
+    # buckets as the scope of ordering (#43), on pypaimon: each fixed bucket counts from 0; dynamic buckets fill
+    # up in arrival order and an update goes back through the index; cross-partition upsert refused
+    assert "commit 1: bucket-1: key 3 seq 0 +I a3" in text and "commit 2: bucket-0: key 1 seq 3 +I b1" in text
+    assert "commit 1: bucket-1: key 3 seq 0 +I a3, key 4 seq 1 +I a4" in text
+    assert "refused: CROSS_PARTITION primary-key writes require a persistent global primary-key index" in text
+    # write-only writers and a dedicated compaction job; copy-on-write by hand (Paimon 0.9's Java library)
+    assert "snapshot 5 (APPEND): reads []" in text and "snapshot 6 (COMPACT): reads [(1, 'B1'), (2, 'B2')]" in text
+    assert "snapshot 4 (COMPACT): sorted runs (level, files) [(5, 1)]" in text
     assert count_mime(nb, WIDGET_MIME) == 1
     assert_figures_offline(nb, at_least=4)
 
@@ -707,6 +715,17 @@ def test_12_one_history_every_format_executes(kernel_env, tmp_path):
                   "delete from table / inserted into it", "no serial order gives this table",
                   "Paimon cannot express this race"):
         assert words in html, words
+    # #43: the WriteSerializable example in its order on delta-rs (refused but at delta-rs's SnapshotIsolation)
+    assert "Serializable: INSERT committed, UPDATE rejected" in text
+    assert "WriteSerializable: INSERT committed, UPDATE rejected" in text
+    assert ("SnapshotIsolation: INSERT committed, UPDATE committed; rows [(100, 'ada'), (500, 'renamed'), "
+            "(900, 'zoe')]") in text
+    # VACUUM, checkpoint and log cleanup bound time travel and the change feed (delta-rs)
+    assert "version 0: refused: Object at location part-" in text and "No files in log segment" in text
+    assert "_last_checkpoint: {\"version\":5" in text and "minimum retention for vacuum" in text
+    # DuckLake: inlined rows in the catalog until the flush; expired snapshots refused, their files cleaned up
+    assert "Parquet files before the flush: []" in text and "  (1, 2, 4, 2, 'b')" in text
+    assert "No snapshot found at version 2" in text and "removed: ['data file', 'delete file']" in text
 
 
 # ------------------------------------------------------------------------------------------ inspect (#16)

@@ -203,8 +203,11 @@ public class PaimonSteps {
 
   public void compact(String runId, boolean full) throws Exception {
     Run run = run(runId);
-    List partitions = run.table.newSnapshotReader().partitions();
-    BatchWriteBuilder builder = run.table.newBatchWriteBuilder();
+    // like Paimon's dedicated compaction job (CompactAction), which runs with write-only switched off: a
+    // write-only table's own writers never compact (NoopCompactManager)
+    FileStoreTable table = run.table.copy(java.util.Collections.singletonMap("write-only", "false"));
+    List partitions = table.newSnapshotReader().partitions();
+    BatchWriteBuilder builder = table.newBatchWriteBuilder();
     BatchTableWrite write = (BatchTableWrite) builder.newWrite();
     BatchTableCommit commit = builder.newCommit();
     IOManager io = IOManager.create(run.ioDir);

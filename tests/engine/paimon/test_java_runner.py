@@ -39,7 +39,8 @@ def presets(spark, paimon_preset_result):
     """The Java presets' runs, shared with the exported-page tests (tests/conftest.py)."""
     names = ["paimon-java-first-row", "paimon-java-first-row-ignore-delete", "paimon-java-sequence-group",
              "paimon-java-deletion-vectors", "paimon-java-full-compaction-changelog",
-             "paimon-java-sequence-group-retract", "paimon-java-partial-update-remove-on-delete"]
+             "paimon-java-sequence-group-retract", "paimon-java-partial-update-remove-on-delete",
+             "paimon-java-write-only-dedicated-compaction"]
     return {name: paimon_preset_result(name, "java") for name in names}
 
 
@@ -50,6 +51,18 @@ def test_every_java_preset_runs_on_paimon_0_9_and_the_model_agrees(presets):
         assert not result.modelled and len(result.checks) == len(result.capture.snapshots)
         assert "Paimon 0.9 (Java)" in result.to_text()
         assert choose_runner(load_preset(name)) == "java"
+
+
+def test_write_only_writers_never_compact_and_the_dedicated_job_makes_the_table_readable(presets):
+    """write-only (Paimon's dedicated-compaction page): interleaved writers commit APPENDs only, none refused (the
+    same order without write-only gives up a compaction: test_writers.py); a batch read of the deletion-vector
+    table skips level 0, so only the dedicated job's COMPACT snapshot reads rows."""
+    result = presets["paimon-java-write-only-dedicated-compaction"]
+    kinds = [s.commit_kind for s in result.capture.snapshots]
+    assert kinds == ["APPEND"] * 5 + ["COMPACT"], kinds
+    for snapshot in result.capture.snapshots[:5]:
+        assert rows(result, snapshot.snapshot_id, "pk", "v") == []
+    assert rows(result, 6, "pk", "v") == [(1, "B1"), (2, "B2")]
 
 
 def test_first_row_streaming_read(presets):

@@ -24,8 +24,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from explorer.engine import Result
-    from explorer.iceberg.orders import OrdersResult
-    from explorer.scenario.race_orders import RaceOrdersResult
+    from explorer.scenario.race_orders import OrdersResult
 
 __all__ = ["PRESETS_DIR", "Source", "list_presets", "load_preset", "load_scenario", "orders", "parse_scenario",
            "partial_result", "preset_paths", "run", "scenario_from_yaml", "start_engine", "to_scenario", "warm_up"]
@@ -55,10 +54,10 @@ def run(source: Source, *, spark: SparkSession | None = None, catalog: str | Non
 
 
 def orders(source: Source, *, spark: SparkSession | None = None, catalog: str | None = None,
-           progress: Callable[..., None] | None = None, safe: bool | None = None) -> OrdersResult | RaceOrdersResult:
+           progress: Callable[..., None] | None = None, safe: bool | None = None) -> OrdersResult:
     """Run a race in every order: the scenario's ``concurrent`` step (its last step) in every history the engine
-    can tell apart, from one set-up; returns :class:`explorer.iceberg.orders.OrdersResult` on Iceberg and
-    :class:`explorer.scenario.race_orders.RaceOrdersResult` on Delta and DuckLake (see docs/orders.md).
+    can tell apart, from one set-up; returns one :class:`explorer.scenario.race_orders.OrdersResult` on every format
+    (see docs/orders.md).
 
     ``progress(number, total, run_or_None, message)`` is called as each history starts and ends. Raises
     ScenarioError before anything runs for a scenario without such a race, or with too many histories."""

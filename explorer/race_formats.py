@@ -103,6 +103,12 @@ def _fates(h: Any) -> str:
     return ", ".join(words)
 
 
+def _verdict(h: Any) -> str:
+    """The verdict, with the standard name of its anomaly where one fits exactly (``lost update (P4)``)."""
+    names = "".join(f"; {n.name} ({n.code})" for n in getattr(h.verdict, "names", ()))
+    return f"{h.verdict.text}{names}"
+
+
 @dataclass(frozen=True)
 class RaceAcrossFormats:
     """The race on every format: one :class:`FormatRace` per variant, and the grid of shapes x formats."""
@@ -122,7 +128,7 @@ class RaceAcrossFormats:
         race = next(r for r in self.races if r.variant.key == variant_key)
         if race.cannot:
             return Cell(cannot=race.cannot)
-        found = tuple((h.history.isolation, _fates(h), h.verdict.text, tuple(h.rows))
+        found = tuple((h.history.isolation, _fates(h), _verdict(h), tuple(h.rows))
                       for h in race.result.histories if shape_of(h.history) == shape)
         return Cell(outcomes=found) if found else Cell(cannot="no such history in this format")
 

@@ -18,7 +18,7 @@ from explorer.scenario.model import Scenario
 if TYPE_CHECKING:
     from explorer.delta.capture import DeltaCapture
     from explorer.delta.result import DeltaResult
-    from explorer.scenario.race_orders import RaceOrdersResult
+    from explorer.scenario.race_orders import OrdersResult
 
 
 class DeltaEngine:
@@ -58,7 +58,7 @@ class DeltaEngine:
         return (delta_scenario(history),)
 
     def orders(self, scenario: Scenario, *, progress: Any = None, safe: bool = False, **_: Any
-               ) -> RaceOrdersResult:
+               ) -> OrdersResult:
         """The scenario's race in every history delta-rs can tell apart (``explorer orders``):
         :mod:`explorer.delta.orders`."""
         from explorer.delta.orders import delta_orders

@@ -19,7 +19,7 @@ from explorer.scenario.model import Scenario
 if TYPE_CHECKING:
     from explorer.ducklake.capture import DuckLakeCapture
     from explorer.ducklake.result import DuckLakeResult
-    from explorer.scenario.race_orders import RaceOrdersResult
+    from explorer.scenario.race_orders import OrdersResult
 
 
 class DuckLakeEngine:
@@ -70,7 +70,7 @@ class DuckLakeEngine:
         return DuckLakeResult(capture)
 
     def orders(self, scenario: Scenario, *, progress: Any = None, safe: bool = False, **_: Any
-               ) -> RaceOrdersResult:
+               ) -> OrdersResult:
         """The scenario's race in every history DuckLake can tell apart (``explorer orders``):
         :mod:`explorer.ducklake.orders`. Safe mode checks the scenario as a run does; a race's jobs run no SQL
         text of the learner's but predicates, which that check parses."""

@@ -22,7 +22,6 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +46,15 @@ from explorer.scenario.race_orders import (
     RETRIED,
     Commit,
     JobFate,
+    OrdersProgress,
+    OrdersResult,
     RaceOrdersCapture,
-    RaceOrdersResult,
     RaceRun,
     judge_race_orders,
     race_of,
+    run_histories,
 )
 
-OrdersProgress = Callable[[int, int, Any, str], None]
 _CONFLICT = re.compile(r'attempting to (?P<mine>.+?) with (?:index|name) "[^"]*" ?- but another transaction '
                        r'has (?P<theirs>.+?)(?:\.|$)')
 
@@ -181,24 +181,23 @@ def run_ducklake_orders(scenario: Scenario, *, progress: OrdersProgress | None =
             raise EngineError("DuckDB refused a step before the race", field="steps",
                               detail=" ".join(str(exc).split())[:400]) from None
         setup_seconds = time.perf_counter() - started
-        runs = []
-        for number, history in enumerate(chosen, start=1):
-            if progress:
-                progress(number, len(chosen), None, f"history {number} of {len(chosen)}: {history.label}")
+
+        made = iter(range(1, len(chosen) + 1))
+
+        def one(history: History) -> RaceRun:
             try:
-                done = run_history(root / "setup", scenario, history, root / f"h{number}")
+                return run_history(root / "setup", scenario, history, root / f"h{next(made)}")
             except ScenarioError:
                 raise
             except duckdb.Error as exc:  # a statement refused before the commit: not a race outcome
                 raise EngineError(f"DuckDB refused a job in history {history.label}", step=race.index,
                                   field="concurrent", detail=" ".join(str(exc).split())[:400]) from None
-            runs.append(done)
-            if progress:
-                progress(number, len(chosen), done, f"history {number}: {history.label} done")
+
+        runs = run_histories(chosen, one, progress)
         engine_version, extension_version = versions()
         return RaceOrdersCapture(scenario=scenario, race=race, engine="ducklake", clock="snapshot",
                                  library=f"DuckDB {engine_version} + DuckLake {extension_version}",
-                                 start_point=start_point, start_rows=start_rows, runs=tuple(runs),
+                                 start_point=start_point, start_rows=start_rows, runs=runs,
                                  setup_seconds=setup_seconds,
                                  notes=("DuckLake has no isolation level to choose: a history is who saw which "
                                         "commit and the commit order",))
@@ -207,7 +206,7 @@ def run_ducklake_orders(scenario: Scenario, *, progress: OrdersProgress | None =
 
 
 def ducklake_orders(scenario: Scenario, *, progress: OrdersProgress | None = None,
-                    histories: tuple[History, ...] | None = None) -> RaceOrdersResult:
+                    histories: tuple[History, ...] | None = None) -> OrdersResult:
     return judge_race_orders(run_ducklake_orders(scenario, progress=progress, histories=histories))
 
 

@@ -285,6 +285,20 @@ class JobOutcome:
     def committed(self) -> bool:
         return self.status != JobStatus.REJECTED
 
+    # What every format's judged race result reads of a job (explorer.scenario.race_orders.RaceJob).
+    @property
+    def check(self) -> str | None:
+        return self.failed_check
+
+    @property
+    def error_type(self) -> str | None:
+        return None  # Iceberg's refusal is a ValidationException; its check and message say which
+
+    @property
+    def fate_note(self) -> str:
+        """What the failed check found, for the one-line fates (empty unless a check failed or it was refused)."""
+        return failed_words(self.failed_check) if self.failed_check or self.status is JobStatus.REJECTED else ""
+
 
 @dataclass(frozen=True)
 class TableState:

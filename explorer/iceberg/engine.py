@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from explorer.iceberg.capture import Capture
-    from explorer.iceberg.orders import OrdersResult
+    from explorer.scenario.race_orders import OrdersResult
     from explorer.iceberg.result import IcebergResult
     from explorer.iceberg.spark.orders import OrdersProgress
     from explorer.engine import StepHandlers
@@ -59,7 +59,7 @@ class IcebergEngine:
                spark: SparkSession | None = None, catalog: str | None = None, safe: bool = False,
                workspace: Workspace | None = None, **_: Any) -> OrdersResult:
         """Run the scenario's race in every history it has (the set-up once); an
-        :class:`~explorer.iceberg.orders.OrdersResult`."""
+        :class:`~explorer.scenario.race_orders.OrdersResult`."""
         from explorer.iceberg.orders import judge_orders
         from explorer.iceberg.spark.orders import run_orders
 

@@ -3,7 +3,7 @@
 The engine adapter (:mod:`explorer.iceberg.spark.orders`) runs each history of a ``concurrent`` step on a copy
 of the table the steps before the race left, and returns an :class:`OrdersCapture`: one ordinary
 :class:`~explorer.iceberg.capture.Capture` per history. This module (pure: no engine) turns it into an
-:class:`OrdersResult`: per history each job's fate, the final rows the engine read, the resolver's prediction of
+:class:`~explorer.scenario.race_orders.OrdersResult` (the one judged type every format's grid returns): per history each job's fate, the final rows the engine read, the resolver's prediction of
 them, the verdict against the serial orders (which ran for real: they are histories too) and the scenario's
 ``expect`` properties it breaks; histories with the same outcome are grouped.
 """
@@ -11,16 +11,15 @@ them, the verdict against the serial orders (which ran for real: they are histor
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from explorer.engine import At
-from explorer.iceberg.capture import Capture, JobOutcome, JobStatus, SnapshotRecord, failed_words
+from explorer.iceberg.capture import Capture, JobOutcome, JobStatus
 from explorer.iceberg.result import IcebergResult
-from explorer.scenario.histories import History, JobFacts, Verdict, judge
+from explorer.scenario.histories import History, JobFacts, judge
 from explorer.scenario.model import ConcurrentStep, EqualityDeleteStep, Scenario, UpdateStep
-from explorer.scenario.values import plain_row
+from explorer.scenario.race_orders import Commit, HistoryOutcome, OrdersResult, OutcomeGroup
 
 Row = Mapping[str, Any]
 
@@ -49,155 +48,6 @@ class OrdersCapture:
     setup_seconds: float
 
 
-@dataclass(frozen=True)
-class HistoryOutcome:
-    """One history of the race, judged."""
-
-    index: int  # 1-based, in the grid's order
-    history: History
-    jobs: tuple[JobOutcome, ...]  # in commit-attempt order
-    rows: tuple[Row, ...]  # what the engine read at the end of the history
-    predicted_rows: tuple[Row, ...]  # what the resolver predicts there from the metadata
-    resolver_agrees: bool  # at every snapshot of this history
-    verdict: Verdict
-    snapshots: tuple[SnapshotRecord, ...]  # the race's commits
-    start_sequence_number: int | None
-    seconds: float
-    result: IcebergResult = field(compare=False, repr=False)  # the ordinary views of this history's run
-
-    @property
-    def serial_equivalent(self) -> tuple[str, ...] | None:
-        return self.verdict.serial_equivalent
-
-    def job(self, name: str) -> JobOutcome:
-        return next(j for j in self.jobs if j.name == name)
-
-    @property
-    def fates(self) -> str:
-        """``A rejected (a new data file may hold its rows), B committed``, in job order."""
-        parts = []
-        for name in self.history.jobs:
-            job = self.job(name)
-            word = STATUS_WORDS[job.status]
-            parts.append(f"{name} {word}" + (f" ({failed_words(job.failed_check)})" if job.failed_check or
-                                              job.status is JobStatus.REJECTED else ""))
-        return ", ".join(parts)
-
-    @property
-    def outcome(self) -> str:
-        """What histories in one group share: the fates, the verdict and the final rows."""
-        return f"{self.fates} — {self.verdict.text}"
-
-    def to_plain(self) -> dict[str, Any]:
-        return {
-            "index": self.index, "key": self.history.key, "events": list(self.history.events),
-            "isolation": self.history.isolation, "serial": self.history.serial,
-            "commit_order": list(self.history.commit_order),
-            "jobs": {j.name: {"status": STATUS_WORDS[j.status], "check": j.failed_check, "message": j.message,
-                              "started_from_snapshot": j.started_from_snapshot,
-                              "sequence_number": j.sequence_number, "snapshot_id": j.committed_snapshot_id,
-                              "checks_run": list(j.checks), "reason": j.reason} for j in self.jobs},
-            "rows": [plain_row(r) for r in self.rows],
-            "predicted_rows": [plain_row(r) for r in self.predicted_rows],
-            "resolver_agrees": self.resolver_agrees,
-            "serial_equivalent": list(self.verdict.serial_equivalent)
-            if self.verdict.serial_equivalent is not None else None,
-            "verdict": self.verdict.text, "anomalies": list(self.verdict.anomalies),
-            "violations": list(self.verdict.violations),
-            "snapshots": [{"snapshot_id": s.snapshot_id, "sequence_number": s.sequence_number,
-                           "parent_id": s.parent_id, "label": s.title} for s in self.snapshots],
-            "start_sequence_number": self.start_sequence_number, "seconds": round(self.seconds, 3),
-        }
-
-
-@dataclass(frozen=True)
-class OutcomeGroup:
-    outcome: str
-    histories: tuple[int, ...]  # indexes (1-based)
-    serializable: bool
-    violates: bool
-
-
-@dataclass(frozen=True)
-class OrdersResult:
-    """Every history of one race, judged, and grouped by outcome."""
-
-    scenario: Scenario
-    race: ConcurrentStep
-    histories: tuple[HistoryOutcome, ...]
-    setup_seconds: float
-    engine: str = "iceberg"
-
-    @property
-    def groups(self) -> tuple[OutcomeGroup, ...]:
-        order: dict[str, list[HistoryOutcome]] = {}
-        for h in self.histories:
-            order.setdefault(h.outcome, []).append(h)
-        return tuple(OutcomeGroup(outcome, tuple(h.index for h in members), members[0].verdict.serializable,
-                                  any(h.verdict.violations for h in members)) for outcome, members in order.items())
-
-    @property
-    def agrees(self) -> bool:
-        """The resolver's prediction equals the engine's read in every history (at every snapshot)."""
-        return all(h.resolver_agrees for h in self.histories)
-
-    @property
-    def violations(self) -> tuple[HistoryOutcome, ...]:
-        return tuple(h for h in self.histories if h.verdict.violations)
-
-    @property
-    def seconds(self) -> float:
-        return self.setup_seconds + sum(h.seconds for h in self.histories)
-
-    def history(self, key_or_index: str | int) -> HistoryOutcome:
-        for h in self.histories:
-            if h.index == key_or_index or h.history.key == key_or_index:
-                return h
-        raise KeyError(key_or_index)
-
-    def to_plain(self) -> dict[str, Any]:
-        return {
-            "scenario": self.scenario.name, "engine": self.engine, "race_step": self.race.index,
-            "jobs": {j.name: j.step.describe() for j in self.race.jobs},
-            "expect": self.race.expect.to_plain() if self.race.expect is not None else None,
-            "agrees": self.agrees, "histories": [h.to_plain() for h in self.histories],
-            "groups": [{"outcome": g.outcome, "histories": list(g.histories), "serializable": g.serializable,
-                        "violates_expect": g.violates} for g in self.groups],
-            "setup_seconds": round(self.setup_seconds, 3), "seconds": round(self.seconds, 3),
-        }
-
-    def to_html(self, path: str | Path) -> Path:
-        """Deprecated: write ``explorer.export(view, path)`` (an exported page is the UI's job). Still writes the
-        page, with a DeprecationWarning, for one release."""
-        from explorer.engine import deprecated_to_html
-
-        return deprecated_to_html(self, path)
-
-    def to_text(self) -> str:
-        lines = [f"{self.scenario.name}: {len(self.histories)} histories of the race in step {self.race.index} "
-                 f"({', '.join(f'{j.name}: {j.step.describe()}' for j in self.race.jobs)})"]
-        columns = self.scenario.table.column_names
-        for g in self.groups:
-            mark = " !! BREAKS expect" if g.violates else ""
-            lines.append("")
-            lines.append(f"{g.outcome}{mark}  [{len(g.histories)} histories]")
-            for index in g.histories:
-                h = self.history(index)
-                rows = "; ".join(", ".join(str(r.get(c)) for c in columns) for r in h.rows) or "(empty)"
-                lines.append(f"  #{h.index:<3} {h.history.label}")
-                lines.append(f"       rows: {rows}")
-                for text in h.verdict.anomalies:
-                    lines.append(f"       anomaly: {text}")
-                for text in h.verdict.violations:
-                    lines.append(f"       VIOLATES {text}")
-                if not h.resolver_agrees:
-                    lines.append("       !! DISAGREEMENT: the resolver's rows differ from the engine's read")
-        if not self.agrees:
-            lines.append("")
-            lines.append("!! The resolver and the engine disagree in some history (see above).")
-        return "\n".join(lines)
-
-
 # ------------------------------------------------------------------------------------------- judging
 
 
@@ -215,8 +65,12 @@ def _job_facts(race: ConcurrentStep, outcomes: Sequence[JobOutcome]) -> list[Job
     return facts
 
 
-def _race_part(capture: Capture, race: ConcurrentStep) -> tuple[SnapshotRecord, ...]:
-    return tuple(s for s in capture.snapshots if s.step == race.index)
+def _race_part(capture: Capture, race: ConcurrentStep, jobs: Sequence[JobOutcome]) -> tuple[Commit, ...]:
+    """The race's snapshots as commits on Iceberg's clock (the sequence number), each with its snapshot id."""
+    made = {j.committed_snapshot_id: j.name for j in jobs if j.committed_snapshot_id is not None}
+    return tuple(Commit(s.sequence_number, made.get(s.snapshot_id, ""), s.title, snapshot=s.snapshot_id,
+                        parent_id=s.parent_id)
+                 for s in capture.snapshots if s.step == race.index)
 
 
 def _serial_rows(runs: Sequence[HistoryRun], race: ConcurrentStep,
@@ -254,14 +108,15 @@ def judge_orders(captured: OrdersCapture) -> OrdersResult:
         rows = tuple(view.engine_rows or ()) if view is not None else ()
         predicted = tuple(view.predicted_rows) if view is not None else ()
         committed = [j.name for j in jobs if j.committed]
-        verdict = judge(rows, committed, _job_facts(race, jobs), serial, columns, race.expect)
+        verdict = judge(rows, committed, _job_facts(race, jobs), serial, columns, race.expect,
+                        saw=dict(run.history.seen))
         outcomes.append(HistoryOutcome(
-            index=index, history=run.history, jobs=jobs, rows=rows, predicted_rows=predicted,
-            resolver_agrees=result.agrees, verdict=verdict, snapshots=_race_part(cap, race),
-            start_sequence_number=start_snapshot.sequence_number if start_snapshot is not None else None,
-            seconds=run.seconds, result=result))
+            index=index, history=run.history, jobs=jobs, rows=rows, verdict=verdict,
+            commits=_race_part(cap, race, jobs),
+            start_point=start_snapshot.sequence_number if start_snapshot is not None else None,
+            seconds=run.seconds, predicted=predicted, resolver_agrees=result.agrees, result=result))
     return OrdersResult(scenario=captured.scenario, race=race, histories=tuple(outcomes),
-                        setup_seconds=captured.setup_seconds)
+                        setup_seconds=captured.setup_seconds, engine="iceberg", clock="sequence number")
 
 
 __all__ = ["HistoryOutcome", "HistoryRun", "OrdersCapture", "OrdersResult", "OutcomeGroup", "judge_orders"]

@@ -207,6 +207,7 @@ class Verdict:
     compared: tuple[tuple[str, ...], ...]  # the serial orders it was compared with
     anomalies: tuple[str, ...] = ()
     violations: tuple[str, ...] = ()
+    names: tuple[StandardName, ...] = ()  # the standard names that fit this history exactly (:func:`standard_names`)
 
     @property
     def serializable(self) -> bool:
@@ -235,11 +236,13 @@ class JobFacts:
 
 def judge(rows: Sequence[Row], committed_order: Sequence[str], jobs: Sequence[JobFacts],
           serial_rows: Mapping[tuple[str, ...], Sequence[Row] | None], columns: Sequence[str],
-          expect: Expectation | None = None) -> Verdict:
+          expect: Expectation | None = None, saw: Mapping[str, Sequence[str]] | None = None) -> Verdict:
     """Compare a history's final ``rows`` with every serial order of its committed jobs.
 
     ``serial_rows``: serial order -> the rows the engine read after running exactly those jobs in that order
-    from the race's starting table (None where that serial run could not be read)."""
+    from the race's starting table (None where that serial run could not be read). ``saw``: job -> the jobs
+    that had committed when it started (the history's :attr:`History.seen`); with it, an anomaly gets its
+    standard name where one fits exactly (:func:`standard_names`)."""
     committed = frozenset(committed_order)
     candidates = [order for order in serial_rows if frozenset(order) == committed and len(order) == len(committed)]
     # The commit order itself first: if several serial orders give this table, name the one the history followed.
@@ -247,8 +250,12 @@ def judge(rows: Sequence[Row], committed_order: Sequence[str], jobs: Sequence[Jo
     readable = {order: serial for order in candidates if (serial := serial_rows[order]) is not None}
     equal = next((order for order, serial in readable.items() if same_table(rows, serial, columns)), None)
     anomalies: list[str] = []
+    names: tuple[StandardName, ...] = ()
     if equal is None and candidates:
         anomalies = _anomalies(rows, list(readable.values()), jobs, columns)
+        if saw is not None:
+            names = standard_names(rows, committed_order, jobs, saw, serial_rows.get(()), columns)
+            anomalies += [f"standard name: {n.text}" for n in names]
     violations: list[str] = []
     if expect is not None:
         if expect.serializable and equal is None:
@@ -260,7 +267,7 @@ def judge(rows: Sequence[Row], committed_order: Sequence[str], jobs: Sequence[Jo
             left = [r for r in rows if _matches(r, predicate)]
             if left:
                 violations.append(f"expect drops {_brief(predicate)}: the row ({_brief(left[0])}) survived")
-    return Verdict(equal, tuple(tuple(o) for o in candidates), tuple(anomalies), tuple(violations))
+    return Verdict(equal, tuple(tuple(o) for o in candidates), tuple(anomalies), tuple(violations), names)
 
 
 def _anomalies(rows: Sequence[Row], serial: list[Sequence[Row]], jobs: Sequence[JobFacts],
@@ -290,3 +297,83 @@ def _anomalies(rows: Sequence[Row], serial: list[Sequence[Row]], jobs: Sequence[
     if not out:
         out.append("the table differs from every serial order of the committed jobs")
     return out
+
+
+# ------------------------------------------------------------------------------- standard anomaly names
+
+
+@dataclass(frozen=True)
+class StandardName:
+    """A standard name for what a history did, with the definition it meets (docs/glossary.md, *Lost update*).
+
+    ``code``: the definition's code in its source (Berenson et al. 1995 "P4"; Hermitage uses the same);
+    ``instance``: the history's own instance of the definition's pattern, jobs named as in the race."""
+
+    code: str
+    name: str
+    source: str
+    instance: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.name} ({self.code} in {self.source}: {self.instance})"
+
+
+BERENSON_1995 = "Berenson et al. 1995, A Critique of ANSI SQL Isolation Levels"
+
+
+def standard_names(rows: Sequence[Row], committed_order: Sequence[str], jobs: Sequence[JobFacts],
+                   saw: Mapping[str, Sequence[str]], start_rows: Sequence[Row] | None,
+                   columns: Sequence[str]) -> tuple[StandardName, ...]:
+    """The standard names that fit a history exactly; none where none does.
+
+    Only **P4, lost update** (Berenson et al. 1995: ``r1[x]...w2[x]...w1[x]...c1``) is named, and only where the
+    history is that pattern and its effect shows. The pattern: jobs T1 and T2 both committed, T2 first; T1
+    started before T2 committed (it read the starting table: ``r1[x]``); both are a DELETE or UPDATE whose
+    equality predicate matches one row ``x`` of the starting table (each reads ``x`` to find it and writes it
+    at commit: ``w2[x]``, then ``w1[x]``, then ``c1``). The effect: what the final table holds of ``x`` is what
+    neither serial order of T1 and T2 leaves of it. So two UPDATEs setting one column to constants (the later
+    one wins, as serially) are not named. A job whose predicate is SQL, a MERGE, an insert, a refused job, or an
+    UPDATE that sets a column it matches on is never part of a name: what it read or wrote of ``x`` is not
+    known row by row."""
+    if start_rows is None:
+        return ()
+    facts = {j.name: j for j in jobs}
+    order = [name for name in committed_order if name in facts and facts[name].committed]
+    out: list[StandardName] = []
+    for second_at, t1 in enumerate(order):
+        for t2 in order[:second_at]:
+            if t2 in saw.get(t1, ()):
+                continue  # T1 started after T2 committed: it read T2's write, no r1[x] before w2[x]
+            one, two = facts[t1], facts[t2]
+            if not (_row_write(one) and _row_write(two)):
+                continue
+            assert one.where is not None and two.where is not None
+            key_columns = {**two.where, **one.where}.keys()
+            for x in (r for r in start_rows if _matches(r, one.where) and _matches(r, two.where)):
+                identity = {c: x.get(c) for c in key_columns}
+                final = Counter(row_key(r, columns) for r in rows if _matches(r, identity))
+                serially = [Counter(row_key(r, columns) for r in _apply(x, jobs_in_order))
+                            for jobs_in_order in ((two, one), (one, two))]
+                if final not in serially:
+                    out.append(StandardName("P4", "lost update", BERENSON_1995,
+                                            f"r{t1}[x] … w{t2}[x] … w{t1}[x] … c{t1}, x the row "
+                                            f"{_brief(identity)}"))
+                    break
+    return tuple(out)
+
+
+def _row_write(job: JobFacts) -> bool:
+    """A committed DELETE or UPDATE with an equality predicate whose SET leaves the predicate's columns alone."""
+    return (job.kind in ("delete", "update") and job.where is not None and job.committed
+            and not set(job.sets or {}) & set(job.where))
+
+
+def _apply(x: Row, jobs: Sequence[JobFacts]) -> list[Row]:
+    """Row ``x`` after ``jobs`` ran one after the other on it alone (a delete removes it, an update sets)."""
+    state: list[Row] = [x]
+    for job in jobs:
+        assert job.where is not None
+        if state and _matches(state[0], job.where):
+            state = [] if job.kind == "delete" else [{**state[0], **(job.sets or {})}]
+    return state

@@ -1,24 +1,30 @@
-"""Every history of a race on a format whose engine reports each job's fate in its own words: Delta (delta-rs)
-and DuckLake (DuckDB). The typed result of ``explorer orders`` for them; pure (no engine, no I/O).
+"""Every history of a race, judged: the one typed result of ``explorer orders`` on every format. Pure (no
+engine, no I/O).
 
-An engine adapter (``explorer.delta.orders``, ``explorer.ducklake.orders``) runs the steps before the race once,
-then each :class:`~explorer.scenario.histories.History` on its own copy of that table, and returns a
-:class:`RaceOrdersCapture`: per history a :class:`RaceRun` (each job's :class:`JobFate`, the commits on the
-format's own clock, the rows the engine read at the end, and for serial histories the rows after each job).
-:func:`judge_race_orders` judges every history against the serial runs (which ran for real: they are histories
-too) with :func:`~explorer.scenario.histories.judge`, and groups histories with the same outcome.
+:class:`OrdersResult` (its :class:`HistoryOutcome` per history, grouped into :class:`OutcomeGroup` by outcome) is
+what the app's grid, the exported page, the CLI and the formats' comparison read, whichever engine ran the race.
+Each history's jobs are read through :class:`RaceJob` (Iceberg's ``JobOutcome``, the :class:`JobFate` below).
 
-The result has the shape the app's grid, the exported page and the CLI read from Iceberg's
-:class:`explorer.iceberg.orders.OrdersResult` (``histories``, ``groups``, ``to_plain``, ``to_text``), so one grid
-shows every format. What differs is said in the fates: the library's own error and which of its checks fired.
-A page of the grid: ``explorer.engine.write_page(result, path)`` (or ``explorer export --orders``).
+Iceberg's adapter judges its captures in :mod:`explorer.iceberg.orders` (its resolver predicts each history's
+rows too). The engines that report each job's fate in their own words, Delta (delta-rs) and DuckLake (DuckDB),
+share the rest of this module: their adapter (``explorer.delta.orders``, ``explorer.ducklake.orders``) runs the
+steps before the race once, then each :class:`~explorer.scenario.histories.History` through
+:func:`run_histories`, and returns a :class:`RaceOrdersCapture`: per history a :class:`RaceRun` (each job's
+:class:`JobFate`, the commits on the format's own clock, the rows the engine read at the end, and for serial
+histories the rows after each job). :func:`judge_race_orders` judges every history against the serial runs
+(which ran for real: they are histories too) with :func:`~explorer.scenario.histories.judge`. What differs
+between formats is said in the fates: the library's own error and which of its checks fired.
+A page of the grid: ``explorer.export(result, path)`` (or ``explorer orders --html``).
+
+Why one module over 400 lines: the judged result and the capture it is judged from are one contract (the
+fields a grid reads and the fates an adapter reports); split, each half would only make sense beside the other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from explorer.scenario.errors import ScenarioError
 from explorer.scenario.histories import History, JobFacts, Verdict, judge
@@ -26,6 +32,8 @@ from explorer.scenario.model import ConcurrentStep, DeleteStep, Scenario, Step, 
 from explorer.scenario.values import plain_row
 
 Row = Mapping[str, Any]
+# progress(number, total, the history's run or None before it runs, words)
+OrdersProgress = Callable[[int, int, Any, str], None]
 
 # A job's fate, in the JSON contract's words (the same three Iceberg's grid uses).
 COMMITTED, RETRIED, REJECTED = "committed", "retried", "rejected"
@@ -95,15 +103,40 @@ class JobFate:
     def started_from_snapshot(self) -> int:
         return self.started_from
 
+    @property
+    def checks(self) -> tuple[str, ...]:
+        return ()  # the library names only the check that refused a job
+
+    @property
+    def fate_note(self) -> str:
+        """The refusing check's name, for the one-line fates (empty when none refused it)."""
+        return self.check or ""
+
 
 @dataclass(frozen=True)
 class Commit:
-    """One commit a history made, on the format's clock (Delta: a version; DuckLake: a snapshot id)."""
+    """One commit a history made, on the format's clock (Iceberg: a sequence number; Delta: a version;
+    DuckLake: a snapshot id). ``snapshot``: the commit's own id where the format has one besides its clock
+    (Iceberg's snapshot id; elsewhere the clock's point is the id)."""
 
     point: int
     job: str
     label: str
     detail: str = ""  # e.g. delta-rs's operation and readVersion, DuckLake's change summary
+    snapshot: int | None = None
+    parent_id: int | None = None
+
+    @property
+    def snapshot_id(self) -> int:
+        return self.point if self.snapshot is None else self.snapshot
+
+    @property
+    def sequence_number(self) -> int:
+        return self.point
+
+    @property
+    def title(self) -> str:
+        return self.label
 
 
 @dataclass(frozen=True)
@@ -139,36 +172,81 @@ class RaceOrdersCapture:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class RaceHistoryOutcome:
-    """One history of the race, judged (the fields the grid reads, as Iceberg's ``HistoryOutcome``)."""
+class RaceJob(Protocol):
+    """What the judged result reads of a job, whichever engine ran it (Iceberg's ``JobOutcome``, the
+    :class:`JobFate` of Delta and DuckLake)."""
 
-    index: int
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def message(self) -> str | None: ...
+    @property
+    def check(self) -> str | None: ...
+    @property
+    def checks(self) -> tuple[str, ...]: ...
+    @property
+    def error_type(self) -> str | None: ...
+    @property
+    def fate_note(self) -> str: ...
+    @property
+    def started_from_snapshot(self) -> int | None: ...
+    @property
+    def sequence_number(self) -> int | None: ...
+    @property
+    def committed_snapshot_id(self) -> int | None: ...
+    @property
+    def committed(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class HistoryOutcome:
+    """One history of a race, judged: the same type for every format (the grid, the exported page, the CLI and
+    the formats' comparison read only this).
+
+    ``commits``: the race's commits on the format's clock; ``start_point``: the clock where every job of the
+    history could first start (Iceberg: the set-up's sequence number; Delta: its version; DuckLake: its
+    snapshot id). ``predicted``: the rows a resolver predicts from the metadata (Iceberg), None where no
+    resolver predicts them (then the engine's read is the only answer, and ``resolver_agrees`` stays True).
+    ``result``: the engine's own views of this history's run, where it keeps one (Iceberg)."""
+
+    index: int  # 1-based, in the grid's order
     history: History
-    jobs: tuple[JobFate, ...]
-    rows: tuple[Row, ...]
+    jobs: tuple[RaceJob, ...]  # in commit-attempt order
+    rows: tuple[Row, ...]  # what the engine read at the end of the history
     verdict: Verdict
     commits: tuple[Commit, ...]
-    start_point: int
+    start_point: int | None
     seconds: float
     notes: tuple[str, ...] = ()
-
-    # No resolver predicts these formats' rows: the engine's read is the only answer (nothing to disagree with).
-    resolver_agrees: bool = True
+    predicted: tuple[Row, ...] | None = None
+    resolver_agrees: bool = True  # at every snapshot of this history
+    result: Any = field(default=None, compare=False, repr=False)
 
     @property
     def predicted_rows(self) -> tuple[Row, ...]:
-        return self.rows
+        return self.rows if self.predicted is None else self.predicted
 
     @property
-    def start_sequence_number(self) -> int:
+    def start_sequence_number(self) -> int | None:
         return self.start_point
+
+    @property
+    def snapshots(self) -> tuple[Commit, ...]:
+        return self.commits
 
     @property
     def serial_equivalent(self) -> tuple[str, ...] | None:
         return self.verdict.serial_equivalent
 
-    def job(self, name: str) -> JobFate:
+    def job(self, name: str) -> RaceJob:
         return next(j for j in self.jobs if j.name == name)
 
     @property
@@ -177,11 +255,12 @@ class RaceHistoryOutcome:
         parts = []
         for name in self.history.jobs:
             job = self.job(name)
-            parts.append(f"{name} {job.status}" + (f" ({job.check})" if job.check else ""))
+            parts.append(f"{name} {job.status}" + (f" ({job.fate_note})" if job.fate_note else ""))
         return ", ".join(parts)
 
     @property
     def outcome(self) -> str:
+        """What histories in one group share: the fates, the verdict and the final rows."""
         return f"{self.fates} — {self.verdict.text}"
 
     def to_plain(self) -> dict[str, Any]:
@@ -189,18 +268,21 @@ class RaceHistoryOutcome:
             "index": self.index, "key": self.history.key, "events": list(self.history.events),
             "isolation": self.history.isolation, "serial": self.history.serial,
             "commit_order": list(self.history.commit_order),
-            "jobs": {j.name: {"status": j.status, "check": j.check, "message": j.message,
-                              "started_from_snapshot": j.started_from, "sequence_number": j.committed_at,
-                              "snapshot_id": j.committed_at, "error_type": j.error_type, "reason": j.reason,
-                              "checks_run": []} for j in self.jobs},
+            "jobs": {j.name: {"status": str(j.status), "check": j.check, "message": j.message,
+                              "started_from_snapshot": j.started_from_snapshot,
+                              "sequence_number": j.sequence_number, "snapshot_id": j.committed_snapshot_id,
+                              "error_type": j.error_type, "reason": j.reason, "checks_run": list(j.checks)}
+                     for j in self.jobs},
             "rows": [plain_row(r) for r in self.rows],
-            "predicted_rows": [plain_row(r) for r in self.rows],
-            "resolver_agrees": True,
+            "predicted_rows": [plain_row(r) for r in self.predicted_rows],
+            "resolver_agrees": self.resolver_agrees,
             "serial_equivalent": list(self.verdict.serial_equivalent)
             if self.verdict.serial_equivalent is not None else None,
             "verdict": self.verdict.text, "anomalies": list(self.verdict.anomalies),
+            "standard_names": [{"code": n.code, "name": n.name, "source": n.source, "instance": n.instance}
+                               for n in self.verdict.names],
             "violations": list(self.verdict.violations),
-            "snapshots": [{"snapshot_id": c.point, "sequence_number": c.point, "parent_id": None,
+            "snapshots": [{"snapshot_id": c.snapshot_id, "sequence_number": c.point, "parent_id": c.parent_id,
                            "label": c.label, "detail": c.detail} for c in self.commits],
             "start_sequence_number": self.start_point, "notes": list(self.notes),
             "seconds": round(self.seconds, 3),
@@ -208,48 +290,54 @@ class RaceHistoryOutcome:
 
 
 @dataclass(frozen=True)
-class RaceOutcomeGroup:
+class OutcomeGroup:
     outcome: str
-    histories: tuple[int, ...]
+    histories: tuple[int, ...]  # indexes (1-based)
     serializable: bool
     violates: bool
 
 
 @dataclass(frozen=True)
-class RaceOrdersResult:
-    """Every history of one race on Delta or DuckLake, judged and grouped by outcome."""
+class OrdersResult:
+    """Every history of one race, judged and grouped by outcome: one type for every format.
+
+    ``clock``: the name of the format's clock ("sequence number", "version", "snapshot id"); ``started``: what
+    a job reads when it starts, in the same words ("snapshot", "version"); ``library``: who decided, where the
+    fates are a library's own words (e.g. "delta-rs 1.6.6"; empty for Iceberg, whose fates the resolver checks
+    instead)."""
 
     scenario: Scenario
     race: ConcurrentStep
-    histories: tuple[RaceHistoryOutcome, ...]
+    histories: tuple[HistoryOutcome, ...]
     setup_seconds: float
-    engine: str
-    clock: str
-    library: str
+    engine: str = "iceberg"
+    clock: str = "sequence number"
+    library: str = ""
     notes: tuple[str, ...] = ()
+    started: str = "snapshot"
 
     @property
-    def groups(self) -> tuple[RaceOutcomeGroup, ...]:
-        order: dict[str, list[RaceHistoryOutcome]] = {}
+    def groups(self) -> tuple[OutcomeGroup, ...]:
+        order: dict[str, list[HistoryOutcome]] = {}
         for h in self.histories:
             order.setdefault(h.outcome, []).append(h)
-        return tuple(RaceOutcomeGroup(outcome, tuple(h.index for h in members), members[0].verdict.serializable,
-                                      any(h.verdict.violations for h in members))
-                     for outcome, members in order.items())
+        return tuple(OutcomeGroup(outcome, tuple(h.index for h in members), members[0].verdict.serializable,
+                                  any(h.verdict.violations for h in members)) for outcome, members in order.items())
 
     @property
     def agrees(self) -> bool:
-        return True  # no model predicts these rows: the engine's read is the answer
+        """The resolver's prediction equals the engine's read in every history (True where none predicts)."""
+        return all(h.resolver_agrees for h in self.histories)
 
     @property
-    def violations(self) -> tuple[RaceHistoryOutcome, ...]:
+    def violations(self) -> tuple[HistoryOutcome, ...]:
         return tuple(h for h in self.histories if h.verdict.violations)
 
     @property
     def seconds(self) -> float:
         return self.setup_seconds + sum(h.seconds for h in self.histories)
 
-    def history(self, key_or_index: str | int) -> RaceHistoryOutcome:
+    def history(self, key_or_index: str | int) -> HistoryOutcome:
         for h in self.histories:
             if h.index == key_or_index or h.history.key == key_or_index:
                 return h
@@ -260,16 +348,16 @@ class RaceOrdersResult:
             "scenario": self.scenario.name, "engine": self.engine, "clock": self.clock, "library": self.library,
             "race_step": self.race.index, "jobs": {j.name: j.step.describe() for j in self.race.jobs},
             "expect": self.race.expect.to_plain() if self.race.expect is not None else None,
-            "agrees": True, "notes": list(self.notes), "histories": [h.to_plain() for h in self.histories],
+            "agrees": self.agrees, "notes": list(self.notes), "histories": [h.to_plain() for h in self.histories],
             "groups": [{"outcome": g.outcome, "histories": list(g.histories), "serializable": g.serializable,
                         "violates_expect": g.violates} for g in self.groups],
             "setup_seconds": round(self.setup_seconds, 3), "seconds": round(self.seconds, 3),
         }
 
     def to_text(self) -> str:
-        lines = [f"{self.scenario.name} ({self.engine}, decided by {self.library}): {len(self.histories)} "
-                 f"histories of the race in step {self.race.index} "
-                 f"({', '.join(f'{j.name}: {j.step.describe()}' for j in self.race.jobs)})"]
+        by = f" ({self.engine}, decided by {self.library})" if self.library else ""
+        lines = [f"{self.scenario.name}{by}: {len(self.histories)} histories of the race in step "
+                 f"{self.race.index} ({', '.join(f'{j.name}: {j.step.describe()}' for j in self.race.jobs)})"]
         lines += [f"note: {n}" for n in self.notes]
         columns = self.scenario.table.column_names
         for g in self.groups:
@@ -279,17 +367,45 @@ class RaceOrdersResult:
                 h = self.history(index)
                 rows = "; ".join(", ".join(str(r.get(c)) for c in columns) for r in h.rows) or "(empty)"
                 lines.append(f"  #{h.index:<3} {h.history.label}")
-                for job in h.jobs:
-                    where = f" at {self.clock} {job.committed_at}" if job.committed_at is not None else ""
-                    said = f": {job.message}" if job.message else ""
-                    empty = f" ({job.reason})" if job.committed_at is None and job.status == COMMITTED else ""
-                    lines.append(f"       {job.name} (read {self.clock} {job.started_from}) "
-                                 f"{FATE_WORDS[job.status]}{where}{empty}{said}")
+                if self.library:  # the library's own words per job (Iceberg's are in the fates and the views)
+                    for job in h.jobs:
+                        at = job.sequence_number
+                        where = f" at {self.clock} {at}" if at is not None else ""
+                        said = f": {job.message}" if job.message else ""
+                        empty = f" ({job.reason})" if at is None and job.status == COMMITTED else ""
+                        lines.append(f"       {job.name} (read {self.started} {job.started_from_snapshot}) "
+                                     f"{FATE_WORDS[str(job.status)]}{where}{empty}{said}")
                 lines.append(f"       rows: {rows}")
                 lines += [f"       anomaly: {text}" for text in h.verdict.anomalies]
                 lines += [f"       VIOLATES {text}" for text in h.verdict.violations]
                 lines += [f"       note: {text}" for text in h.notes]
+                if not h.resolver_agrees:
+                    lines.append("       !! DISAGREEMENT: the resolver's rows differ from the engine's read")
+        if not self.agrees:
+            lines.append("")
+            lines.append("!! The resolver and the engine disagree in some history (see above).")
         return "\n".join(lines)
+
+
+# The names this module's types had while Iceberg's grid had its own (kept for callers of the last release).
+RaceHistoryOutcome = HistoryOutcome
+RaceOutcomeGroup = OutcomeGroup
+RaceOrdersResult = OrdersResult
+
+
+def run_histories(chosen: Sequence[History], one: Callable[[History], RaceRun],
+                  progress: OrdersProgress | None = None) -> tuple[RaceRun, ...]:
+    """Every chosen history through ``one`` (an engine adapter's run of one history), in order, telling
+    ``progress`` before and after each: ``progress(number, total, run or None, words)``."""
+    runs = []
+    for number, history in enumerate(chosen, start=1):
+        if progress:
+            progress(number, len(chosen), None, f"history {number} of {len(chosen)}: {history.label}")
+        done = one(history)
+        runs.append(done)
+        if progress:
+            progress(number, len(chosen), done, f"history {number}: {history.label} done")
+    return tuple(runs)
 
 
 def job_facts(race: ConcurrentStep, fates: Sequence[JobFate]) -> list[JobFacts]:
@@ -319,23 +435,25 @@ def serial_rows(runs: Sequence[RaceRun], start_rows: Sequence[Row]) -> dict[tupl
     return out
 
 
-def judge_race_orders(captured: RaceOrdersCapture) -> RaceOrdersResult:
+def judge_race_orders(captured: RaceOrdersCapture) -> OrdersResult:
     race = captured.race
     columns = captured.scenario.table.column_names
     serial = serial_rows(captured.runs, captured.start_rows)
     outcomes = []
     for index, run in enumerate(captured.runs, start=1):
         committed = [j.name for j in run.jobs if j.committed]
-        verdict = judge(run.rows, committed, job_facts(race, run.jobs), serial, columns, race.expect)
-        outcomes.append(RaceHistoryOutcome(index=index, history=run.history, jobs=run.jobs, rows=run.rows,
-                                           verdict=verdict, commits=run.commits,
-                                           start_point=captured.start_point, seconds=run.seconds,
-                                           notes=run.notes))
-    return RaceOrdersResult(scenario=captured.scenario, race=race, histories=tuple(outcomes),
-                            setup_seconds=captured.setup_seconds, engine=captured.engine, clock=captured.clock,
-                            library=captured.library, notes=captured.notes)
+        verdict = judge(run.rows, committed, job_facts(race, run.jobs), serial, columns, race.expect,
+                        saw=dict(run.history.seen))
+        outcomes.append(HistoryOutcome(index=index, history=run.history, jobs=run.jobs, rows=run.rows,
+                                       verdict=verdict, commits=run.commits, start_point=captured.start_point,
+                                       seconds=run.seconds, notes=run.notes))
+    return OrdersResult(scenario=captured.scenario, race=race, histories=tuple(outcomes),
+                        setup_seconds=captured.setup_seconds, engine=captured.engine, clock=captured.clock,
+                        library=captured.library, notes=captured.notes,
+                        started="version" if captured.clock == "version" else "snapshot")
 
 
-__all__ = ["COMMITTED", "Commit", "FATE_WORDS", "JobFate", "REJECTED", "RETRIED", "RaceHistoryOutcome",
-           "RaceOrdersCapture", "RaceOrdersResult", "RaceOutcomeGroup", "RaceRun", "judge_race_orders",
-           "job_facts", "race_of", "serial_rows"]
+__all__ = ["COMMITTED", "Commit", "FATE_WORDS", "HistoryOutcome", "JobFate", "OrdersProgress", "OrdersResult",
+           "OutcomeGroup", "REJECTED", "RETRIED", "RaceHistoryOutcome", "RaceJob", "RaceOrdersCapture",
+           "RaceOrdersResult", "RaceOutcomeGroup", "RaceRun", "judge_race_orders", "job_facts", "race_of",
+           "run_histories", "serial_rows"]

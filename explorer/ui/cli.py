@@ -21,8 +21,7 @@ from explorer.engine import engine_names
 if TYPE_CHECKING:
     from explorer.compare_formats import Comparison
     from explorer.engine import At
-    from explorer.iceberg.orders import OrdersResult
-    from explorer.scenario.race_orders import RaceOrdersResult
+    from explorer.scenario.race_orders import OrdersResult
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INVALID, EXIT_DISAGREE, EXIT_ENGINE, EXIT_EXPECT = 0, 1, 2, 3, 4, 5
 
@@ -112,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_orders.add_argument("--formats", action="store_true",
                           help="the same race on every format (Iceberg merge-on-read and copy-on-write, Delta, "
                                "DuckLake, Paimon): a grid of history x format")
+    p_orders.add_argument("--html", metavar="FILE", default=None,
+                          help="also write the grid as one self-contained HTML page that works offline")
 
     p_export = sub.add_parser("export", parents=[spark_opts],
                               help="write a run as one self-contained HTML page that works offline")
@@ -435,15 +436,46 @@ def _cmd_orders(args) -> int:
     if getattr(args, "formats", False):
         from explorer.race_formats import race_across_formats
 
+        html = _html_target(args)
         across = race_across_formats(_scenario_from_args(args), progress=lambda message: print(
             f"[orders --formats] {message}", file=sys.stderr, flush=True))
         _emit(across, args.json)
+        _write_html(across, html, "orders --formats", args)
         return EXIT_EXPECT if across.violations else (EXIT_OK if across.agrees else EXIT_DISAGREE)
+    html = _html_target(args)
     result = orders(_scenario_from_args(args), progress=report)
     _emit(result, args.json)
+    _write_html(result, html, "orders", args)
     if not result.agrees:
         return EXIT_DISAGREE
     return EXIT_EXPECT if result.violations else EXIT_OK
+
+def _html_target(args) -> Any:
+    """``--html FILE`` checked before anything runs (a folder, or a file in no folder, is refused)."""
+    from pathlib import Path
+
+    from explorer.scenario.errors import ScenarioError
+
+    if getattr(args, "html", None) is None:
+        return None
+    output = Path(args.html)
+    if output.is_dir():
+        raise ScenarioError(f"{output} is a folder; give the HTML file to write, e.g. {output / 'page.html'}",
+                            field="html")
+    if not output.parent.is_dir():
+        raise ScenarioError(f"the folder {output.parent} does not exist", field="html")
+    return output
+
+
+def _write_html(view: Any, output: Any, what: str, args) -> None:
+    if output is None:
+        return
+    from explorer.ui.export import write_page
+
+    source = args.scenario or args.preset or ""
+    write_page(view, output, source=f"{what} of {source}")
+    print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
+
 
 def _cmd_export(args) -> int:
     """``explorer export``: run (or read) the source, then write its page; exit 3 when the page shows a
@@ -476,7 +508,7 @@ def _cmd_export(args) -> int:
         print(f"explorer: wrote {output} ({output.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
         return EXIT_OK
     if views:  # --orders or --formats: the page is written even when it shows a disagreement (exit 3)
-        view: OrdersResult | RaceOrdersResult | Comparison
+        view: OrdersResult | Comparison
         if views[0][0] == "--orders":
             from explorer.api import orders
 

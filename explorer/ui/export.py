@@ -198,10 +198,9 @@ def compare_page(result: Any, *, source: str = "", **_: Any) -> Page:
 
 
 def _is_orders(obj: Any) -> bool:
-    from explorer.iceberg.orders import OrdersResult
-    from explorer.scenario.race_orders import RaceOrdersResult
+    from explorer.scenario.race_orders import OrdersResult
 
-    return isinstance(obj, (OrdersResult, RaceOrdersResult))
+    return isinstance(obj, OrdersResult)
 
 
 @page_builder(_is_orders)
@@ -246,6 +245,30 @@ def formats_page(comparison: Any, *, source: str = "", **_: Any) -> Page:
     return Page(title=f"One history, every format: {history.title}", description=description,
                 sections=(picture, html_section(comparison_html(comparison))), source=source,
                 details=(("The comparison as text", comparison.to_text()),))
+
+
+def _is_race_across_formats(obj: Any) -> bool:
+    from explorer.race_formats import RaceAcrossFormats
+
+    return isinstance(obj, RaceAcrossFormats)
+
+
+@page_builder(_is_race_across_formats)
+def race_formats_page(across: Any, *, source: str = "", **_: Any) -> Page:
+    """One race, every format (``explorer orders --formats``): the app's grid of history x format, each cell who
+    commits, who is refused and by which check, the verdict and the final rows; the text folded under it."""
+    from explorer.ui.race_formats_view import race_formats_html
+
+    scenario = across.scenario
+    ran = [r.variant.title for r in across.races if not r.cannot]
+    description = (f"{scenario.description or ''}\n\nThe same race run in every history on "
+                   f"{', '.join(ran)}: one row per history shape (a serial order, or the commit order of jobs "
+                   "that start together), one column per format; each cell gives each job's fate in the format's "
+                   "own words (one line per isolation level where the format has levels), the verdict against "
+                   "the serial runs and the rows the engine read at the end.")
+    return Page(title=f"One race, every format: {scenario.display_title}", description=description,
+                sections=(html_section(race_formats_html(across)),), source=source,
+                details=(("Scenario as YAML", scenario.to_yaml()),))
 
 
 # ------------------------------------------------------------------------------------------------ plotly.js

@@ -7,7 +7,7 @@ without the kernel (as the time-travel slider does). The selection goes back to 
 ``view.select(n)`` and ``grid.selected`` stay the programmatic twins of a click.
 
 A view of its own, so the app mounts it beside the editor without this module knowing the app's layout; it
-consumes an :class:`explorer.iceberg.orders.OrdersResult` only.
+consumes an :class:`explorer.scenario.race_orders.OrdersResult` (every format's) only.
 """
 
 from __future__ import annotations

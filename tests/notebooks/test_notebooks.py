@@ -249,6 +249,9 @@ def test_01_sequence_numbers_executes(kernel_env, tmp_path):
         "1": False, "2": True, "3": True, "4": False, "5": True, "6": False}
     # The learner's change: with both deletes before the re-insert, new-500 survives.
     assert re.search(r"user 500 now: \['new-500'\]", text)
+    # add_files (#43): the imported copy of user 1 has the import commit's sequence number 3; the delete at 2
+    # misses it.
+    assert "copy in D1 removed by E1 (1 < 2); copy in D2 ignored by E1 (3 < 2 false) → visible" in text, text
     assert_figures_offline(nb, at_least=3)
 
 
@@ -263,7 +266,7 @@ def test_02_merge_on_read_executes(kernel_env, tmp_path):
     assert rules.get("position") == "<="
     assert rules.get("deletion_vector") == "<="
     assert "resolver and engine agree: False" not in text
-    assert text.count("resolver and engine agree: True") == 6
+    assert text.count("resolver and engine agree: True") == 8
     # Compaction: some data file's data sequence number is older than the commit that wrote it.
     seqs = re.findall(r"^D\d+: data sequence number (\d+), file sequence number (\d+)$", text, flags=re.MULTILINE)
     assert any(int(d) < int(f) for d, f in seqs), text
@@ -282,6 +285,13 @@ def test_02_merge_on_read_executes(kernel_env, tmp_path):
     assert re.search(r"^P\d+: data sequence number 3, file sequence number 4$", text, flags=re.MULTILINE)
     # The v1 files read back with data sequence number 0.
     assert re.search(r"^D\d+: data\s+data sequence number 0$", text, flags=re.MULTILINE)
+    # Spec evolution (#43): the spec-1 delete misses the spec-0 file; output-spec-id 0 keeps spec 0, the default
+    # compaction writes spec 1, and the next spec-1 delete reaches it.
+    specs = text[text.index("after the first delete (sequence number 2):"):]
+    assert "E1 x D1 [equality]: out of scope, no sequence numbers compared -> out-of-scope-partition" in specs
+    assert "E2 x D3 [equality]: 3 < 5 -> applies\nrows: [(8, 'eu', 'grace-eu')]" in specs, specs
+    spec_of = dict(re.findall(r"^(D\d): data\s+spec (\d) ", text, flags=re.MULTILINE))
+    assert spec_of == {"D1": "0", "D2": "0", "D3": "1"}, spec_of
     assert_figures_offline(nb, at_least=4)
 
 
@@ -630,6 +640,14 @@ def test_08_v3_row_lineage_executes(kernel_env, tmp_path):
     assert sorted(inherited) == [("1", "2", "3", "3"), ("2", "2", "3", "3"), ("3", "2", "3", "3")], upgraded
     assert re.search(r"^  \(1, 'a'\) in D\d+ \(data seq 2\): _row_id None, _last_updated_sequence_number None$",
                      upgraded, flags=re.MULTILINE), upgraded
+    # v2 position deletes after the v3 upgrade (#43): the DV holds the v2 file's position and the new one; the v2
+    # file stays live until rewrite_position_delete_files replaces both by one DV per data file.
+    to_dvs = upgraded[upgraded.index("P1: position_deletes"):]
+    assert "P1: position_deletes  data seq 2, file seq 2, removed at 4, positions [('D1', 0), ('D2', 0)]" in to_dvs
+    assert "V1: deletion_vector   data seq 3, file seq 3, removed at 4, positions [('D1', 0), ('D1', 1)]" in to_dvs
+    live = re.findall(r"^V\d: deletion_vector   data seq 3, file seq 4, live, positions (.*)$", to_dvs,
+                      flags=re.MULTILINE)
+    assert sorted(live) == ["[('D1', 0), ('D1', 1)]", "[('D2', 0)]"], to_dvs
     assert_figures_offline(nb, at_least=1)
 
 
@@ -759,9 +777,17 @@ FILE_LINE = re.compile(r"^(\w+): data seq (\d+), file seq (\d+), (live|removed a
 def test_05_delete_file_maintenance_executes(kernel_env, tmp_path):
     nb = execute("05-delete-file-maintenance.ipynb", tmp_path)
     text = text_of(nb)
-    assert text.count("resolver and engine agree at every snapshot: True") == 2 and "agree at every snapshot: False" \
+    assert text.count("resolver and engine agree at every snapshot: True") == 3 and "agree at every snapshot: False" \
         not in text
     first, v3 = text.split("snapshots Spark still lists")
+    v3, folded = v3.split("step 1 (Load partition a):")
+    # delete-file-threshold (#43): only partition a's file is rewritten, without user 1; the equality delete stays
+    # live until the remove-dangling-deletes commit, the run's last snapshot.
+    folded_files = {fid: (int(d), int(f), int(gone) if gone else None)
+                    for fid, d, f, _, gone, _ in FILE_LINE.findall(folded)}
+    assert folded_files == {"D1": (1, 1, 4), "D2": (2, 2, None), "E1": (3, 3, 6), "D3": (3, 4, 5),
+                            "D4": (4, 5, None)}, folded
+    assert "rows: [(2, 'a', 'grace'), (3, 'b', 'linus')]" in folded
     files = {fid: (int(d), int(f), None if gone is None or gone == "" else int(gone), disk == "True")
              for fid, d, f, _, gone, disk in FILE_LINE.findall(first)}
     steps = dict(re.findall(r"^step \d+ \((.*)\): (\d+) snapshot\(s\)$", first, flags=re.MULTILINE))

@@ -86,3 +86,40 @@ def test_orders_refuses_a_scenario_without_one_final_race():
     with pytest.raises(ScenarioError) as err:
         orders({"name": "x", "engine": "delta", "table": TABLE, "steps": LOAD})
     assert err.value.field == "steps" and "exactly one concurrent step" in err.value.message
+
+
+def test_a_copy_takes_a_level_and_leaves_the_table_it_was_copied_from_alone(tmp_path):
+    """The grid shares one set-up between levels: a copy (files hard-linked) gets its level written into its
+    log's metaData, where delta-rs reads it; the original keeps its own, at the same version and rows."""
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    from explorer.delta.orders import LEVEL, copy_table, set_level
+
+    source, copy = tmp_path / "setup", tmp_path / "copy"
+    DeltaTable.create(str(source), schema=pa.schema([("user_id", pa.int32())]),
+                      configuration={LEVEL: "serializable"})
+    write_deltalake(str(source), pa.table({"user_id": pa.array([1, 2], pa.int32())}), mode="append")
+    copy_table(source, copy)
+    set_level(copy, "WriteSerializable")
+    copied, original = DeltaTable(str(copy)), DeltaTable(str(source))
+    assert copied.metadata().configuration[LEVEL] == "writeSerializable"  # as delta-rs parses it (kernel_spelling)
+    assert original.metadata().configuration[LEVEL] == "serializable"
+    assert copied.version() == original.version() == 1
+    assert copied.to_pyarrow_table().equals(original.to_pyarrow_table())
+    DeltaTable(str(copy)).delete("user_id = 1")  # the copy commits on its own; the original does not move
+    assert DeltaTable(str(source)).version() == 1 and DeltaTable(str(copy)).version() == 2
+
+
+def test_where_the_level_changes_delta_rs_s_decision_the_shared_set_up_decides_as_a_set_up_at_that_level():
+    """B deletes user 500 after A appended a new user 500: delta-rs checks A's new file against B's predicate
+    (ConcurrentAppend) at Serializable and WriteSerializable (delta-rs writes no isBlindAppend), not at
+    SnapshotIsolation. The grid gives each level to a copy of one set-up (set_level); each history must equal the
+    single-order run on a table created at that level."""
+    scenario = parse_scenario(_race({"insert": [{"user_id": 500, "name": "again"}]}, {"delete": {"user_id": 500}}))
+    result = orders(scenario)
+    fates = {h.history.isolation: h.job("B").status for h in result.histories
+             if not h.history.serial and h.history.commit_order == ("A", "B")}
+    assert fates == {"Serializable": "rejected", "WriteSerializable": "rejected", "SnapshotIsolation": "retried"}
+    check = check_format_race(scenario, result=result)
+    assert check.ok, check.problems

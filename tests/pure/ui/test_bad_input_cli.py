@@ -47,3 +47,13 @@ def test_a_missing_file_and_a_missing_preset_are_named(tmp_path, capfd):
     err = capfd.readouterr().err
     assert "no such file" in err and "no preset named 'no-such-preset'" in err
     _no_leaks(err)
+
+
+def test_orders_html_to_a_folder_or_a_missing_folder_is_refused_before_anything_runs(tmp_path, capfd):
+    for target, words in ((tmp_path, "is a folder"), (tmp_path / "nowhere" / "page.html", "does not exist")):
+        for extra in ([], ["--formats"]):
+            assert main(["orders", "--preset", "delta-race-delete-vs-update-delete-first", *extra,
+                         "--html", str(target)]) == EXIT_INVALID
+            out, err = capfd.readouterr()
+            assert out == "" and words in err and "field 'html'" in err and len(err.strip().splitlines()) == 1
+            _no_leaks(err)

@@ -94,6 +94,10 @@ def test_delete_vs_update_every_history_matches_icebergs_validation(cli_delete_v
     assert snap["jobs"]["A"]["status"] == "retried" and snap["jobs"]["B"]["status"] == "committed"
     assert snap["serial_equivalent"] is None and (500, "new-500") in users(snap["rows"])
     assert any(a.startswith("a delete that reported success but left the row") for a in snap["anomalies"])
+    # the standard name beside the plain words (docs/glossary.md, Lost update): rA[x] ... wB[x] ... wA[x] ... cA
+    assert [(n["code"], n["name"]) for n in snap["standard_names"]] == [("P4", "lost update")]
+    assert snap["standard_names"][0]["instance"].startswith("rA[x] … wB[x] … wA[x] … cA")
+    assert all(not h["standard_names"] for k, h in histories.items() if k != "BA-00-snap")
     # sequence numbers: every history starts from the same table (sequence number 2), so commits take 3 and 4
     for h in histories.values():
         assert h["start_sequence_number"] == 2

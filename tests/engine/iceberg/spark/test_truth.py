@@ -168,3 +168,177 @@ def test_expire_snapshots_keeps_what_each_refs_retention_asks_for(spark, preset_
     assert refs == {"main": "BRANCH", "kept": "TAG", "audit": "BRANCH"}
     assert set(capture.engine_rows) == {s.snapshot_id for s in capture.snapshots}  # read before they expired
     assert rows(capture, 1) == [(1, "A"), (2, "B")]
+
+
+def _by_step(capture, step_index: int) -> set[int]:
+    return set(capture.steps[step_index - 1].snapshot_ids)
+
+
+def test_compaction_with_delete_file_threshold_applies_an_equality_delete_and_leaves_its_file(preset_capture):
+    """#43 (equality deletes applied during compaction): delete-file-threshold 1 selects partition a's file (one
+    delete attached) and not partition b's; the rewritten file holds only the surviving row, with the starting data
+    sequence number 3; the equality delete file stays live through that rewrite and is removed only by the later
+    compaction with remove-dangling-deletes, in a snapshot of its own."""
+    capture = preset_capture("compaction-applies-equality-deletes")
+    (a_file,), (b_file,) = added_by(capture, 1), added_by(capture, 2)
+    (delete,) = added_by(capture, 3)
+    (rewritten,) = added_by(capture, 4)
+    assert delete.content is FileContent.EQUALITY_DELETES and delete.sequence_number == 3
+    assert a_file.removed_snapshot_id in _by_step(capture, 4) and b_file.removed_snapshot_id is None
+    assert [dict(r) for r in rewritten.rows] == [{"id": 2, "p": "a", "name": "grace"}]
+    assert (rewritten.sequence_number, rewritten.file_sequence_number) == (3, 4)
+    first, second = sorted(_by_step(capture, 5), key=lambda s: capture.snapshot(s).sequence_number)
+    assert delete.removed_snapshot_id == second  # kept by the rewrite, removed by remove-dangling-deletes
+    assert [f.id for f in capture.files if f.removed_snapshot_id == second] == [delete.id]
+    assert rows(capture, 2) == rows(capture) == [(2, "a", "grace"), (3, "b", "linus")]
+
+
+def test_compaction_writes_the_output_spec_and_only_same_spec_deletes_reach_the_result(preset_capture):
+    """#43 (compaction across spec evolution): the equality delete written under spec 1 leaves the spec-0 file alone
+    (ada-eu survives); output-spec-id 0 keeps the rewrite in spec 0, the default writes spec 1; the next spec-1
+    delete reaches the rewritten file. The first delete leaves the table at the spec-1 compaction (its sequence
+    number 2 is below every live data file's)."""
+    capture = preset_capture("compaction-into-the-current-spec")
+    (old,), (first_delete,) = added_by(capture, 1), added_by(capture, 3)
+    (kept_spec,), (new_spec,) = added_by(capture, 4), added_by(capture, 5)
+    assert old.spec_id == 0 and first_delete.spec_id == 1 and not first_delete.spec_unpartitioned
+    assert (7, "eu", "ada-eu") in rows(capture, 1)
+    assert kept_spec.spec_id == 0 and new_spec.spec_id == 1 and new_spec.sequence_number == 3
+    assert (7, "eu", "ada-eu") in rows(capture, 3)
+    assert first_delete.removed_snapshot_id in _by_step(capture, 5)
+    assert rows(capture) == [(8, "eu", "grace-eu")]
+
+
+def test_after_a_v3_upgrade_a_delete_writes_a_dv_holding_the_old_positions(preset_capture):
+    """#43 (position deletes to deletion vectors): the v2 partition-granular delete file names both data files; the
+    first DELETE after the upgrade writes a DV for the first file with that file's old position and the new one,
+    and leaves the v2 file live (it still names the second file); rewrite_position_delete_files on v3 replaces the
+    v2 file and that DV by one DV per data file, at the largest data sequence number it rewrote."""
+    capture = preset_capture("v3-upgrade-position-deletes-to-dvs")
+    first, second = sorted(added_by(capture, 1), key=lambda f: min(r["user_id"] for r in f.rows))
+    (v2_file,), (dv,) = added_by(capture, 3), added_by(capture, 5)
+    assert v2_file.content is FileContent.POSITION_DELETES
+    assert {(p.path, p.position) for p in v2_file.positions} == {(first.path, 0), (second.path, 0)}
+    assert dv.content is FileContent.DELETION_VECTOR and dv.referenced_data_file == first.path
+    assert sorted(p.position for p in dv.positions) == [0, 1]
+    assert v2_file.removed_snapshot_id in _by_step(capture, 6) and dv.removed_snapshot_id in _by_step(capture, 6)
+    new = added_by(capture, 6)
+    assert all(f.content is FileContent.DELETION_VECTOR for f in new)
+    assert {f.referenced_data_file: sorted(p.position for p in f.positions) for f in new} == {
+        first.path: [0, 1], second.path: [0]}
+    assert {(f.sequence_number, f.file_sequence_number) for f in new} == {(3, 4)}
+    assert rows(capture, 2) == rows(capture) == [(4, "d")]
+
+
+def test_add_files_gives_imported_files_the_import_commits_sequence_number(spark, tmp_path):
+    """#43 (imported files): add_files on a v2 table writes its manifest with null snapshot ids and sequence numbers
+    and appends it as it is (SparkTableUtil.importSparkTable, FastAppend.appendManifest); the entry inherits the
+    commit's sequence number (3), so the older equality delete (2) does not remove the imported copy of id 1."""
+    import fastavro
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    scenario = parse_scenario({"name": "import", "engine": "iceberg", "table": {
+        "columns": {"id": "int", "name": "string"}, "format_version": 2, "write_mode": "merge-on-read"},
+        "steps": [{"insert": [{"id": 1, "name": "ada"}, {"id": 2, "name": "grace"}]},
+                  {"equality_delete": [{"id": 1}]}]})
+    capture = run_iceberg(scenario, spark=spark, keep_warehouse=True)
+    table = capture.table_name
+    try:
+        source = tmp_path / "import"
+        source.mkdir()
+        pq.write_table(pa.table({"id": pa.array([1], pa.int32()), "name": ["ada-imported"]}),
+                       str(source / "part-0.parquet"))
+        spark.sql(f"CALL explorer.system.add_files(table => '{table.split('.', 1)[1]}', "
+                  f"source_table => '`parquet`.`{source}`')").collect()
+        imported = spark.sql(f"SELECT sequence_number, file_sequence_number, snapshot_id FROM {table}.entries"
+                             " WHERE data_file.file_path LIKE '%part-0.parquet'").collect()
+        head = spark.sql(f"SELECT snapshot_id FROM {table}.refs WHERE name = 'main'").collect()[0][0]
+        assert [tuple(r) for r in imported] == [(3, 3, head)]
+        manifest = spark.sql(f"SELECT path FROM {table}.manifests WHERE added_snapshot_id = {head}"
+                             ).collect()[0].path
+        with open(manifest.removeprefix("file:"), "rb") as handle:
+            (entry,) = list(fastavro.reader(handle))
+        assert (entry["snapshot_id"], entry["sequence_number"], entry["file_sequence_number"]) == (None, None, None)
+        assert sorted(tuple(r) for r in spark.sql(f"SELECT id, name FROM {table}").collect()) == [
+            (1, "ada-imported"), (2, "grace")]
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")
+
+
+class _Written:
+    """Collects the files a writer hands to ``addRows``/``addDeletes`` (nothing is committed)."""
+
+    def __init__(self):
+        self.rows, self.deletes = [], []
+
+    def addRows(self, f):  # noqa: N802 (the Java RowDelta's name)
+        self.rows.append(f)
+
+    def addDeletes(self, f):  # noqa: N802
+        self.deletes.append(f)
+
+
+def test_an_old_spec_equality_delete_committed_during_a_compaction_misses_its_output(spark):
+    """#43 (compaction across spec evolution, the race the chapter reasons about): a compaction starts from S and
+    writes spec-1 files; meanwhile a writer with the old view commits an equality delete of user 7 under spec 0,
+    partition eu. The rewrite commits (RewriteFiles from S with S's sequence number, as rewrite_data_files with
+    use-starting-sequence-number does): BaseRewriteFiles ignores new equality deletes then, the delete's scope
+    (spec 0, eu) holds no live data file any more, and the deleted row is read again."""
+    from explorer.iceberg.spark.rowdelta import _RowDeltaWriter, commit_row_delta
+    from explorer.jvm.session import driver_jvm, py4j_gateway
+
+    scenario = parse_scenario({"name": "race", "engine": "iceberg", "table": {
+        "columns": {"user_id": "int", "region": "string", "name": "string"}, "partitioned_by": ["region"],
+        "format_version": 2, "write_mode": "merge-on-read"},
+        "steps": [{"insert": [{"user_id": 7, "region": "eu", "name": "ada-eu"},
+                              {"user_id": 8, "region": "eu", "name": "grace-eu"}]},
+                  {"partition": {"add": ["bucket(2, user_id)"]}}]})
+    capture = run_iceberg(scenario, spark=spark, keep_warehouse=True)
+    table = capture.table_name
+    try:
+        jvm = driver_jvm(spark)
+        jtable = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, table)
+        jtable.refresh()
+        start = jtable.currentSnapshot()
+        tasks = jtable.newScan().planFiles().iterator()
+        old_files = []
+        while tasks.hasNext():
+            old_files.append(tasks.next().file())
+        assert [int(f.specId()) for f in old_files] == [0] and int(jtable.spec().specId()) == 1
+        rows = [{"user_id": 7, "region": "eu", "name": "ada-eu"}, {"user_id": 8, "region": "eu", "name": "grace-eu"}]
+        compaction = _Written()  # the compaction's output, written under the current spec (1)
+        commit_row_delta(spark, jtable, scenario.table, delete_rows=(), equality=(), data_rows=rows, into=compaction)
+        assert {int(f.specId()) for f in compaction.rows} == {1}
+
+        old_view = _RowDeltaWriter(spark, jtable, scenario.table, ["user_id"])  # a writer still on spec 0
+        old_view.spec = jtable.specs().get(0)
+        ids = py4j_gateway(spark).new_array(jvm.int, 1)
+        ids[0] = old_view.schema.findField("user_id").fieldId()
+        old_view.factory = jvm.org.apache.iceberg.data.GenericAppenderFactory(
+            old_view.schema, old_view.spec, ids, old_view.delete_schema, None)
+        delta = jtable.newRowDelta()
+        for key, group in old_view.groups([{"user_id": 7, "region": "eu"}]).values():
+            old_view.equality_deletes(key, group, delta.addDeletes)
+        delta.commit()
+        spark.sql(f"REFRESH TABLE {table}")
+        assert sorted(tuple(r) for r in spark.sql(f"SELECT user_id, name FROM {table}").collect()) == [
+            (8, "grace-eu")]
+        delete_seq = int(jtable.currentSnapshot().sequenceNumber())
+
+        rewrite = jtable.newRewrite().validateFromSnapshot(start.snapshotId())
+        rewrite.dataSequenceNumber(start.sequenceNumber())
+        for f in old_files:
+            rewrite.deleteFile(f)
+        for f in compaction.rows:
+            rewrite.addFile(f)
+        rewrite.commit()  # accepted: with a data sequence number set, new equality deletes are not checked
+        spark.sql(f"REFRESH TABLE {table}")
+        entries = spark.sql(f"SELECT data_file.content, data_file.spec_id, sequence_number FROM {table}.entries "
+                            "WHERE status < 2").collect()
+        assert sorted(tuple(e) for e in entries) == [(0, 1, int(start.sequenceNumber()))] * len(compaction.rows) + [
+            (2, 0, delete_seq)]
+        assert sorted(tuple(r) for r in spark.sql(f"SELECT user_id, name FROM {table}").collect()) == [
+            (7, "ada-eu"), (8, "grace-eu")]  # user 7 is back: the spec-0 delete reaches no spec-1 file
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table} PURGE")

@@ -71,6 +71,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DeltaResult": ("explorer.delta.result", "DeltaResult"),
     "DuckLakeResult": ("explorer.ducklake.result", "DuckLakeResult"),
     "use_spark": ("explorer.jvm.session", "use_spark"),
+    "PlanningBar": ("explorer.ui.planning_bar", "PlanningBar"),
     "configure_spark": ("explorer.jvm.session", "configure"),
 }
 
@@ -97,7 +98,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "At", "DeltaResult", "DuckLakeResult", "EngineError", "ExplorerError", "FormatsApp", "IcebergResult",
-    "InspectResult", "OrdersView", "PaimonResult", "Point", "Projection", "ReadersResult", "Result", "Scenario", "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
+    "InspectResult", "OrdersView", "PaimonResult", "PlanningBar", "Point", "Projection", "ReadersResult", "Result", "Scenario", "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
     "explain_row", "explore", "export", "inspect", "large_font", "list_presets", "load_preset", "load_scenario", "metadata_table",
     "orders", "parse_scenario", "race_across_formats", "race_formats_html", "readers", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
 ]

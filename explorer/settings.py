@@ -174,6 +174,18 @@ DISTRIBUTED_ABOVE: Setting[int] = Setting(
     "by Spark jobs on the session's executors (the distributed path, docs/inspect.md) instead of in the driver; "
     "`--distributed` / `distributed=True` asks for it at any size, `distributed=False` never.")
 
+def _seconds(text: str) -> int:
+    value = int(text.strip())
+    if value < 1:
+        raise ValueError("expected a number of seconds, 1 or more")
+    return value
+
+
+DISTRIBUTED_WAIT: Setting[int] = Setting(
+    "EXPLORER_DISTRIBUTED_WAIT", 120, _seconds, "seconds",
+    "How long a distributed inspect waits while its cluster has no executor (every worker lost, or none ever "
+    "registered) before it stops with one line and exit code 4 instead of waiting for ever.")
+
 LARGE_FONT: Setting[bool] = Setting(
     "EXPLORER_LARGE_FONT", False, _switch, "1 or 0",
     "Large-font mode for a projector: the app's text and every figure's fonts 1.4x (`explorer.large_font()` "
@@ -191,7 +203,7 @@ PAIMON_JAR: Setting[Path | None] = Setting(
 
 ALL: tuple[Setting[Any], ...] = (SAFE, DEBUG, TOKEN, SPARK_MASTER, SPARK_CONF, DRIVER_MEMORY, JVM_OPTIONS,
                             CLASS_ARCHIVE, CACHE_DIR, ONE_ENGINE, ENGINE_GROUP, REHEARSE, DISTRIBUTED_ABOVE,
-                            LARGE_FONT, PAIMON_RUNNER, PAIMON_JAR)
+                            DISTRIBUTED_WAIT, LARGE_FONT, PAIMON_RUNNER, PAIMON_JAR)
 
 # Not a setting: class_archive.prepare hands its child the file to dump the archive into.
 CLASS_ARCHIVE_DUMP = "_EXPLORER_CLASS_ARCHIVE_DUMP"

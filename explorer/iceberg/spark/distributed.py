@@ -22,6 +22,7 @@ of every manifest meets them, which is the driver-side read this path avoids).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -39,15 +40,20 @@ from explorer.iceberg.distributed_result import DistributedInspection, PlanCheck
 from explorer.iceberg.plan_summary import KindReach, PartitionLoad, SummaryCounts, kind_groups
 from explorer.iceberg.spark.distributed_rules import ColumnFacts, verdict_code
 from explorer.iceberg.spark.metadata import FILE_PATH_ID, local_path, plain_value
+from explorer.iceberg.spark.watch import ExecutorWatch
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
 Progress = Callable[[str], None]
+PROGRESS_STEPS = 5  # the lines a distributed inspect says, the last 'planning: done' (a notebook's bar counts them)
 
 # the columns of a file in the frames below; a pair carries each twice, prefixed d_ (data) and x_ (delete)
 _FILE_COLUMNS = ("path", "key", "content", "seq", "file_seq", "spec_id", "unpartitioned", "pkey", "referenced",
                  "filed_path", "equality_ids", "record_count")
+
+
+_ATTACHED, _MOST = -1, -2  # a partition's attached pairs and most on one file, beside its counts by content
 
 
 def _F():  # pyspark.sql.functions, imported when a Spark session exists
@@ -96,10 +102,11 @@ def table_facts(name: str, recorder, snapshot_id: int) -> TableFacts:
     return TableFacts(name, snapshot_id, recorder.location, specs, dict(recorder._columns))
 
 
-def live_files(spark: SparkSession, name: str, facts: TableFacts) -> DataFrame:
+def live_files(spark: SparkSession, name: str, facts: TableFacts,
+               metrics: Sequence[int] | None = None) -> DataFrame:
     """The live files of ``facts.snapshot_id`` as a DataFrame, one row per file (:data:`_FILE_COLUMNS` and, for
-    the columns equality deletes compare, ``m_<field id>_{nulls,values,lower,upper}``), read from the
-    ``entries`` metadata table by Spark tasks."""
+    the columns equality deletes compare, ``m_<field id>_{nulls,values,lower,upper}``: of ``metrics``, default
+    every column), read from the ``entries`` metadata table by Spark tasks."""
     F = _F()
     entries = spark.read.option("snapshot-id", facts.snapshot_id).table(f"{name}.entries").where("status < 2")
     f = F.col("data_file")
@@ -131,12 +138,12 @@ def live_files(spark: SparkSession, name: str, facts: TableFacts) -> DataFrame:
          .when(content == POSITION_DELETES, F.coalesce(referenced, by_bounds)).alias("filed_path"),
         f.equality_ids.alias("equality_ids"),
         f.record_count.alias("record_count"),
-        *_metric_columns(entries, facts),
+        *_metric_columns(entries, facts, metrics),
     )
     return frame
 
 
-def _metric_columns(entries: DataFrame, facts: TableFacts) -> list[Column]:
+def _metric_columns(entries: DataFrame, facts: TableFacts, metrics: Sequence[int] | None) -> list[Column]:
     """Null count, value count and typed bounds of every column an equality delete may compare (top-level
     primitives: ``readable_metrics`` gives the bounds already decoded, so they compare as values)."""
     F = _F()
@@ -145,7 +152,7 @@ def _metric_columns(entries: DataFrame, facts: TableFacts) -> list[Column]:
     names = set(cast(Any, entries.schema["readable_metrics"].dataType).fieldNames())
     out = []
     for fid, (name, _) in sorted(facts.columns.items()):
-        if name not in names:
+        if name not in names or (metrics is not None and fid not in metrics):
             continue
         m = F.col("readable_metrics").getField(name)
         out += [m.null_value_count.alias(f"m_{fid}_nulls"), m.value_count.alias(f"m_{fid}_values"),
@@ -165,6 +172,7 @@ class DistributedPlan:
     deletes: DataFrame
     stat_fields: tuple[int, ...]
     max_equality: int
+    groups: Mapping[str, int] | None = None  # live delete files per candidate group (None: not counted, all asked)
     question: Question = PLANNER
 
     @property
@@ -191,12 +199,19 @@ class DistributedPlan:
         d = _prefixed(self.data, "d")
         x = _prefixed(self.deletes, "x")
         eq, pos, dv = (F.col("x_content") == c for c in (EQUALITY_DELETES, POSITION_DELETES, DELETION_VECTOR))
-        glob = d.crossJoin(F.broadcast(x.where(eq & F.col("x_unpartitioned"))))
-        by_partition = d.join(x.where((eq & ~F.col("x_unpartitioned")) | (pos & F.col("x_filed_path").isNull())),
-                              F.col("d_pkey") == F.col("x_pkey"))
-        by_path = d.join(x.where(dv | (pos & F.col("x_filed_path").isNotNull())),
-                         F.col("d_path") == F.col("x_filed_path"))
-        pairs = glob.unionByName(by_partition).unionByName(by_path)
+        found = {
+            "global": lambda: d.crossJoin(F.broadcast(x.where(eq & F.col("x_unpartitioned")))),
+            "partition": lambda: d.join(x.where((eq & ~F.col("x_unpartitioned")) |
+                                                (pos & F.col("x_filed_path").isNull())),
+                                        F.col("d_pkey") == F.col("x_pkey")),
+            "path": lambda: d.join(x.where(dv | (pos & F.col("x_filed_path").isNotNull())),
+                                   F.col("d_path") == F.col("x_filed_path")),
+        }
+        # a group without delete files is left out (a join fewer: its shuffles cost as much empty as not)
+        asked = [group for group in found if self.groups is None or self.groups.get(group, 0) > 0] or ["partition"]
+        pairs = found[asked[0]]()
+        for group in asked[1:]:
+            pairs = pairs.unionByName(found[group]())
         return pairs.withColumn("code", verdict_code(self.question, self.facts))
 
     def attached(self) -> DataFrame:
@@ -225,72 +240,82 @@ class DistributedPlan:
                        for r in rows), key=_row_order)
 
     def counts(self, progress: Progress | None = None) -> tuple[SummaryCounts, list[PartitionLoad]]:
-        """The summary's counts and the per-partition table, as Spark aggregations (one row per group or per
-        partition reaches the driver). The worst data file is named by its relative path: among the data files
-        with the most deletes, the first by file sequence number, then path."""
-        F = _F()
+        """The summary's counts and the per-partition table in one Spark job: each data file's attached deletes
+        counted (``opened``) and each delete file's data files (``touched``), then grouped by partition (data
+        files) and by partition and kind (delete files); only those groups (one row per partition and kind)
+        reach the driver, and the summary is added up from them. The worst data file is named by its relative
+        path: among the data files with the most deletes, the first by file sequence number, then path."""
         say = progress or (lambda _: None)
-        attached = self.attached().cache()
-        try:
-            say("planning: manifests read and deletes attached by Spark jobs")
-            touched = attached.groupBy("x_key").agg(F.count("*").alias("touched"))
-            opened = attached.groupBy("d_key").agg(F.count("*").alias("opened"))
-            deletes = self.deletes.join(touched, F.col("key") == F.col("x_key"), "left").fillna(0, ["touched"])
-            data = self.data.join(opened, F.col("key") == F.col("d_key"), "left").fillna(0, ["opened"])
-            data = data.cache()
-            head = data.agg(F.count("*").alias("n"), F.avg("opened").alias("mean"), F.max("opened").alias("most"),
-                            F.sum(F.when(F.col("opened") == 0, 1).otherwise(0)).alias("none")).first()
-            assert head is not None  # an aggregate without grouping has one row
-            n_data = int(head.n)
-            groups = {}
-            for r in (deletes.groupBy("content", "unpartitioned")
-                      .agg(F.count("*").alias("n"), F.min("touched").alias("low"), F.max("touched").alias("high"),
-                           F.sum(F.when(F.col("touched") == 0, 1).otherwise(0)).alias("unused")).collect()):
-                groups[(int(r.content), bool(r.unpartitioned))] = r
-            say(f"planning: {n_data:,} data files planned")
-            reach = []
-            n_deletes = sum(int(r.n) for r in groups.values())
-            for group, code in kind_groups():
-                rows = [r for (c, unpart), r in groups.items() if c == code and (
-                    code != EQUALITY_DELETES or unpart == group.startswith("global "))]
-                if rows:
-                    reach.append(KindReach(group, sum(int(r.n) for r in rows), min(int(r.low) for r in rows),
-                                           max(int(r.high) for r in rows), sum(int(r.unused) for r in rows)))
-            worst = ""
-            if n_data and n_deletes:
-                w = (data.where(F.col("opened") == int(head.most)).orderBy("file_seq", "path").select("path")
-                     .first())
-                worst = self.table.relative(w.path) if w else ""
-            counts = SummaryCounts(n_data, n_deletes, tuple(reach), float(head.mean or 0.0) if n_data else 0.0,
-                                   int(head.most or 0) if n_data else 0, worst,
-                                   int(head.none or 0) if n_data else 0)
-            partitions = self._partitions(data)
-            data.unpersist()
-            return counts, partitions
-        finally:
-            attached.unpersist()
+        say("planning: attaching delete files to data files with Spark jobs")
+        rows = self._groups().collect()
+        data_rows = [r for r in rows if r.side == "d"]
+        delete_rows = [r for r in rows if r.side == "x"]
+        n_data = sum(int(r.n) for r in data_rows)
+        say(f"planning: {n_data:,} data files planned")
+        n_deletes = sum(int(r.n) for r in delete_rows)
+        reach = []
+        for group, code in kind_groups():
+            kind = [r for r in delete_rows if int(r.content) == code and (
+                code != EQUALITY_DELETES or bool(r.unpartitioned) == group.startswith("global "))]
+            if kind:
+                reach.append(KindReach(group, sum(int(r.n) for r in kind), min(int(r.low) for r in kind),
+                                       max(int(r.high) for r in kind), sum(int(r.unused) for r in kind)))
+        most = max((int(r.high) for r in data_rows), default=0)
+        worst = ""
+        if n_data and n_deletes:
+            # each partition's (-opened, file sequence, path) of its worst file: the least of them is the table's
+            first = min((r.worst for r in data_rows), key=lambda w: (int(w[0]), int(w[1]), str(w[2])))
+            worst = self.table.relative(first[2])
+        attached = sum(int(r.attached) for r in data_rows)
+        counts = SummaryCounts(n_data, n_deletes, tuple(reach), attached / n_data if n_data else 0.0, most, worst,
+                               sum(int(r.unused) for r in data_rows))
+        return counts, self._partitions(data_rows, delete_rows)
 
-    def _partitions(self, data: DataFrame) -> list[PartitionLoad]:
+    def _groups(self) -> DataFrame:
+        """One frame of small groups, computed by one job: ``side`` d, one row per partition of data files
+        (``n`` files, ``attached`` pairs, ``high`` most on one file, ``unused`` files opening none, ``worst``
+        the (-opened, file sequence, path) that names the worst file); ``side`` x, one row per partition and
+        kind of delete files (``n``, ``low``/``high`` data files touched, ``unused`` touching none)."""
         F = _F()
-        by_data = data.groupBy("pkey").agg(F.first("spec_id").alias("spec_id"),
-                                           F.first("partition_json").alias("partition_json"),
-                                           F.count("*").alias("files"), F.sum("opened").alias("attached"),
-                                           F.max("opened").alias("most"))
-        by_kind = (self.deletes.groupBy("pkey").agg(
-            F.first("spec_id").alias("k_spec_id"), F.first("partition_json").alias("k_partition_json"),
-            *[F.sum(F.when(F.col("content") == c, 1).otherwise(0)).alias(f"k{c}")
-              for c in (EQUALITY_DELETES, POSITION_DELETES, DELETION_VECTOR)]).withColumnRenamed("pkey", "k_pkey"))
-        rows = by_data.join(by_kind, F.col("pkey") == F.col("k_pkey"), "full_outer").collect()
+        attached = self.candidates().where(F.col("code") == 0).select("d_key", "x_key")
+        opened = attached.groupBy("d_key").agg(F.count("*").alias("opened"))
+        touched = attached.groupBy("x_key").agg(F.count("*").alias("touched"))
+        data = (self.data.select("key", "path", "file_seq", "spec_id", "pkey", "partition_json")
+                .join(opened, F.col("key") == F.col("d_key"), "left").fillna(0, ["opened"]))
+        deletes = (self.deletes.select("key", "content", "unpartitioned", "spec_id", "pkey", "partition_json")
+                   .join(touched, F.col("key") == F.col("x_key"), "left").fillna(0, ["touched"]))
+        none = lambda c: F.sum(F.when(F.col(c) == 0, 1).otherwise(0)).alias("unused")
+        by_data = data.groupBy("pkey").agg(
+            F.lit("d").alias("side"), F.lit(None).cast("tinyint").alias("content"),
+            F.lit(None).cast("boolean").alias("unpartitioned"), F.first("spec_id").alias("spec_id"),
+            F.first("partition_json").alias("partition_json"), F.count("*").alias("n"),
+            F.sum("opened").alias("attached"), F.min("opened").alias("low"), F.max("opened").alias("high"),
+            none("opened"), F.min(F.struct((-F.col("opened")).alias("o"), F.col("file_seq").alias("s"),
+                                           F.col("path").alias("p"))).alias("worst"))
+        by_kind = deletes.groupBy("pkey", "content", "unpartitioned").agg(
+            F.lit("x").alias("side"), F.first("spec_id").alias("spec_id"),
+            F.first("partition_json").alias("partition_json"), F.count("*").alias("n"),
+            F.sum("touched").alias("attached"), F.min("touched").alias("low"), F.max("touched").alias("high"),
+            none("touched"), F.lit(None).cast(by_data.schema["worst"].dataType).alias("worst"))
+        return by_data.unionByName(by_kind)
+
+    def _partitions(self, data_rows: list, delete_rows: list) -> list[PartitionLoad]:
         import json
 
+        loads: dict[str, tuple[int, str, dict[int, int]]] = {}  # pkey -> spec id, partition JSON, counts
+        for r in [*data_rows, *delete_rows]:
+            _, _, n = loads.setdefault(r.pkey, (int(r.spec_id), r.partition_json, dict.fromkeys(
+                (DATA, EQUALITY_DELETES, POSITION_DELETES, DELETION_VECTOR, _ATTACHED, _MOST), 0)))
+            if r.side == "d":
+                n.update({DATA: int(r.n), _ATTACHED: int(r.attached), _MOST: int(r.high)})
+            else:
+                n[int(r.content)] += int(r.n)
         out = []
-        for r in rows:
-            sid = int(r.spec_id if r.spec_id is not None else r.k_spec_id)
-            values = json.loads(r.partition_json if r.partition_json is not None else r.k_partition_json)
+        for sid, partition, n in loads.values():
+            values = json.loads(partition)
             key = (sid, tuple(sorted((f, plain_value(values.get(f))) for f in self.table.spec_fields.get(sid, ()))))
-            out.append((key, PartitionLoad(partition_key_label(key), int(r.files or 0), int(r[f"k{EQUALITY_DELETES}"] or 0),
-                                           int(r[f"k{POSITION_DELETES}"] or 0), int(r[f"k{DELETION_VECTOR}"] or 0),
-                                           int(r.attached or 0), int(r.most or 0))))
+            out.append((key, PartitionLoad(partition_key_label(key), n[DATA], n[EQUALITY_DELETES],
+                                           n[POSITION_DELETES], n[DELETION_VECTOR], n[_ATTACHED], n[_MOST])))
         return [p for _, p in sorted(out, key=lambda kp: partition_sort_key(kp[0]))]
 
 
@@ -303,31 +328,52 @@ def _prefixed(frame: DataFrame, side: str) -> DataFrame:
     return frame.select(*[_F().col(c).alias(f"{side}_{c}") for c in frame.columns])
 
 
-def plan(spark: SparkSession, name: str, table: TableFacts) -> DistributedPlan:
-    """The frames of the distributed path for ``table.snapshot_id``; two small aggregations run now (which
-    columns equality deletes compare, and how many at most), the rest when a method is asked."""
+def plan(spark: SparkSession, name: str, table: TableFacts, progress: Progress | None = None) -> DistributedPlan:
+    """The frames of the distributed path for ``table.snapshot_id``. One light job runs now: the manifests are
+    read by the executors without the files' column statistics, and what the rule expression needs comes back
+    (which columns equality deletes compare, how many at most, how many delete files each candidate group
+    holds). The live files with those columns' statistics only (``readable_metrics``, decoded per file, is the
+    costly part of a manifest read) are persisted on the executors by the first question asked, so every later
+    question reads them from the executors' memory."""
     F = _F()
-    files = live_files(spark, name, table)
-    eq = files.where(F.col("content") == EQUALITY_DELETES)
-    found = eq.select(F.explode("equality_ids").alias("fid")).distinct().collect()
-    wanted = sorted(int(r.fid) for r in found if f"m_{int(r.fid)}_lower" in files.columns)
-    width = eq.agg(F.max(F.size("equality_ids")).alias("w")).first()
+    say = progress or (lambda _: None)
+    light = live_files(spark, name, table, metrics=())  # the columns the first job reads (Spark prunes the rest)
+    eq = F.col("content") == EQUALITY_DELETES
+    content, unpartitioned, filed = F.col("content"), F.col("unpartitioned"), F.col("filed_path")
+    pos = content == POSITION_DELETES
+    count = lambda condition: F.sum(F.when(condition, 1).otherwise(0))
+    head = light.agg(
+        F.count("*").alias("files"), count(content == DATA).alias("data"),
+        count(content == DELETION_VECTOR).alias("dvs"), count(eq & unpartitioned).alias("global"),
+        count((eq & ~unpartitioned) | (pos & filed.isNull())).alias("partition"),
+        count((content == DELETION_VECTOR) | (pos & filed.isNotNull())).alias("path"),
+        F.array_distinct(F.flatten(F.collect_set(F.when(eq, F.col("equality_ids"))))).alias("fids"),
+        F.max(F.when(eq, F.size("equality_ids"))).alias("width")).first()
+    assert head is not None  # an aggregate without grouping has one row
+    say(f"planning: manifests read, {int(head.files or 0):,} live files ({int(head.data or 0):,} data files)")
+    # the statistics (readable_metrics, decoded per file: the costly columns) of the equality columns only
+    files = live_files(spark, name, table, metrics=[int(fid) for fid in head.fids or ()]).persist()
+    wanted = sorted(int(fid) for fid in head.fids or () if f"m_{int(fid)}_lower" in files.columns)
     keep = [*_FILE_COLUMNS, "partition_json", *[f"m_{fid}_{k}" for fid in wanted
                                                 for k in ("nulls", "values", "lower", "upper")]]
-    files = files.select(*keep).persist()  # on the executors: every question below reads the manifests once
+    held = files
+    files = files.select(*keep)
     data = files.where(F.col("content") == DATA)
     deletes = files.where(F.col("content") != DATA)
-    dvs = deletes.where(F.col("content") == DELETION_VECTOR).select(
-        F.col("referenced").alias("dv_path"), F.col("seq").alias("dv_seq"))
-    state = (data.select("key", "path", "seq").join(dvs, F.col("path") == F.col("dv_path"))
-             .groupBy("key").agg(F.max(F.when(F.col("dv_seq") >= F.col("seq"), 2).otherwise(1)).alias("dv_state")))
-    data = (data.join(state.withColumnRenamed("key", "dv_key"), F.col("key") == F.col("dv_key"), "left")
-            .withColumn("dv", F.when(F.col("dv_state") == 2, DV_APPLIES).when(F.col("dv_state") == 1, DV_OLDER)
-                        .otherwise(NO_DV).cast("tinyint"))
-            .drop("dv_key", "dv_state"))
+    if head.dvs:  # each data file's DV state (the DV map's): a join on path, asked only where DVs live
+        dvs = deletes.where(F.col("content") == DELETION_VECTOR).select(
+            F.col("referenced").alias("dv_path"), F.col("seq").alias("dv_seq"))
+        state = (data.select("key", "path", "seq").join(dvs, F.col("path") == F.col("dv_path")).groupBy("key")
+                 .agg(F.max(F.when(F.col("dv_seq") >= F.col("seq"), 2).otherwise(1)).alias("dv_state")))
+        data = (data.join(state.withColumnRenamed("key", "dv_key"), F.col("key") == F.col("dv_key"), "left")
+                .withColumn("dv", F.when(F.col("dv_state") == 2, DV_APPLIES)
+                            .when(F.col("dv_state") == 1, DV_OLDER).otherwise(NO_DV).cast("tinyint"))
+                .drop("dv_key", "dv_state"))
+    else:
+        data = data.withColumn("dv", F.lit(NO_DV).cast("tinyint"))
     deletes = deletes.withColumn("dv", F.lit(NO_DV).cast("tinyint"))
-    return DistributedPlan(spark, table, files, data, deletes, tuple(wanted),
-                           int(width.w or 0) if width is not None else 0)
+    groups = {group: int(head[group] or 0) for group in ("global", "partition", "path")}
+    return DistributedPlan(spark, table, held, data, deletes, tuple(wanted), int(head.width or 0), groups)
 
 
 def compare_sets(plan: DistributedPlan, reference: DataFrame) -> PlanCheck:
@@ -352,19 +398,29 @@ def compare_sets(plan: DistributedPlan, reference: DataFrame) -> PlanCheck:
 def inspect_distributed(spark: SparkSession, name: str, recorder, snapshot_id: int, *,
                         progress: Progress | None = None) -> DistributedInspection:
     """The distributed inspect of ``name`` at ``snapshot_id``: the summary and per-partition loads, computed by
-    Spark jobs; a failed job (a worker lost, files the executors cannot reach) is one EngineError line."""
+    Spark jobs. A failed job (files the executors cannot reach, every try of a task failed) or a cluster left
+    without executors for ``EXPLORER_DISTRIBUTED_WAIT`` seconds is one EngineError line; a worker lost while
+    others remain is Spark's to recover (its tasks, and the files it held, are computed again elsewhere)."""
+    from explorer import settings
     from explorer.scenario.errors import EngineError, engine_reason
 
     say = progress or (lambda _: None)
+    watch = ExecutorWatch(spark, settings.DISTRIBUTED_WAIT.get())
+    p: DistributedPlan | None = None
     try:
-        say(f"planning {name} at snapshot {snapshot_id} with Spark jobs: reading manifests on the executors")
-        p = plan(spark, name, table_facts(name, recorder, snapshot_id))
-        counts, partitions = p.counts(progress=say)
-        p.release()
+        with watch:
+            say(f"planning {name} at snapshot {snapshot_id} with Spark jobs: reading manifests on the executors")
+            p = plan(spark, name, table_facts(name, recorder, snapshot_id), progress=say)
+            counts, partitions = p.counts(progress=say)
     except EngineError:
         raise
     except Exception as exc:
-        raise EngineError(f"the distributed inspect of {name} failed: {engine_reason(exc)}", field="table",
-                          detail=engine_reason(exc)) from None
+        reason = watch.reason or engine_reason(exc)
+        raise EngineError(f"the distributed inspect of {name} failed: {reason}", field="table",
+                          detail=reason) from None
+    finally:
+        with contextlib.suppress(Exception):  # releasing cached files on a cluster that may be gone
+            if p is not None:
+                p.release()
     say("planning: done")
     return DistributedInspection(name, snapshot_id, counts, tuple(partitions))

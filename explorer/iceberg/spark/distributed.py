@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
 from explorer.iceberg.columns import (
@@ -38,7 +39,7 @@ from explorer.iceberg.columns import (
 from explorer.iceberg.delete_index import DV_APPLIES, DV_OLDER, NO_DV, PLANNER, Question, Verdict
 from explorer.iceberg.distributed_result import DistributedInspection, PlanCheck
 from explorer.iceberg.plan_summary import KindReach, PartitionLoad, SummaryCounts, kind_groups
-from explorer.iceberg.spark.distributed_rules import ColumnFacts, verdict_code
+from explorer.iceberg.spark.distributed_rules import ColumnFacts, side_code, verdict_code
 from explorer.iceberg.spark.metadata import FILE_PATH_ID, local_path, plain_value
 from explorer.iceberg.spark.watch import ExecutorWatch
 
@@ -174,14 +175,19 @@ class DistributedPlan:
     max_equality: int
     groups: Mapping[str, int] | None = None  # live delete files per candidate group (None: not counted, all asked)
     question: Question = PLANNER
+    _held: list[DataFrame] = field(default_factory=list)  # frames persisted by a question, released with the files
 
-    @property
-    def facts(self) -> ColumnFacts:
-        return ColumnFacts(self.stat_fields, self.max_equality)
+    @cached_property
+    def code(self) -> Column:
+        """The verdict code of a pair (:func:`verdict_code`), built once per plan: every frame of pairs below
+        reuses this one expression (building it is a few hundred py4j calls)."""
+        return verdict_code(self.question, ColumnFacts(self.stat_fields, self.max_equality))
 
     def release(self) -> None:
         """Let go of the live files the executors hold for this plan."""
-        self.files.unpersist()
+        for frame in [self.files, *self._held]:
+            frame.unpersist()
+        self._held.clear()
 
     def pairs(self, data: DataFrame | None = None, deletes: DataFrame | None = None) -> DataFrame:
         """Every (data file, delete file) pair of ``data`` × ``deletes`` (default: all) with its verdict code
@@ -189,7 +195,7 @@ class DistributedPlan:
         d = _prefixed(self.data if data is None else data, "d")
         x = _prefixed(self.deletes if deletes is None else deletes, "x")
         pairs = d.crossJoin(x)
-        return pairs.withColumn("code", verdict_code(self.question, self.facts))
+        return pairs.withColumn("code", self.code)
 
     def candidates(self) -> DataFrame:
         """The pairs the index's groups find (global equality deletes with every data file; partitioned
@@ -212,7 +218,7 @@ class DistributedPlan:
         pairs = found[asked[0]]()
         for group in asked[1:]:
             pairs = pairs.unionByName(found[group]())
-        return pairs.withColumn("code", verdict_code(self.question, self.facts))
+        return pairs.withColumn("code", self.code)
 
     def attached(self) -> DataFrame:
         """(d_key, d_path, x_key, x_path) of every pair the question accepts."""
@@ -277,7 +283,9 @@ class DistributedPlan:
         the (-opened, file sequence, path) that names the worst file); ``side`` x, one row per partition and
         kind of delete files (``n``, ``low``/``high`` data files touched, ``unused`` touching none)."""
         F = _F()
-        attached = self.candidates().where(F.col("code") == 0).select("d_key", "x_key")
+        # the accepted pairs, computed once and held for both counts (else each count joins the files again)
+        attached = self.candidates().where(F.col("code") == 0).select("d_key", "x_key").persist()
+        self._held.append(attached)
         opened = attached.groupBy("d_key").agg(F.count("*").alias("opened"))
         touched = attached.groupBy("x_key").agg(F.count("*").alias("touched"))
         data = (self.data.select("key", "path", "file_seq", "spec_id", "pkey", "partition_json")
@@ -357,7 +365,7 @@ def plan(spark: SparkSession, name: str, table: TableFacts, progress: Progress |
     keep = [*_FILE_COLUMNS, "partition_json", *[f"m_{fid}_{k}" for fid in wanted
                                                 for k in ("nulls", "values", "lower", "upper")]]
     held = files
-    files = files.select(*keep)
+    files = files.select(*keep, *[side_code(fid).alias(f"m_{fid}_code") for fid in wanted])
     data = files.where(F.col("content") == DATA)
     deletes = files.where(F.col("content") != DATA)
     if head.dvs:  # each data file's DV state (the DV map's): a join on path, asked only where DVs live

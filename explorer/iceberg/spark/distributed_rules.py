@@ -12,6 +12,7 @@ Used by :mod:`explorer.iceberg.spark.distributed`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
 from explorer.iceberg.column_stats import (
@@ -102,18 +103,23 @@ class ColumnFacts:
     def dv(self) -> Column:
         return self._d("dv")
 
-    @property
+    @cached_property
     def stats(self) -> Column:
         """The column-stats verdict: per place in the delete's equality ids, what that column's statistics say
-        (:data:`COLUMN_TABLE`, bounds asked where it says so); the first place that prunes decides."""
+        (:data:`COLUMN_TABLE`, bounds asked where it says so); the first place that prunes decides.
+
+        Built once per facts and shared by every condition that reads it, and kept small: each side's code of a
+        column is a per-file column (``m_<field id>_code``, :func:`side_code`, computed before the join) and the
+        table is one array literal, so the pair expression Spark optimizes, compiles and ships with every task
+        does not grow with the table's size or repeat the codes' arithmetic per pair."""
         F = _F()
         if not self.stat_fields or not self.max_equality:
             return F.lit(KEEP)
-        flat = F.array(*[F.lit(int(v)) for v in COLUMN_TABLE.reshape(-1).tolist()])
+        flat = F.expr("array(" + ",".join(str(int(v)) for v in COLUMN_TABLE.reshape(-1).tolist()) + ")")
         width = COLUMN_TABLE.shape[1]
         says_by_field = {}
         for fid in self.stat_fields:
-            d_code, x_code = _side_code("d", fid), _side_code("x", fid) + ON
+            d_code, x_code = self._d(f"m_{fid}_code"), self._x(f"m_{fid}_code") + ON
             says = F.element_at(flat, d_code * width + x_code + 1)
             apart = ((F.col(f"d_m_{fid}_lower") > F.col(f"x_m_{fid}_upper")) |
                      (F.col(f"x_m_{fid}_lower") > F.col(f"d_m_{fid}_upper")))
@@ -130,12 +136,13 @@ class ColumnFacts:
         return F.when(self.content == EQUALITY_DELETES, verdict).otherwise(F.lit(KEEP))
 
 
-def _side_code(side: str, fid: int) -> Column:
-    """One side's code of one column (:mod:`explorer.iceberg.column_stats`'s bits): may hold null, all
-    non-null, all null, both bounds known."""
+def side_code(fid: int) -> Column:
+    """One file's code of one column (:mod:`explorer.iceberg.column_stats`'s bits): may hold null, all
+    non-null, all null, both bounds known; of a files frame's ``m_<fid>_*`` columns, stored as
+    ``m_<fid>_code`` before files are paired (the same code on either side of a pair)."""
     F = _F()
-    nulls, values = F.col(f"{side}_m_{fid}_nulls"), F.col(f"{side}_m_{fid}_values")
-    low, high = F.col(f"{side}_m_{fid}_lower"), F.col(f"{side}_m_{fid}_upper")
+    nulls, values = F.col(f"m_{fid}_nulls"), F.col(f"m_{fid}_values")
+    low, high = F.col(f"m_{fid}_lower"), F.col(f"m_{fid}_upper")
     known = nulls.isNotNull()
     code = F.when(known & (nulls <= 0), NON_NULL).otherwise(0)
     code = code + F.when(~known | (nulls > 0), MAY_NULL).otherwise(0)

@@ -45,6 +45,9 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     from explorer.ui.orders_view import OrdersView
     from explorer.race_formats import race_across_formats
     from explorer.ui.race_formats_view import race_formats_html
+    from explorer.paimon.buckets import run_buckets as paimon_buckets
+    from explorer.delta.retention import run_retention as delta_retention
+    from explorer.ducklake.maintenance import run_expiry as ducklake_expiry, run_inlining as ducklake_inlining
 
 # Public name -> (module, attribute), imported when the name is first read: widgets, Spark's session settings,
 # the changelog entry points. ``import explorer`` imports none of them. (No name here may be a submodule's:
@@ -73,6 +76,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "use_spark": ("explorer.jvm.session", "use_spark"),
     "PlanningBar": ("explorer.ui.planning_bar", "PlanningBar"),
     "configure_spark": ("explorer.jvm.session", "configure"),
+    # the maintenance and layout runs the chapters teach with (chapters 10 and 12)
+    "paimon_buckets": ("explorer.paimon.buckets", "run_buckets"),
+    "delta_retention": ("explorer.delta.retention", "run_retention"),
+    "ducklake_inlining": ("explorer.ducklake.maintenance", "run_inlining"),
+    "ducklake_expiry": ("explorer.ducklake.maintenance", "run_expiry"),
 }
 
 
@@ -99,6 +107,6 @@ def __dir__() -> list[str]:
 __all__ = [
     "At", "DeltaResult", "DuckLakeResult", "EngineError", "ExplorerError", "FormatsApp", "IcebergResult",
     "InspectResult", "OrdersView", "PaimonResult", "PlanningBar", "Point", "Projection", "ReadersResult", "Result", "Scenario", "ScenarioError", "changelog", "compare_changelogs", "compare_explorer", "configure_spark",
-    "explain_row", "explore", "export", "inspect", "large_font", "list_presets", "load_preset", "load_scenario", "metadata_table",
-    "orders", "parse_scenario", "race_across_formats", "race_formats_html", "readers", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
+    "delta_retention", "ducklake_expiry", "ducklake_inlining", "explain_row", "explore", "export", "inspect", "large_font", "list_presets", "load_preset", "load_scenario", "metadata_table",
+    "orders", "paimon_buckets", "parse_scenario", "race_across_formats", "race_formats_html", "readers", "run", "scenario_from_yaml", "sql", "start_engine", "to_scenario", "use_spark",
 ]

@@ -374,6 +374,10 @@ class _Runner:
             note = _no_snapshot_note(step)
         elif new_ids and self.recorder.current_snapshot_id() == before:
             note = note or "the table's current snapshot did not move"
+        elif len(new_ids) > 1 and note is None:  # e.g. a rewrite, then its removal of dangling deletes
+            made = self.recorder.snapshots[recorded:]
+            note = (f"one statement, {len(made)} commits: " +
+                    ", ".join(f"{s.operation} (sequence {s.sequence_number})" for s in made))
         return StepOutcome(step=step.index, kind=step.kind, title=step.title, snapshot_ids=new_ids,
                            seconds=done - started, note=note)
 

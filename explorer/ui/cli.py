@@ -454,16 +454,20 @@ def _html_target(args) -> Any:
     """``--html FILE`` checked before anything runs (a folder, or a file in no folder, is refused)."""
     from pathlib import Path
 
-    from explorer.scenario.errors import ScenarioError
-
     if getattr(args, "html", None) is None:
         return None
-    output = Path(args.html)
+    return _page_path(Path(args.html), "html")
+
+
+def _page_path(output: Any, field: str) -> Any:
+    """A page's path, refused before anything runs when it is a folder or its folder does not exist."""
+    from explorer.scenario.errors import ScenarioError
+
     if output.is_dir():
         raise ScenarioError(f"{output} is a folder; give the HTML file to write, e.g. {output / 'page.html'}",
-                            field="html")
+                            field=field)
     if not output.parent.is_dir():
-        raise ScenarioError(f"the folder {output.parent} does not exist", field="html")
+        raise ScenarioError(f"the folder {output.parent} does not exist", field=field)
     return output
 
 
@@ -485,12 +489,7 @@ def _cmd_export(args) -> int:
     from explorer.ui.export import write_page
     from explorer.scenario.errors import ScenarioError
 
-    output = Path(args.output)
-    if output.is_dir():
-        raise ScenarioError(f"{output} is a folder; give the HTML file to write, e.g. {output / 'page.html'}",
-                            field="output")
-    if not output.parent.is_dir():
-        raise ScenarioError(f"the folder {output.parent} does not exist", field="output")
+    output = _page_path(Path(args.output), "output")
     views = [(flag, what) for flag, what, on in (
         ("--compare", "a comparison", args.compare is not None),
         ("--orders", "the grid of every commit order", getattr(args, "orders", False)),

@@ -59,13 +59,16 @@ def check_grid(page, artifacts, name: str) -> None:
     problems = page.evaluate(PROBLEMS_JS)
     assert not problems, problems
     assert not B.stderr_boxes(page)
-    grid = page.locator(GRID).first
-    grid.scroll_into_view_if_needed()
-    grid.screenshot(path=str(artifacts / f"orders-grid-{name}.png"))
-    detail = page.locator(f"{GRID} .sx-detail").first
-    detail.scroll_into_view_if_needed()
-    detail.screenshot(path=str(artifacts / f"orders-detail-{name}.png"))
+    shoot_grid(page, artifacts, name)
 
+
+
+def shoot_grid(page, artifacts, name: str) -> None:
+    """Screenshots of the grid and of the history's detail below it, for the eye."""
+    for part, selector in (("grid", GRID), ("detail", f"{GRID} .sx-detail")):
+        shown = page.locator(selector).first
+        shown.scroll_into_view_if_needed()
+        shown.screenshot(path=str(artifacts / f"orders-{part}-{name}.png"))
 
 def open_and_check(page, server, artifacts, kind: str) -> None:
     (B.open_jupyterlab if kind == "lab" else B.open_voila)(page, server)
@@ -104,12 +107,7 @@ def check_delta_grid(page, artifacts, name: str) -> None:
     assert not problems, problems
     assert page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
     assert not B.stderr_boxes(page)
-    grid = page.locator(GRID).first
-    grid.scroll_into_view_if_needed()
-    grid.screenshot(path=str(artifacts / f"orders-grid-delta-{name}.png"))
-    detail = page.locator(f"{GRID} .sx-detail").first
-    detail.scroll_into_view_if_needed()
-    detail.screenshot(path=str(artifacts / f"orders-detail-delta-{name}.png"))
+    shoot_grid(page, artifacts, f"delta-{name}")
 
 
 @pytest.mark.delta

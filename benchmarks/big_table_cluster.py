@@ -11,6 +11,7 @@ plan it on the cluster and print their timings as one JSON line.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -111,12 +112,19 @@ CHILDREN = {"build": child_build, "reference": child_reference, "explorer": chil
 # ------------------------------------------------------------------------------------------ parent
 
 
+# the driver heap of the children that are not measured for memory: the build holds every file it commits (1,000,000
+# files need about 2 GB), the reference brings every planned task to its driver; the explorer's keeps the default
+CHILD_HEAP = {"build": "4g", "reference": os.environ.get("BIG_TABLE_REFERENCE_HEAP", "")}
+
+
 def _run_child(kind: str, extra: list[str], log) -> tuple[dict, float]:
     """Run one child; (its JSON, the peak RSS in MiB of its process tree: the driver's Python and JVM)."""
     from memory import PeakSampler
 
     cmd = [sys.executable, str(HERE / "big_table_cluster.py"), "--child", kind, *extra]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE.parent), os.environ.get("PYTHONPATH", "")])}
+    if CHILD_HEAP.get(kind):
+        env["EXPLORER_DRIVER_MEMORY"] = CHILD_HEAP[kind]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     with PeakSampler(proc.pid, include_root=True) as peak:
         out, err = proc.communicate()
@@ -127,23 +135,57 @@ def _run_child(kind: str, extra: list[str], log) -> tuple[dict, float]:
     return result, peak.peak_mib
 
 
-def measure(scale: float, reps: int, log=print) -> dict:
+def _build_key(sizes: dict) -> dict:
+    """What a kept table must match to be reused: its sizes and the builder's source (the same seed inside)."""
+    return {"sizes": sizes, "builder_sha256": hashlib.sha256(bt.JAVA_SOURCE.read_bytes()).hexdigest()}
+
+
+def _table(sizes: dict, keep: Path | None, base: Path, common: list[str], log) -> tuple[str, dict]:
+    """(the warehouse holding the built table, what was built and whether a kept one was reused). With ``keep``
+    the table lives in ``keep/<data files>`` and is reused while its sizes and builder match (the build of
+    1,000,000 files takes minutes; the table is only read by the measurements)."""
+    if keep is None:
+        warehouse = str(base / "warehouse")
+        built, _ = _run_child("build", ["--warehouse", warehouse, *common, "--sizes", json.dumps(sizes)], log)
+        return warehouse, {**built, "reused": False}
+    where = keep / str(sizes["data_files"])
+    marker, key = where / "built.json", _build_key(sizes)
+    if marker.exists():
+        kept = json.loads(marker.read_text())
+        if kept.get("key") == key:
+            log(f"reusing the table kept in {where} (built {kept['at']} in {kept['build_s']:.1f} s)")
+            return str(where / "warehouse"), {**kept, "reused": True}
+    marker.unlink(missing_ok=True)
+    warehouse = str(where / "warehouse")
+    import shutil
+
+    shutil.rmtree(warehouse, ignore_errors=True)
+    where.mkdir(parents=True, exist_ok=True)
+    built, _ = _run_child("build", ["--warehouse", warehouse, *common, "--sizes", json.dumps(sizes)], log)
+    from datetime import UTC, datetime
+
+    marker.write_text(json.dumps({**built, "key": key, "at": datetime.now(UTC).isoformat(timespec="seconds")}))
+    return warehouse, {**built, "reused": False}
+
+
+def measure(scale: float, reps: int, log=print, keep: Path | None = None) -> dict:
     from explorer_testing.cluster import standalone_cluster
 
     sizes = sizes_for(scale)
     with tempfile.TemporaryDirectory(prefix="big-table-cluster-") as tmp:
         base = Path(tmp)
-        warehouse, plan = str(base / "warehouse"), str(base / "plan.tsv")
+        plan = str(base / "plan.tsv")
+        warehouse, built = _table(sizes, keep, base, ["--reps", str(reps), "--plan", plan], log)
         common = ["--warehouse", warehouse, "--reps", str(reps), "--plan", plan]
-        built, _ = _run_child("build", [*common, "--sizes", json.dumps(sizes)], log)
-        log(f"built {built['built']} in {built['build_s']:.1f} s")
+        log(f"built {built['built']} in {built['build_s']:.1f} s" + (" (earlier, reused)" if built["reused"] else ""))
         load = os.getloadavg()
         with standalone_cluster(base / "cluster", workers=2, cores=1, memory="1g") as cluster:
             ref, ref_peak = _run_child("reference", [*common, "--master", cluster.url], log)
             ours, our_peak = _run_child("explorer", [*common, "--master", cluster.url], log)
     reference_s, explorer_s = bc.median(ref["times"]), bc.median(ours["times"])
     return {"scale": scale, "data_files": sizes["data_files"], "delete_files": sizes["delete_files"],
-            "sizes": sizes, "built": built["built"], "reps": reps, "load_before": list(load),
+            "sizes": sizes, "built": built["built"], "build_s": built["build_s"], "table_reused": built["reused"],
+            "reps": reps, "load_before": list(load),
             "load_after": list(os.getloadavg()),
             "distributed": {"explorer_s": explorer_s, "reference_s": reference_s,
                             "ratio": bc.ratio(explorer_s, reference_s), "driver_peak_mib": our_peak,
@@ -180,12 +222,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--master")
     p.add_argument("--plan")
     p.add_argument("--sizes")
+    p.add_argument("--keep-tables", metavar="DIR", help="build each scale's table once under DIR/<data files> and "
+                   "reuse it while its sizes and builder match (the JSON says table_reused)")
     args = p.parse_args(argv)
     if args.child:
         print(json.dumps(CHILDREN[args.child](args), default=str))
         return 0
     scale = args.scale if args.scale is not None else (0.001 if args.smoke else 1.0)
-    m = measure(scale, 1 if args.smoke else args.reps)
+    m = measure(scale, 1 if args.smoke else args.reps, keep=Path(args.keep_tables) if args.keep_tables else None)
     print()
     print(report(m))
     m["machine"] = bc.machine()

@@ -2,8 +2,9 @@
 
 The single-machine path (:mod:`explorer.iceberg.spark.columnar`) reads every manifest entry into the driver. Here
 the live files of the chosen snapshot come from Iceberg's ``entries`` metadata table (its manifests are read by
-Spark tasks, on the executors), and the planner's question is put to (data file, delete file) pairs as a Spark
-join. Only aggregates (the summary's counts, one row per partition) and the rows a view asks for reach the driver.
+Spark tasks, on the executors; the delete manifests and the data manifests apart, each once), and the planner's
+question is put to (data file, delete file) pairs as one Spark join, the delete side broadcast. Only aggregates
+(the summary's counts, one row per partition) and the rows a view asks for reach the driver.
 
 The rules are not written again. The conditions are :data:`~explorer.iceberg.delete_index.PLANNER`'s own
 ``Condition.holds`` functions: they read facts by name (``f.newer``, ``f.same_partition``...), and
@@ -104,12 +105,16 @@ def table_facts(name: str, recorder, snapshot_id: int) -> TableFacts:
 
 
 def live_files(spark: SparkSession, name: str, facts: TableFacts,
-               metrics: Sequence[int] | None = None) -> DataFrame:
+               metrics: Sequence[int] | None = None, data: bool | None = None) -> DataFrame:
     """The live files of ``facts.snapshot_id`` as a DataFrame, one row per file (:data:`_FILE_COLUMNS` and, for
     the columns equality deletes compare, ``m_<field id>_{nulls,values,lower,upper}``: of ``metrics``, default
-    every column), read from the ``entries`` metadata table by Spark tasks."""
+    every column), read from the ``entries`` metadata table by Spark tasks. ``data`` True: data files only,
+    False: delete files only (a filter on ``data_file.content``, which Iceberg's entries table turns into a
+    choice of manifests: only data manifests, or only delete manifests, are read)."""
     F = _F()
     entries = spark.read.option("snapshot-id", facts.snapshot_id).table(f"{name}.entries").where("status < 2")
+    if data is not None:
+        entries = entries.where(F.col("data_file.content") == 0 if data else F.col("data_file.content") != 0)
     f = F.col("data_file")
     fields = set(cast(Any, entries.schema["data_file"].dataType).fieldNames())
     puffin = F.upper(f.file_format) == "PUFFIN"
@@ -168,14 +173,14 @@ class DistributedPlan:
 
     spark: SparkSession
     table: TableFacts
-    files: DataFrame
     data: DataFrame  # data files, with the DV map's state under their path (``dv``)
     deletes: DataFrame
     stat_fields: tuple[int, ...]
     max_equality: int
     groups: Mapping[str, int] | None = None  # live delete files per candidate group (None: not counted, all asked)
     question: Question = PLANNER
-    _held: list[DataFrame] = field(default_factory=list)  # frames persisted by a question, released with the files
+    broadcast: bool = True  # the delete files sent whole to every task (below BROADCAST_DELETES of them)
+    _held: list[DataFrame] = field(default_factory=list)  # frames a question persisted (none yet), for release()
 
     @cached_property
     def code(self) -> Column:
@@ -184,8 +189,9 @@ class DistributedPlan:
         return verdict_code(self.question, ColumnFacts(self.stat_fields, self.max_equality))
 
     def release(self) -> None:
-        """Let go of the live files the executors hold for this plan."""
-        for frame in [self.files, *self._held]:
+        """Let go of any frame a question kept on the executors for this plan (the questions here keep none:
+        each reads the manifests it needs)."""
+        for frame in self._held:
             frame.unpersist()
         self._held.clear()
 
@@ -197,28 +203,32 @@ class DistributedPlan:
         pairs = d.crossJoin(x)
         return pairs.withColumn("code", self.code)
 
-    def candidates(self) -> DataFrame:
+    def candidates(self, keep_unmatched: bool = False) -> DataFrame:
         """The pairs the index's groups find (global equality deletes with every data file; partitioned
         equality deletes and unscoped position deletes by spec and partition; DVs and file-scoped position
-        deletes by path), each with its verdict code. The groups only narrow; the codes decide."""
+        deletes by path), each with its verdict code. The groups only narrow; the codes decide.
+
+        One join does every group: each delete file has one join key (its group and, in it, its partition or
+        the path it is filed under), each data file one key per group that holds delete files, so the data
+        files are read once and each pair met once. The delete side (small beside the data files) is broadcast
+        to every task below :data:`BROADCAST_DELETES` delete files, so the data files are not shuffled.
+        ``keep_unmatched``: a data file no delete file's key meets keeps one row, its ``x_`` columns null."""
         F = _F()
-        d = _prefixed(self.data, "d")
         x = _prefixed(self.deletes, "x")
         eq, pos, dv = (F.col("x_content") == c for c in (EQUALITY_DELETES, POSITION_DELETES, DELETION_VECTOR))
-        found = {
-            "global": lambda: d.crossJoin(F.broadcast(x.where(eq & F.col("x_unpartitioned")))),
-            "partition": lambda: d.join(x.where((eq & ~F.col("x_unpartitioned")) |
-                                                (pos & F.col("x_filed_path").isNull())),
-                                        F.col("d_pkey") == F.col("x_pkey")),
-            "path": lambda: d.join(x.where(dv | (pos & F.col("x_filed_path").isNotNull())),
-                                   F.col("d_path") == F.col("x_filed_path")),
-        }
-        # a group without delete files is left out (a join fewer: its shuffles cost as much empty as not)
-        asked = [group for group in found if self.groups is None or self.groups.get(group, 0) > 0] or ["partition"]
-        pairs = found[asked[0]]()
-        for group in asked[1:]:
-            pairs = pairs.unionByName(found[group]())
-        return pairs.withColumn("code", self.code)
+        group = (F.when(eq & F.col("x_unpartitioned"), F.lit("g:"))
+                 .when((eq & ~F.col("x_unpartitioned")) | (pos & F.col("x_filed_path").isNull()),
+                       F.concat(F.lit("p:"), F.col("x_pkey")))
+                 .when(dv | (pos & F.col("x_filed_path").isNotNull()), F.concat(F.lit("f:"), F.col("x_filed_path"))))
+        x = x.withColumn("x_join", group)
+        keys = {"global": F.lit("g:"), "partition": F.concat(F.lit("p:"), F.col("pkey")),
+                "path": F.concat(F.lit("f:"), F.col("path"))}
+        # a group without delete files is left out (a key fewer per data file)
+        asked = [g for g in keys if self.groups is None or self.groups.get(g, 0) > 0] or ["partition"]
+        d = _prefixed(self.data.withColumn("join", F.explode(F.array(*[keys[g] for g in asked]))), "d")
+        pairs = d.join(F.broadcast(x) if self.broadcast else x, F.col("d_join") == F.col("x_join"),
+                       "left" if keep_unmatched else "inner")
+        return pairs.withColumn("code", F.when(F.col("x_key").isNotNull(), self.code)).drop("d_join", "x_join")
 
     def attached(self) -> DataFrame:
         """(d_key, d_path, x_key, x_path) of every pair the question accepts."""
@@ -281,17 +291,32 @@ class DistributedPlan:
         """One frame of small groups, computed by one job: ``side`` d, one row per partition of data files
         (``n`` files, ``attached`` pairs, ``high`` most on one file, ``unused`` files opening none, ``worst``
         the (-opened, file sequence, path) that names the worst file); ``side`` x, one row per partition and
-        kind of delete files (``n``, ``low``/``high`` data files touched, ``unused`` touching none)."""
+        kind of delete files (``n``, ``low``/``high`` data files touched, ``unused`` touching none).
+
+        The pairs are made once: each pair row says, for its data file and for its delete file, whether it was
+        accepted, and one aggregation by (side, file) counts both, carrying the file's partition along (so the
+        data files are not read or joined again). Delete files that met no data file are added from the delete
+        side, which is small."""
         F = _F()
-        # the accepted pairs, computed once and held for both counts (else each count joins the files again)
-        attached = self.candidates().where(F.col("code") == 0).select("d_key", "x_key").persist()
-        self._held.append(attached)
-        opened = attached.groupBy("d_key").agg(F.count("*").alias("opened"))
-        touched = attached.groupBy("x_key").agg(F.count("*").alias("touched"))
-        data = (self.data.select("key", "path", "file_seq", "spec_id", "pkey", "partition_json")
-                .join(opened, F.col("key") == F.col("d_key"), "left").fillna(0, ["opened"]))
+        # the verdict computed once per pair (a column of its own, so the two sides below do not repeat it)
+        pairs = self.candidates(keep_unmatched=True).withColumn(
+            "hit", F.coalesce((F.col("code") == 0).cast("int"), F.lit(0)))
+        names = ("key", "pkey", "spec_id", "partition_json", "file_seq", "path", "content", "unpartitioned")
+        d_side = F.struct(F.lit("d").alias("side"), F.col("hit"),
+                          *[F.col(f"d_{n}").alias(n) for n in names[:6]],
+                          F.lit(None).cast("tinyint").alias("content"),
+                          F.lit(None).cast("boolean").alias("unpartitioned"))
+        x_side = F.struct(F.lit("x").alias("side"), F.col("hit"), *[F.col(f"x_{n}").alias(n) for n in names])
+        # every data file once or more (its opened count), a delete file only where a pair accepted it; the
+        # file's own columns are grouping keys (fixed by the file), so the aggregation keeps a count only
+        per_file = (pairs.select(F.explode(F.array(d_side, F.when(F.col("hit") == 1, x_side))).alias("r"))
+                    .where(F.col("r").isNotNull()).select("r.*")
+                    .groupBy("side", *names).agg(F.sum("hit").alias("opened")))
+        data = per_file.where(F.col("side") == "d")
+        touched = per_file.where(F.col("side") == "x").select(F.col("key").alias("t_key"),
+                                                              F.col("opened").alias("touched"))
         deletes = (self.deletes.select("key", "content", "unpartitioned", "spec_id", "pkey", "partition_json")
-                   .join(touched, F.col("key") == F.col("x_key"), "left").fillna(0, ["touched"]))
+                   .join(touched, F.col("key") == F.col("t_key"), "left").fillna(0, ["touched"]))
         none = lambda c: F.sum(F.when(F.col(c) == 0, 1).otherwise(0)).alias("unused")
         by_data = data.groupBy("pkey").agg(
             F.lit("d").alias("side"), F.lit(None).cast("tinyint").alias("content"),
@@ -336,38 +361,45 @@ def _prefixed(frame: DataFrame, side: str) -> DataFrame:
     return frame.select(*[_F().col(c).alias(f"{side}_{c}") for c in frame.columns])
 
 
+BROADCAST_DELETES = 1_000_000  # above this many live delete files, the pairs join shuffles both sides
+
+
 def plan(spark: SparkSession, name: str, table: TableFacts, progress: Progress | None = None) -> DistributedPlan:
-    """The frames of the distributed path for ``table.snapshot_id``. One light job runs now: the manifests are
-    read by the executors without the files' column statistics, and what the rule expression needs comes back
-    (which columns equality deletes compare, how many at most, how many delete files each candidate group
-    holds). The live files with those columns' statistics only (``readable_metrics``, decoded per file, is the
-    costly part of a manifest read) are persisted on the executors by the first question asked, so every later
-    question reads them from the executors' memory."""
+    """The frames of the distributed path for ``table.snapshot_id``. One light job runs now: the delete
+    manifests only are read by the executors, without the files' column statistics, and what the rule
+    expression needs comes back (which columns equality deletes compare, how many at most, how many delete
+    files each candidate group holds). The data manifests are read once, by the question asked, with the
+    statistics of those columns only (``readable_metrics``, decoded per file, is the costly part of a manifest
+    read)."""
     F = _F()
     say = progress or (lambda _: None)
-    light = live_files(spark, name, table, metrics=())  # the columns the first job reads (Spark prunes the rest)
+    light = live_files(spark, name, table, metrics=(), data=False)  # delete manifests, no statistics
     eq = F.col("content") == EQUALITY_DELETES
     content, unpartitioned, filed = F.col("content"), F.col("unpartitioned"), F.col("filed_path")
     pos = content == POSITION_DELETES
     count = lambda condition: F.sum(F.when(condition, 1).otherwise(0))
     head = light.agg(
-        F.count("*").alias("files"), count(content == DATA).alias("data"),
+        F.count("*").alias("files"),
         count(content == DELETION_VECTOR).alias("dvs"), count(eq & unpartitioned).alias("global"),
         count((eq & ~unpartitioned) | (pos & filed.isNull())).alias("partition"),
         count((content == DELETION_VECTOR) | (pos & filed.isNotNull())).alias("path"),
         F.array_distinct(F.flatten(F.collect_set(F.when(eq, F.col("equality_ids"))))).alias("fids"),
         F.max(F.when(eq, F.size("equality_ids"))).alias("width")).first()
     assert head is not None  # an aggregate without grouping has one row
-    say(f"planning: manifests read, {int(head.files or 0):,} live files ({int(head.data or 0):,} data files)")
-    # the statistics (readable_metrics, decoded per file: the costly columns) of the equality columns only
-    files = live_files(spark, name, table, metrics=[int(fid) for fid in head.fids or ()]).persist()
-    wanted = sorted(int(fid) for fid in head.fids or () if f"m_{int(fid)}_lower" in files.columns)
-    keep = [*_FILE_COLUMNS, "partition_json", *[f"m_{fid}_{k}" for fid in wanted
-                                                for k in ("nulls", "values", "lower", "upper")]]
-    held = files
-    files = files.select(*keep, *[side_code(fid).alias(f"m_{fid}_code") for fid in wanted])
-    data = files.where(F.col("content") == DATA)
-    deletes = files.where(F.col("content") != DATA)
+    say(f"planning: manifests read, {int(head.files or 0):,} live delete files (the data manifests are read by "
+        "the next job)")
+    fids = [int(fid) for fid in head.fids or ()]
+
+    def files(data: bool) -> DataFrame:
+        # the statistics (readable_metrics, decoded per file: the costly columns) of the equality columns only
+        frame = live_files(spark, name, table, metrics=fids, data=data)
+        wanted = sorted(fid for fid in fids if f"m_{fid}_lower" in frame.columns)
+        keep = [*_FILE_COLUMNS, "partition_json", *[f"m_{fid}_{k}" for fid in wanted
+                                                    for k in ("nulls", "values", "lower", "upper")]]
+        return frame.select(*keep, *[side_code(fid).alias(f"m_{fid}_code") for fid in wanted])
+
+    data, deletes = files(True), files(False)
+    wanted = tuple(sorted(fid for fid in fids if f"m_{fid}_code" in data.columns))
     if head.dvs:  # each data file's DV state (the DV map's): a join on path, asked only where DVs live
         dvs = deletes.where(F.col("content") == DELETION_VECTOR).select(
             F.col("referenced").alias("dv_path"), F.col("seq").alias("dv_seq"))
@@ -381,7 +413,8 @@ def plan(spark: SparkSession, name: str, table: TableFacts, progress: Progress |
         data = data.withColumn("dv", F.lit(NO_DV).cast("tinyint"))
     deletes = deletes.withColumn("dv", F.lit(NO_DV).cast("tinyint"))
     groups = {group: int(head[group] or 0) for group in ("global", "partition", "path")}
-    return DistributedPlan(spark, table, held, data, deletes, tuple(wanted), int(head.width or 0), groups)
+    return DistributedPlan(spark, table, data, deletes, wanted, int(head.width or 0), groups,
+                           broadcast=int(head.files or 0) <= BROADCAST_DELETES)
 
 
 def compare_sets(plan: DistributedPlan, reference: DataFrame) -> PlanCheck:
@@ -408,7 +441,8 @@ def inspect_distributed(spark: SparkSession, name: str, recorder, snapshot_id: i
     """The distributed inspect of ``name`` at ``snapshot_id``: the summary and per-partition loads, computed by
     Spark jobs. A failed job (files the executors cannot reach, every try of a task failed) or a cluster left
     without executors for ``EXPLORER_DISTRIBUTED_WAIT`` seconds is one EngineError line; a worker lost while
-    others remain is Spark's to recover (its tasks, and the files it held, are computed again elsewhere)."""
+    others remain is Spark's to recover (its tasks, and the shuffle output it held, are computed again
+    elsewhere)."""
     from explorer import settings
     from explorer.scenario.errors import EngineError, engine_reason
 

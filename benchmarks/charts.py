@@ -4,6 +4,7 @@ PNGs go through ``explorer.ui.png.save_png`` (an offline HTML export screenshott
 headless Chromium), so no image service or extra dependency is needed.
 
     python benchmarks/charts.py REPORT.json [OUT_DIR]      (default OUT_DIR: docs/img)
+    python benchmarks/charts.py --growth OUT.png big_table.py JSONs...   (the big-table growth curve)
 """
 
 from __future__ import annotations
@@ -111,6 +112,40 @@ def memory_figure(report: dict) -> go.Figure:
     return fig
 
 
+def growth_figure(reports: list[dict]) -> go.Figure:
+    """The big-table growth curve: seconds and driver peak against data files, the distributed path (explorer
+    and Iceberg's distributed planning, ``big_table.py --distributed`` JSONs) beside the single-machine path
+    (inspect and Iceberg Java's planFiles(), ``big_table.py`` JSONs), log-log."""
+    from plotly.subplots import make_subplots
+
+    dist = sorted((r for r in reports if "distributed" in r), key=lambda r: r["data_files"])
+    single = sorted((r for r in reports if "inspect_s" in r), key=lambda r: r["sizes"]["data_files"])
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("seconds to the summary", "driver peak (MiB)"))
+    lines = [("explorer, distributed", dist, lambda r: r["data_files"], lambda r: r["distributed"]["explorer_s"],
+              lambda r: r["distributed"]["driver_peak_mib"], "#1f77b4", "solid"),
+             ("Iceberg distributed planning", dist, lambda r: r["data_files"],
+              lambda r: r["distributed"]["reference_s"], lambda r: r["distributed"]["reference_driver_peak_mib"],
+              "#ff7f0e", "solid"),
+             ("explorer, single machine", single, lambda r: r["sizes"]["data_files"], lambda r: r["inspect_s"],
+              lambda r: r["inspect_peak_mib"], "#1f77b4", "dot"),
+             ("Iceberg Java planFiles(), single machine", single, lambda r: r["sizes"]["data_files"],
+              lambda r: r["java_plan_s"], None, "#ff7f0e", "dot")]
+    for name, rows, x, secs, peak, color, dash in lines:
+        if not rows:
+            continue
+        xs = [x(r) for r in rows]
+        fig.add_scatter(x=xs, y=[secs(r) for r in rows], name=name, mode="lines+markers", row=1, col=1,
+                        line={"color": color, "dash": dash}, legendgroup=name)
+        if peak:
+            fig.add_scatter(x=xs, y=[peak(r) for r in rows], name=name, mode="lines+markers", row=1, col=2,
+                            line={"color": color, "dash": dash}, legendgroup=name, showlegend=False)
+    fig.update_xaxes(type="log", title_text="live data files")
+    fig.update_yaxes(type="log", row=1, col=1)
+    fig.update_layout(title="Big tables: the growth curve (each point one run; see the table for loads)",
+                      height=460, **LAYOUT)
+    return fig
+
+
 CHARTS = {"step_overhead": (step_overhead_figure, "bench-step-overhead.png", 1000),
           "cold_start": (cold_start_figure, "bench-cold-start.png", 1000),
           "resolver_scale": (resolver_scale_figure, "bench-resolver-scale.png", 900),
@@ -139,6 +174,12 @@ def draw_all(combined: dict, out_dir: Path) -> list[Path]:
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "--growth":
+        from explorer.ui.png import save_png
+
+        print(save_png(growth_figure([json.loads(Path(a).read_text()) for a in sys.argv[3:]]), Path(sys.argv[2]),
+                       width=1100))
+        sys.exit(0)
     combined_report = json.loads(Path(sys.argv[1]).read_text())
     for p in draw_all(combined_report, Path(sys.argv[2] if len(sys.argv) > 2 else "docs/img")):
         print(p)

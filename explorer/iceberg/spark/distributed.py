@@ -17,6 +17,9 @@ deletes by spec and partition, deletion vectors and file-scoped position deletes
 (``tests/engine/iceberg/spark/test_distributed.py``) check both paths give the same attachments, verdicts and
 summaries on every kind of table the presets make.
 
+Why one module over 400 lines: the frames (where each fact comes from), the plan's questions and the inspect
+that asks them share one set of column names and one join; split, each part would be read only beside the others.
+
 Files are named by their location relative to the table (the short ids D1, E2... number files in the order a walk
 of every manifest meets them, which is the driver-side read this path avoids).
 """

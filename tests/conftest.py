@@ -14,14 +14,20 @@ import pytest
 # - "chapters", because they hand over in this order: the browser walkthrough executes every chapter, the notebook
 #   tests check the facts of those runs instead of executing them again, and the site test builds the docs from
 #   them (``executed_notebooks`` is a folder of the worker's own temporary directory);
+# - "presets": the files that look at every preset's run (the session fixtures ``preset_capture``,
+#   ``paimon_preset_result``, ``preset_result``, ``preset_page`` run each preset once per worker): on one worker,
+#   every preset runs once in the suite instead of once on each worker;
 # - "cluster": the files that use a Spark standalone cluster share one (``spark_cluster``), in this order, the last
 #   of them killing its workers.
 # (xdist's own ``xdist_group`` mark cannot do this with pytest 9: it renames items through an attribute pytest 9 no
 # longer reads.)
 CHAPTERS_UNIT = ("tests/browser/test_walkthrough.py", "tests/notebooks/test_notebooks.py", "tests/notebooks/test_site.py")
+PRESETS_UNIT = ("tests/engine/iceberg/spark/test_runner.py", "tests/engine/iceberg/spark/test_readback.py",
+                "tests/engine/iceberg/spark/test_columnar.py", "tests/engine/iceberg/spark/test_inspect.py",
+                "tests/engine/ui/test_export.py", "tests/browser/test_export.py")
 CLUSTER_UNIT = ("tests/cluster/test_standalone_cluster.py", "tests/benchmarks/test_big_table_smoke.py",
                 "tests/cluster/test_distributed_cluster.py")
-UNITS = {"chapters": CHAPTERS_UNIT, "cluster": CLUSTER_UNIT}
+UNITS = {"chapters": CHAPTERS_UNIT, "presets": PRESETS_UNIT, "cluster": CLUSTER_UNIT}
 
 
 def unit_of(nodeid: str) -> str:
@@ -41,8 +47,8 @@ def pytest_xdist_make_scheduler(config, log):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    # The units go first, longest first (a worker takes the chapters at once while the other starts on the rest),
-    # each unit's files in the order listed above (for the cluster's, that order matters).
+    # The units go first, longest first (a worker takes the chapters at once, the other the presets, and both then
+    # go on with the rest), each unit's files in the order listed above (for the cluster's, that order matters).
     # Every other test keeps the order pytest and its plugins gave.
     def key(item):
         path = item.nodeid.split("::", 1)[0]

@@ -30,6 +30,12 @@ CLUSTER_UNIT = ("tests/cluster/test_standalone_cluster.py", "tests/benchmarks/te
 UNITS = {"chapters": CHAPTERS_UNIT, "presets": PRESETS_UNIT, "cluster": CLUSTER_UNIT}
 
 
+def pytest_addoption(parser):
+    parser.addoption("--every-preset", action="store_true", dest="every_preset",
+                     help="tests/browser/test_export.py opens every preset's exported page, not the representative "
+                          "set (explorer_testing/export_pages.py): a few minutes more; docs/testing.md says when")
+
+
 def unit_of(nodeid: str) -> str:
     path = nodeid.split("::", 1)[0]
     return next((unit for unit, files in UNITS.items() if path in files), path)

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from explorer.iceberg.spark.metadata import IcebergRecorder
 
 Progress = Callable[[str], None]
+PROGRESS_STEPS = 4  # the lines a distributed why says, the last 'why: done' (``PlanningBar(PROGRESS_STEPS)``)
 
 
 def _F():  # pyspark.sql.functions, imported when a Spark session exists

@@ -19,7 +19,7 @@ more as the ``explorer why`` command, a fresh process (its JVM start included) p
 with ``--conf``. Each answer must agree with Spark's own read of the table filtered by the where clause and hold
 the copies the steps above made.
 
-    python benchmarks/big_table.py --why [--scale S] [--reps N] [--json PATH] [--smoke]
+    python benchmarks/big_table.py --why [--scale S] [--reps N] [--json PATH] [--smoke] [--keep DIR] [--no-cli]
 """
 
 from __future__ import annotations
@@ -100,25 +100,35 @@ def cli_s(warehouse: Path) -> tuple[float, int, str]:
     return time.perf_counter() - start, proc.returncode, (proc.stdout + proc.stderr)[-2000:]
 
 
-def measure(scale: float, reps: int, cli: bool, log=print) -> dict:
+def measure(scale: float, reps: int, cli: bool, keep: str | None = None, log=print) -> dict:
     from explorer.jvm.session import get_spark, iceberg_runtime_jar
 
     sizes = sizes_for(scale)
     with tempfile.TemporaryDirectory(prefix="big-table-why-") as tmp:
-        warehouse = Path(tmp) / "warehouse"
+        warehouse = Path(keep) if keep else Path(tmp) / "warehouse"
         spark = get_spark(warehouse=warehouse)
-        classes = Path(tmp) / "classes"
-        classes.mkdir()
-        helper = bt.load_helper(spark, bt.compile_helper(iceberg_runtime_jar(), classes))
-        start = time.perf_counter()
-        built = bt.build_table(spark, helper, sizes)
-        build_s = time.perf_counter() - start
-        log(f"built {built} in {build_s:.1f} s")
-        start = time.perf_counter()
-        add_real_rows(spark)
-        log(f"real rows, equality delete, re-insert and position delete added in {time.perf_counter() - start:.1f} s")
+        marker = warehouse / f"built-{scale:g}.txt"
+        if keep and marker.exists():  # built by an earlier run into this warehouse: measured again
+            built, build_s = marker.read_text(encoding="utf-8"), 0.0
+            log(f"reusing {built} in {warehouse}")
+        else:
+            classes = Path(tmp) / "classes"
+            classes.mkdir()
+            helper = bt.load_helper(spark, bt.compile_helper(iceberg_runtime_jar(), classes))
+            start = time.perf_counter()
+            built = bt.build_table(spark, helper, sizes)
+            build_s = time.perf_counter() - start
+            log(f"built {built} in {build_s:.1f} s")
+            start = time.perf_counter()
+            add_real_rows(spark)
+            log(f"real rows, equality delete, re-insert and position delete added in "
+                f"{time.perf_counter() - start:.1f} s")
+            if keep:
+                marker.write_text(built, encoding="utf-8")
         from explorer.iceberg.spark.metadata import load_iceberg_table
 
+        if reps == 0:  # --reps 0 with --keep: build only
+            return {"built": built, "build_s": build_s}
         summary = load_iceberg_table(spark, bt.TABLE).currentSnapshot().summary()
         data_files, delete_files = int(summary.get("total-data-files")), int(summary.get("total-delete-files"))
         why_once(spark, {"id": KEY})  # warm-up (JIT, file system cache)
@@ -139,7 +149,8 @@ def measure(scale: float, reps: int, cli: bool, log=print) -> dict:
             log(f"  explorer why (a fresh process, JVM start included): {cold_s:.1f} s, exit {code}")
             if code != 0:
                 problems.append(f"the explorer why command failed ({code}): {tail}")
-        spark.sql(f"DROP TABLE IF EXISTS {bt.TABLE} PURGE")
+        if not keep:
+            spark.sql(f"DROP TABLE IF EXISTS {bt.TABLE} PURGE")
     candidates = data_files - answer.files_pruned
     return {"scale": scale, "sizes": sizes, "built": built, "build_s": build_s, "data_files": data_files,
             "delete_files": delete_files, "reps": reps, "why_s": bc.median(times), "why_times": times,
@@ -169,9 +180,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--scale", type=float, default=None)
     p.add_argument("--no-cli", action="store_true", help="skip the fresh-process run of the command")
+    p.add_argument("--keep", metavar="DIR", default=None,
+                   help="build the table into the warehouse DIR and keep it; a later run with the same DIR and "
+                        "scale measures it again without building")
     args = p.parse_args(argv)
     scale = args.scale if args.scale is not None else (0.001 if args.smoke else 1.0)
-    m = measure(scale, 1 if args.smoke else args.reps, cli=not args.no_cli)
+    m = measure(scale, 1 if args.smoke else args.reps, cli=not args.no_cli, keep=args.keep)
+    if "why_s" not in m:
+        print(m)
+        return 0
     print()
     print(report(m))
     m["machine"] = bc.machine()

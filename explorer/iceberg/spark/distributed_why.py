@@ -35,7 +35,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
-from explorer.iceberg.columns import DATA, DELETION_VECTOR, EQUALITY_DELETES, POSITION_DELETES
+from explorer.iceberg.columns import DELETION_VECTOR, EQUALITY_DELETES, POSITION_DELETES
 from explorer.iceberg.inspection import RowExplanation, explain_row
 from explorer.iceberg.result import build_view
 from explorer.iceberg.spark.distributed import live_files, table_facts
@@ -58,44 +58,56 @@ def _F():  # pyspark.sql.functions, imported when a Spark session exists
     return functions
 
 
-def _within(value: Any, fid: int) -> Column:
-    """A file's bounds of field ``fid`` can hold ``value`` (a missing bound holds anything)."""
+def _within(value: Any, metric: Column) -> Column:
+    """A file's statistics of one column (a ``readable_metrics`` struct: typed bounds, null count) can hold
+    ``value`` (a missing statistic holds anything)."""
     F = _F()
-    low, high = F.col(f"m_{fid}_lower"), F.col(f"m_{fid}_upper")
     if value is None:
-        return F.coalesce(F.col(f"m_{fid}_nulls") != 0, F.lit(True))
+        return F.coalesce(metric.null_value_count != 0, F.lit(True))
     v = F.lit(value)
-    return F.coalesce(low <= v, F.lit(True)) & F.coalesce(v <= high, F.lit(True))
+    return F.coalesce(metric.lower_bound <= v, F.lit(True)) & F.coalesce(v <= metric.upper_bound, F.lit(True))
 
 
-def may_hold_column(files: DataFrame, where: Mapping[str, Any], fids: Mapping[str, int]) -> Column:
-    """:func:`~explorer.iceberg.inspection.may_hold` as a Spark column of a live-files frame."""
+def _fields(entries: DataFrame, *path: str) -> set[str]:
+    """The field names of a struct column of ``entries`` (``data_file``, ``partition``), empty if it has none."""
+    kind: Any = entries.schema
+    for name in path:
+        names = kind.fieldNames() if hasattr(kind, "fieldNames") else []
+        if name not in names:
+            return set()
+        kind = kind[name].dataType
+    return set(kind.fieldNames()) if hasattr(kind, "fieldNames") else set()
+
+
+def may_hold_column(entries: DataFrame, where: Mapping[str, Any]) -> Column:
+    """:func:`~explorer.iceberg.inspection.may_hold` as a Spark column of the ``entries`` metadata table: a
+    partition field named like a where column and not null equals its value; the value lies within the column's
+    bounds; a null is asked only of files whose null count is not 0."""
     F = _F()
-    fields = set(cast(Any, cast(Any, files.schema["data_file"].dataType)["partition"].dataType).fieldNames()) \
-        if "partition" in cast(Any, files.schema["data_file"].dataType).fieldNames() else set()
+    partition, metrics = _fields(entries, "data_file", "partition"), _fields(entries, "readable_metrics")
     out = F.lit(True)
     for column, value in where.items():
-        fid = fids[column]
-        if value is not None and column in fields:
+        if value is not None and column in partition:
             part = F.col("data_file.partition").getField(column)
             out = out & (part.isNull() | (part == F.lit(value)))
-        if f"m_{fid}_lower" in files.columns:
-            out = out & _within(value, fid)
+        if column in metrics:
+            out = out & _within(value, F.col("readable_metrics").getField(column))
     return out
 
 
-def _equality_may_list(where: Mapping[str, Any], fids: Mapping[str, int], columns: list[str]
-                        ) -> tuple[Column, Column]:
+def equality_may_list(entries: DataFrame, where: Mapping[str, Any], fids: Mapping[str, int]
+                      ) -> tuple[Column, Column]:
     """(an equality delete file can list a row with these values: for each where column among its equality ids,
-    its bounds or null count can hold the value; some where column is among its equality ids)."""
+    its bounds or null count can hold the value; some where column is among its equality ids), as columns of the
+    ``entries`` metadata table."""
     F = _F()
+    metrics = _fields(entries, "readable_metrics")
     may, keyed = F.lit(True), F.lit(False)
     for column, value in where.items():
-        fid = fids[column]
-        named = F.coalesce(F.array_contains(F.col("equality_ids"), fid), F.lit(False))
+        named = F.coalesce(F.array_contains(F.col("data_file.equality_ids"), fids[column]), F.lit(False))
         keyed = keyed | named
-        if f"m_{fid}_lower" in columns:
-            may = may & (~named | _within(value, fid))
+        if column in metrics:
+            may = may & (~named | _within(value, F.col("readable_metrics").getField(column)))
     return may, keyed
 
 
@@ -114,39 +126,48 @@ def _entry(row: Any) -> tuple[dict[str, Any], int, int, int, int]:
 def candidate_entries(spark: SparkSession, name: str, recorder: IcebergRecorder, snapshot_id: int,
                       where: Mapping[str, Any], progress: Progress) -> tuple[list[Any], list[Any], int]:
     """(candidate data file entries, delete file entries that can touch them, live data files), from two Spark
-    jobs over the ``entries`` metadata table."""
+    jobs over the ``entries`` metadata table: each filters the table's own columns first, so the files' columns
+    (:func:`~explorer.iceberg.spark.distributed.live_files`) are computed for the few rows that pass."""
     F = _F()
     facts = table_facts(name, recorder, snapshot_id)
     fids = {col_name: fid for fid, (col_name, _) in facts.columns.items()}
     current = {c.name for c in recorder.scenario.table.columns}
     fids = {c: fids[c] for c in where if c in current and c in fids}
-    files = live_files(spark, name, facts, metrics=sorted(set(fids.values())),
-                       extra=("data_file", "snapshot_id"))
+    entries = spark.read.option("snapshot-id", snapshot_id).table(f"{name}.entries")
     keep = ["path", "pkey", "spec_id", "seq", "file_seq", "snapshot_id", "data_file"]
     progress(f"why: finding candidate data files of {name} on the executors")
-    head = (files.where(F.col("content") == DATA)
-            .agg(F.count("*").alias("n"),
-                 F.collect_list(F.when(may_hold_column(files, where, fids), F.struct(*keep))).alias("hits"))
-            .first())
-    assert head is not None  # an aggregate without grouping has one row
-    data_rows, n_data = list(head.hits or ()), int(head.n or 0)
+    content = F.col("data_file.content")
+    data_rows = live_files(spark, name, facts, metrics=[], extra=("data_file", "snapshot_id"),
+                           where=(content == 0) & may_hold_column(entries, where)).select(*keep).collect()
+    n_data = _live_data_files(recorder, snapshot_id)
+    if n_data is None:  # a snapshot summary without its count: counted
+        n_data = entries.where((F.col("status") < 2) & (content == 0)).count()
     progress(f"why: {len(data_rows):,} candidate data files of {n_data:,}")
     if not data_rows:
         return [], [], n_data
     paths = sorted({r.path for r in data_rows})
     pkeys = sorted({r.pkey for r in data_rows})
-    content = F.col("content")
+    kind = F.col("content")
     in_partition = F.col("pkey").isin(pkeys)
-    may_list, keyed = _equality_may_list(where, fids, files.columns)
+    may_list, keyed = equality_may_list(entries, where, fids)
+    deletes = live_files(spark, name, facts, metrics=[], extra=("data_file", "snapshot_id"),
+                         where=(content != 0) & ((content != 2) | may_list))
     touches = (
-        ((content == DELETION_VECTOR) | ((content == POSITION_DELETES) & F.col("filed_path").isNotNull()))
+        ((kind == DELETION_VECTOR) | ((kind == POSITION_DELETES) & F.col("filed_path").isNotNull()))
         & F.col("filed_path").isin(paths)
-        | (content == POSITION_DELETES) & F.col("filed_path").isNull() & in_partition
+        | (kind == POSITION_DELETES) & F.col("filed_path").isNull() & in_partition
         # in scope, or out of it but keyed on a where column (the answer shows it "out of scope")
-        | (content == EQUALITY_DELETES) & (F.col("unpartitioned") | in_partition | keyed) & may_list)
-    delete_rows = files.where((content != DATA) & touches).select(*keep).collect()
+        | (kind == EQUALITY_DELETES) & (F.col("unpartitioned") | in_partition | keyed))
+    delete_rows = deletes.where(touches).select(*keep).collect()
     progress(f"why: {len(delete_rows):,} delete files can touch them; reading their rows")
     return data_rows, delete_rows, n_data
+
+
+def _live_data_files(recorder: IcebergRecorder, snapshot_id: int) -> int | None:
+    """The snapshot summary's ``total-data-files`` (Iceberg writes it with every snapshot), or None."""
+    snap = next((s for s in recorder.ordered_snapshots() if int(s["snapshot-id"]) == snapshot_id), {})
+    total = (snap.get("summary") or {}).get("total-data-files")
+    return None if total is None else int(total)
 
 
 def restricted_view(recorder: IcebergRecorder, snapshot_id: int, rows: list[Any]):

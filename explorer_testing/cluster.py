@@ -12,8 +12,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,3 +91,21 @@ def standalone_cluster(base: Path, *, workers: int = 2, cores: int = 1, memory: 
     finally:
         for p in reversed(procs):
             stop(p)
+
+
+
+
+def reusing(cluster: Cluster, worker_cores: int) -> Callable[..., AbstractContextManager[Cluster]]:
+    """A stand-in for :func:`standalone_cluster` that starts nothing and hands out ``cluster`` (already running,
+    each worker with ``worker_cores`` cores), for code that starts its own cluster (the distributed benchmark) to
+    run on the test session's. A request for another shape is refused, not quietly served."""
+    have = (len(cluster.pids) - 1, worker_cores)
+
+    @contextmanager
+    def stand_in(base: Path, *, workers: int = 2, cores: int = 1, **_: object) -> Iterator[Cluster]:
+        if (workers, cores) != have:
+            raise ClusterUnavailable(f"asked for {workers} workers of {cores} cores; the running cluster has "
+                                     f"{have[0]} of {have[1]}")
+        yield cluster
+
+    return stand_in

@@ -10,17 +10,35 @@ import pytest
 
 # The suite runs on two pytest-xdist workers (`bash scripts/test`: ``-n 2 --dist loadscope --no-loadscope-reorder``),
 # scheduled by unit of work: every test file is one unit, given whole to one worker, so a file's module fixtures (a
-# cluster, a server) start once. The chapters are one unit across three files, because they hand over in this
-# order: the browser walkthrough executes every chapter, the notebook tests check the facts of those runs instead
-# of executing them again, and the site test builds the docs from them (``executed_notebooks`` is a folder of the
-# worker's own temporary directory). (xdist's own ``xdist_group`` mark cannot do this with pytest 9: it renames
-# items through an attribute pytest 9 no longer reads.)
+# cluster, a server) start once. Some units span several files (``UNITS``):
+# - "chapters", because they hand over in this order: the browser walkthrough executes every chapter, the notebook
+#   tests check the facts of those runs instead of executing them again, and the site test builds the docs from
+#   them (``executed_notebooks`` is a folder of the worker's own temporary directory);
+# - "presets": the files that look at every preset's run (the session fixtures ``preset_capture``,
+#   ``paimon_preset_result``, ``preset_result``, ``preset_page`` run each preset once per worker): on one worker,
+#   every preset runs once in the suite instead of once on each worker;
+# - "cluster": the files that use a Spark standalone cluster share one (``spark_cluster``), in this order, the last
+#   of them killing its workers.
+# (xdist's own ``xdist_group`` mark cannot do this with pytest 9: it renames items through an attribute pytest 9 no
+# longer reads.)
 CHAPTERS_UNIT = ("tests/browser/test_walkthrough.py", "tests/notebooks/test_notebooks.py", "tests/notebooks/test_site.py")
+PRESETS_UNIT = ("tests/engine/iceberg/spark/test_runner.py", "tests/engine/iceberg/spark/test_readback.py",
+                "tests/engine/iceberg/spark/test_columnar.py", "tests/engine/iceberg/spark/test_inspect.py",
+                "tests/engine/ui/test_export.py", "tests/browser/test_export.py")
+CLUSTER_UNIT = ("tests/cluster/test_standalone_cluster.py", "tests/benchmarks/test_big_table_smoke.py",
+                "tests/cluster/test_distributed_cluster.py")
+UNITS = {"chapters": CHAPTERS_UNIT, "presets": PRESETS_UNIT, "cluster": CLUSTER_UNIT}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--every-preset", action="store_true", dest="every_preset",
+                     help="tests/browser/test_export.py opens every preset's exported page, not the representative "
+                          "set (explorer_testing/export_pages.py): a few minutes more; docs/testing.md says when")
 
 
 def unit_of(nodeid: str) -> str:
     path = nodeid.split("::", 1)[0]
-    return "chapters" if path in CHAPTERS_UNIT else path
+    return next((unit for unit, files in UNITS.items() if path in files), path)
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -35,11 +53,15 @@ def pytest_xdist_make_scheduler(config, log):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    # The chapters' unit is the longest: it goes first (a worker takes it at once while the other starts on the
-    # rest), its files in the hand-over order above. Every other test keeps the order pytest and its plugins gave.
+    # The units go first, longest first (a worker takes the chapters at once, the other the presets, and both then
+    # go on with the rest), each unit's files in the order listed above (for the cluster's, that order matters).
+    # Every other test keeps the order pytest and its plugins gave.
     def key(item):
         path = item.nodeid.split("::", 1)[0]
-        return (0, CHAPTERS_UNIT.index(path)) if path in CHAPTERS_UNIT else (1, 0)
+        for rank, files in enumerate(UNITS.values()):
+            if path in files:
+                return (rank, files.index(path))
+        return (len(UNITS), 0)
 
     items.sort(key=key)
 
@@ -189,3 +211,20 @@ def preset_page(preset_result):
         return pages[name]
 
     return page
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory):
+    """THE Spark standalone cluster of the test run (``explorer_testing.cluster.standalone_cluster``: one master and
+    two workers of one core and 1 GiB each, on loopback), started on first use, for the "cluster" unit above: a
+    preset on the cluster (one executor), the distributed benchmark's smoke (both workers), then the distributed
+    inspect that kills both workers, last. Skips, saying why, when Java is missing or a worker does not register."""
+    from explorer_testing.cluster import ClusterUnavailable, standalone_cluster
+
+    context = standalone_cluster(tmp_path_factory.mktemp("spark-cluster"), workers=2, cores=1, memory="1g")
+    try:
+        cluster = context.__enter__()
+    except ClusterUnavailable as exc:
+        pytest.skip(str(exc))
+    yield cluster
+    context.__exit__(None, None, None)

@@ -31,10 +31,17 @@ def test_smoke_table_is_metadata_only_and_inspect_attaches_what_planfiles_attach
 
 @pytest.mark.cluster
 @pytest.mark.skipif(shutil.which("javac") is None, reason="javac (a JDK) is needed to compile the Java helper")
-def test_distributed_smoke_runs_both_planners_on_a_two_worker_cluster_and_compares_every_set():
-    """``--distributed``: drivers of their own (no session in this process), a standalone cluster of two workers."""
+def test_distributed_smoke_runs_both_planners_on_a_two_worker_cluster_and_compares_every_set(spark_cluster,
+                                                                                              monkeypatch):
+    """``--distributed``: drivers of their own (no session in this process), on the session's standalone cluster of
+    two workers (``spark_cluster``, tests/conftest.py) where the benchmark would start one of the same shape: the
+    smoke checks the benchmark's code, not the cluster's start (the cluster tests and the benchmark itself start one).
+    """
     import big_table_cluster
 
+    from explorer_testing import cluster
+
+    monkeypatch.setattr(cluster, "standalone_cluster", cluster.reusing(spark_cluster, worker_cores=1))
     m = big_table_cluster.measure(0.001, reps=1, log=lambda *_: None)
     d = m["distributed"]
     assert (m["data_files"], m["delete_files"]) == (100, 10)

@@ -1,17 +1,21 @@
 """Exported pages in Debian's chromium, opened from ``file://`` with every request outside the file refused.
 
-EVERY preset's page is opened (one browser, one tab reused from page to page): no request leaves (every one is
-recorded and aborted unless it is the file itself), no console error, the slider moves through every snapshot and
-each snapshot's views appear in every tab with the snapshot's caption, step label and check line; then predict
-mode (the page's own toggle) hides every view, the caption and the story until Reveal, and Reveal brings the last
-snapshot's views back with the guesses scored. A page exported in predict mode opens hidden. The changelog compare
-view (made by ``explorer export --compare``), the all-orders grid (``explorer export --orders``) and the format
-comparison are opened the same way.
+A representative set of presets' pages is opened (``BROWSER_SET`` in explorer_testing/export_pages.py: together they
+show every engine, plotly bundle, trace type, view as figure or table, empty table, predict mode offered or not,
+and one snapshot or several that any preset's page shows; tests/engine/ui/test_export.py checks that cover against
+every preset's page, made without a browser). ``--every-preset`` opens every preset's page instead (``bash
+scripts/test tests/browser/test_export.py --every-preset``; docs/testing.md says when). One browser, one tab reused
+from page to page: no request leaves (every one is recorded and aborted unless it is the file itself), no console
+error, the slider moves through every snapshot and each snapshot's views appear in every tab with the snapshot's
+caption, step label and check line; then predict mode (the page's own toggle) hides every view, the caption and
+the story until Reveal, and Reveal brings the last snapshot's views back with the guesses scored. A page exported
+in predict mode opens hidden. The changelog compare view (made by ``explorer export --compare``), the all-orders
+grid (``explorer export --orders``) and the format comparison are opened the same way.
 
 The runs and pages are the test session's shared ones (``preset_result`` and ``preset_page`` in tests/conftest.py):
-no preset runs again, and no page is made twice, for these checks (tests/engine/ui/test_export.py checks the same
-pages without a browser). The walk through a page runs inside the page (one call per page, as a learner's drags
-and clicks would, through the slider's ``input`` event and the tabs' clicks), so the time is the page's.
+no preset runs again, and no page is made twice, for these checks (tests/engine/ui/test_export.py checks every
+preset's page without a browser). The walk through a page runs inside the page (one call per page, as a learner's
+drags and clicks would, through the slider's ``input`` event and the tabs' clicks), so the time is the page's.
 """
 
 from __future__ import annotations
@@ -26,12 +30,20 @@ import explorer
 from explorer.api import list_presets
 from explorer.ui.cli import EXIT_OK, main
 from explorer.ui.engine_views import ResultViews
+from explorer_testing.export_pages import BROWSER_SET
 
 pytestmark = [pytest.mark.browser]
 
 MARKS = {"iceberg": [pytest.mark.spark], "paimon": [pytest.mark.paimon, pytest.mark.spark],
          "delta": [pytest.mark.delta], "ducklake": []}
-EVERY_PRESET = [pytest.param(s.name, marks=MARKS[s.engine]) for s in list_presets()]
+
+
+def pytest_generate_tests(metafunc):
+    """The pages opened: the representative set, or every preset's with ``--every-preset``."""
+    if metafunc.definition.name == "test_the_presets_page_works_offline_from_a_file":
+        every = metafunc.config.getoption("every_preset")
+        metafunc.parametrize("name", [pytest.param(s.name, marks=MARKS[s.engine]) for s in list_presets()
+                                      if every or s.name in BROWSER_SET])
 
 
 class Offline:
@@ -170,8 +182,7 @@ def predict_round(tab: Offline, result, n: int) -> None:
     assert page.locator(".sx-tt .sx-bar").is_visible() and page.locator(".sx-story-body").is_visible()
 
 
-@pytest.mark.parametrize("name", EVERY_PRESET)
-def test_every_presets_page_works_offline_from_a_file(tab, tmp_path, artifacts, preset_result, preset_page, name):
+def test_the_presets_page_works_offline_from_a_file(tab, tmp_path, artifacts, preset_result, preset_page, name):
     result = preset_result(name)
     path = tmp_path / f"{name}.html"
     path.write_text(preset_page(name), encoding="utf-8")  # write_page's text, made once for every page test

@@ -1,5 +1,5 @@
-"""The distributed inspect on a real standalone cluster: one master and two workers from the installed PySpark
-(``explorer_testing.cluster``), one cluster and one driver for the whole module.
+"""The distributed inspect on a real standalone cluster: one master and two workers from the installed PySpark (the
+session's ``spark_cluster``, tests/conftest.py: the last user of it, since it kills both workers), one driver.
 
 In one driver (a subprocess: the suite has one SparkSession per process), in this order:
 
@@ -80,21 +80,13 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_the_distributed_inspect_on_two_workers_survives_one_lost_and_stops_clearly_without_any(tmp_path):
-    from explorer_testing.cluster import ClusterUnavailable, standalone_cluster
-
-    try:
-        context = standalone_cluster(tmp_path / "cluster", workers=2, cores=1, memory="768m")
-        cluster = context.__enter__()
-    except ClusterUnavailable as exc:
-        pytest.skip(str(exc))
-    try:
-        proc = subprocess.run([sys.executable, "-c", SCRIPT, cluster.url, str(tmp_path / "warehouse"),
-                               json.dumps(list(cluster.pids[1:]))],
-                              capture_output=True, text=True, timeout=900, cwd=os.getcwd(),
-                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
-    finally:
-        context.__exit__(None, None, None)
+def test_the_distributed_inspect_on_two_workers_survives_one_lost_and_stops_clearly_without_any(spark_cluster,
+                                                                                                 tmp_path):
+    cluster = spark_cluster  # the session's (tests/conftest.py); this test kills its workers, so it runs last on it
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, cluster.url, str(tmp_path / "warehouse"),
+                           json.dumps(list(cluster.pids[1:]))],
+                          capture_output=True, text=True, timeout=900, cwd=os.getcwd(),
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["master"] == cluster.url

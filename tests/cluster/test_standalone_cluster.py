@@ -1,5 +1,5 @@
-"""A real Spark standalone cluster (one master, one worker, both from the installed PySpark distribution, on
-loopback): the seed story runs on it and is inspected on it.
+"""A real Spark standalone cluster (the session's: one master, two workers, from the installed PySpark distribution,
+on loopback; ``spark_cluster`` in tests/conftest.py): the seed story runs on it (one executor) and is inspected on it.
 
 The suite has one SparkSession per process, so the explorer that talks to the cluster runs in a subprocess with
 its own session (``--master spark://...``). Skips, saying why, when Java is missing or no worker registers.
@@ -9,76 +9,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import textwrap
-import time
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.cluster
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _spark_class() -> Path:
-    import pyspark
-
-    return Path(pyspark.__file__).parent / "bin" / "spark-class"
-
-
-def _start(args: list[str], log: Path, env: dict) -> subprocess.Popen:
-    handle = open(log, "wb")
-    return subprocess.Popen([str(_spark_class()), *args], stdout=handle, stderr=subprocess.STDOUT, env=env,
-                            start_new_session=True)
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    from explorer.jvm.session import java_executable
-
-    if java_executable() is None:
-        pytest.skip("no Java on PATH (or JAVA_HOME): a Spark master and worker cannot start")
-    base = tmp_path_factory.mktemp("cluster")
-    env = {**os.environ, "SPARK_DAEMON_MEMORY": "256m", "SPARK_LOCAL_IP": "127.0.0.1",
-           "SPARK_LOCAL_DIRS": str(base / "local"), "PYSPARK_PYTHON": sys.executable}
-    env.pop("SPARK_HOME", None)
-    port = _free_port()
-    url = f"spark://127.0.0.1:{port}"
-    master = _start(["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-                     "--webui-port", str(_free_port())], base / "master.log", env)
-    worker = _start(["org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1", "--cores", "1",
-                     "--memory", "768m", "--webui-port", str(_free_port()), "--work-dir", str(base / "work")],
-                    base / "worker.log", env)
-    try:
-        deadline = time.monotonic() + 90
-        while "Successfully registered with master" not in (base / "worker.log").read_text(errors="replace"):
-            if worker.poll() is not None or master.poll() is not None or time.monotonic() > deadline:
-                tail = (base / "worker.log").read_text(errors="replace").strip().splitlines()[-3:]
-                pytest.skip(f"the Spark worker did not register with the master: {' | '.join(tail)}")
-            time.sleep(0.5)
-        yield url, base
-    finally:
-        _stop(worker)
-        _stop(master)
+@pytest.fixture
+def cluster(spark_cluster, tmp_path):
+    """The session's cluster (tests/conftest.py ``spark_cluster``) and a folder of this test's."""
+    return spark_cluster.url, tmp_path
 
 
 SCRIPT = textwrap.dedent("""

@@ -33,6 +33,11 @@ def compare_ab():
     pytest.fail(_ENGINE_TIER.format("the changelog comparison on Spark"))
 
 
+@pytest.fixture(scope="session")
+def spark_cluster():
+    pytest.fail(_ENGINE_TIER.format("a Spark standalone cluster"))
+
+
 def _refuse(what: str):
     def refused(*_args, **_kwargs):
         raise AssertionError(_ENGINE_TIER.format(what))

@@ -12,7 +12,7 @@ DOCS = TESTS.parent / "docs" / "testing.md"
 TIERS = ("pure", "engine", "notebooks", "browser", "cluster", "benchmarks")
 ENGINE_MARKS = {"spark", "paimon", "delta", "notebook", "browser", "cluster"}
 ENGINE_FIXTURES = {"spark", "preset_capture", "paimon_preset_result", "compare_ab", "executed_notebooks", "page",
-                   "lab_server", "voila_server", "run_smoke"}
+                   "lab_server", "voila_server", "run_smoke", "spark_cluster"}
 ENGINE_MODULES = {"pyspark", "py4j", "pypaimon", "deltalake", "duckdb", "nbclient", "jupyter_client", "playwright"}
 
 

@@ -4,7 +4,8 @@ line (a preset, a kept table's folder; bad arguments, without an engine: tests/p
 
 Every run is the test session's shared one (``preset_result`` in tests/conftest.py: the Iceberg and Paimon runs
 are also used by the read-back, inspect and Paimon runner tests), so no preset runs twice for its page; the
-browser opens every preset's page too (tests/browser/test_export.py).
+browser opens a representative set of them (tests/browser/test_export.py), checked here to show every kind of
+page any preset's shows.
 """
 
 from __future__ import annotations
@@ -108,6 +109,27 @@ def test_every_ducklake_preset_exports_every_snapshots_views(preset_result, pres
 def test_every_preset_is_exported_here():
     """No engine's presets are left out of the checks above."""
     assert sorted(ICEBERG + PAIMON + DELTA + DUCKLAKE) == sorted(s.name for s in list_presets())
+
+
+@pytest.mark.spark
+@pytest.mark.paimon
+@pytest.mark.delta
+def test_the_pages_the_browser_opens_show_every_kind_any_presets_page_shows(preset_result, preset_page):
+    """The browser opens a representative set of pages (tests/browser/test_export.py): together they show every
+    engine, plotly bundle, trace type, view (as a figure or a table), empty table, predict mode offered or not, and
+    one snapshot or several that any preset's page shows (``page_kinds``). A preset that shows something new fails
+    here, with the set to open that covers it."""
+    from explorer.ui.engine_views import ResultViews
+    from explorer_testing.export_pages import BROWSER_SET, page_kinds, smallest_cover
+
+    kinds = {}
+    for s in list_presets():
+        bets = len(ResultViews(preset_result(s.name)).predictable_rows())
+        kinds[s.name] = page_kinds(s.engine, preset_page(s.name), bets)
+    assert set(BROWSER_SET) <= set(kinds), set(BROWSER_SET) - set(kinds)
+    missing = frozenset().union(*kinds.values()) - frozenset().union(*(kinds[n] for n in BROWSER_SET))
+    assert not missing, (f"no page the browser opens shows {sorted(missing)}; a set that covers every kind: "
+                         f"{smallest_cover(kinds, BROWSER_SET)}")
 
 
 @pytest.mark.spark

@@ -9,8 +9,9 @@ them before anything reaches the driver:
 1. the candidate data files: those whose partition values and column bounds can hold the row, by the rule
    :func:`~explorer.iceberg.inspection.may_hold` applies on the driver (a partition field named like a where
    column and not null must equal its value; the value must lie within the column's lower and upper bound; a
-   null is asked only of files whose null count is not zero), written here as a Spark filter; the same job
-   counts every live data file (the answer's "skipped" count);
+   null is asked only of files whose null count is not zero), written here as a Spark filter on the table's own
+   columns (the engine tests check it prunes what ``may_hold`` prunes); the live data files, for the answer's
+   "skipped" count, are the snapshot summary's ``total-data-files`` (counted by a job where it is missing);
 2. the delete files that can touch those candidates: deletion vectors and file-scoped position deletes whose
    data file is a candidate, partition-scoped position deletes of a candidate's partition, and equality deletes
    whose bounds on each where column in their equality ids can hold the value (one that cannot lists no row

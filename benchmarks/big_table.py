@@ -36,6 +36,9 @@ explorer's ``inspect_table(..., distributed=True)`` to the summary (timed in Pyt
 driver's Python process and its JVM, sampled from outside; the cluster's daemons and executors are not counted)
 is the explorer's. The attached-delete sets of every data file are then compared with the reference's as a join
 on the executors (``explorer.iceberg.spark.distributed.compare_sets``). Code in ``big_table_cluster.py``.
+
+``--why`` measures ``explorer why`` on the same table with a few real rows and deletes added (the candidate files
+found by Spark jobs over the ``entries`` metadata table): ``big_table_why.py``.
 """
 
 from __future__ import annotations
@@ -214,7 +217,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scale", type=float, default=None, help="fraction of the full size (smoke: 0.001)")
     p.add_argument("--distributed", action="store_true",
                    help="the distributed path on a standalone cluster against Iceberg's distributed planning")
+    p.add_argument("--why", action="store_true", help="explorer why on the big table, a few real rows added "
+                   "(big_table_why.py)")
     args, rest = p.parse_known_args(argv)
+    if args.why:
+        import big_table_why
+
+        return big_table_why.main(argv)
     if args.distributed or rest:
         import big_table_cluster
 

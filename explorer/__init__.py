@@ -19,6 +19,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from explorer import engine as _engine
+from explorer._kernel_imports import skip_iri_grammar as _skip_iri_grammar
 from explorer.api import orders, run, start_engine
 from explorer.iceberg.tools import explain_row, inspect, metadata_table, sql
 from explorer.sources import list_presets, load_preset, load_scenario, parse_scenario, scenario_from_yaml, to_scenario
@@ -98,6 +99,7 @@ def _export(source: Any, path: Any, **options: Any) -> Any:
 
 
 _engine.page_writer = _export  # a result's deprecated to_html writes through explorer.export (explorer.engine)
+_skip_iri_grammar()  # in a kernel: its first figure no longer builds JSON Schema's IRI grammar
 
 
 def __dir__() -> list[str]:

@@ -172,7 +172,8 @@ DISTRIBUTED_ABOVE: Setting[int] = Setting(
     "EXPLORER_DISTRIBUTED_ABOVE", 1_000_000, _count, "a number of live data files",
     "`explorer inspect` of a table with more live data files than this, read for its metadata only, is planned "
     "by Spark jobs on the session's executors (the distributed path, docs/inspect.md) instead of in the driver; "
-    "`--distributed` / `distributed=True` asks for it at any size, `distributed=False` never.")
+    "`--distributed` / `distributed=True` asks for it at any size, `distributed=False` never. `explorer why` "
+    "(`explain_row`) of such a table finds its candidate files with Spark jobs the same way and reads only those.")
 
 def _seconds(text: str) -> int:
     value = int(text.strip())

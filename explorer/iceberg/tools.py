@@ -59,16 +59,20 @@ def sql(query: str, *, spark: SparkSession | None = None) -> pd.DataFrame:
 
 def explain_row(table: str, where: Mapping[str, Any], *, at: Selector = None, spark: SparkSession | None = None,
                 at_snapshot: int | None = None, at_seq: int | None = None,
-                ref: str | None = None) -> RowExplanation:
+                ref: str | None = None, distributed: bool | None = None,
+                progress: Callable[[str], None] | None = None) -> RowExplanation:
     """Why is this row (not) here? Every stored copy of the rows matching ``where`` (column -> value) in
     ``table`` at the snapshot ``at`` selects (as for :func:`inspect`), which delete file removed each and by
-    which rule, or why none did; checked against Spark's read."""
+    which rule, or why none did; checked against Spark's read filtered by ``where``. ``distributed``: find the
+    candidate files with Spark jobs on the session's executors and read only those (default: above
+    ``EXPLORER_DISTRIBUTED_ABOVE`` live data files; files are then named by relative path); ``progress``
+    hears each step."""
     from explorer.iceberg.spark.inspect import explain_table_row
     from explorer.jvm.session import get_spark
 
     at = selector_with_old_keywords(at, "explorer.explain_row", at_snapshot=at_snapshot, at_seq=at_seq, ref=ref)
     return explain_table_row(spark or get_spark(), table, where, at_snapshot=at.snapshot_id,
-                             at_seq=at.sequence_number, ref=at.ref)
+                             at_seq=at.sequence_number, ref=at.ref, distributed=distributed, progress=progress)
 
 
 def metadata_table(table: str | IcebergResult, name: str, columns: Iterable[str] | None = None, *,

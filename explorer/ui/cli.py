@@ -84,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_why.add_argument("--where", action="append", required=True, metavar="COLUMN=VALUE",
                        help="the row to explain, repeatable (all must match), e.g. --where user_id=500")
     p_why.add_argument("--json", action="store_true")
+    p_why.add_argument("--distributed", action=argparse.BooleanOptionalAction, default=None,
+                       help="find the candidate files with Spark jobs on the session's executors (the entries "
+                            "metadata table filtered by partition values and column bounds), then read only those "
+                            "data files and the delete files that can touch them; default: above "
+                            "EXPLORER_DISTRIBUTED_ABOVE live data files. Progress goes to stderr")
 
     p_changelog = sub.add_parser("changelog", help="run an Iceberg scenario and read its changelog",
                                  parents=[spark_opts])
@@ -214,7 +219,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             if not sep or not column.strip():
                 raise ScenarioError(f"write --where COLUMN=VALUE, not {item!r}", field="where")
             where[column.strip()] = value.strip()
-        explanation = explain_row(args.table, where, at=_at(args))
+        explanation = explain_row(args.table, where, at=_at(args), distributed=args.distributed,
+                                  progress=_planning_progress)
         _emit(explanation, args.json)
         return EXIT_OK if explanation.agrees is not False else EXIT_DISAGREE
     if args.command == "export":

@@ -14,7 +14,8 @@ from explorer.iceberg.spark.distributed import PROGRESS_STEPS
 
 class PlanningBar:
     """A callable for ``progress=``: each line it hears moves the bar one step and becomes its text; the last
-    (``planning: done``) fills it and adds the time taken. Shown when first called, or with ``display(bar)``."""
+    (``planning: done``, or ``why: done`` of a distributed ``explain_row``: ``PlanningBar(4)``) fills it and adds
+    the time taken. Shown when first called, or with ``display(bar)``."""
 
     def __init__(self, steps: int = PROGRESS_STEPS):
         import ipywidgets as w
@@ -38,7 +39,7 @@ class PlanningBar:
         if not self.lines:
             self._started = time.perf_counter()
         self.lines.append(line)
-        if line == "planning: done":
+        if line.endswith(": done"):  # "planning: done" (inspect), "why: done" (explain_row)
             self.bar.value, self.bar.bar_style = self.bar.max, "success"
             self.text.value = f"{line} in {time.perf_counter() - self._started:.1f} s"
         else:

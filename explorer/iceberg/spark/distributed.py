@@ -108,16 +108,21 @@ def table_facts(name: str, recorder, snapshot_id: int) -> TableFacts:
 
 
 def live_files(spark: SparkSession, name: str, facts: TableFacts,
-               metrics: Sequence[int] | None = None, data: bool | None = None) -> DataFrame:
+               metrics: Sequence[int] | None = None, extra: Sequence[str] = (),
+               where: Column | None = None, data: bool | None = None) -> DataFrame:
     """The live files of ``facts.snapshot_id`` as a DataFrame, one row per file (:data:`_FILE_COLUMNS` and, for
     the columns equality deletes compare, ``m_<field id>_{nulls,values,lower,upper}``: of ``metrics``, default
-    every column), read from the ``entries`` metadata table by Spark tasks. ``data`` True: data files only,
-    False: delete files only (a filter on ``data_file.content``, which Iceberg's entries table turns into a
+    every column), read from the ``entries`` metadata table by Spark tasks. ``extra``: columns of ``entries``
+    passed through as they are (``explorer why`` keeps the raw ``data_file`` of the few files it reads); ``where``: a
+    filter on ``entries``' own columns, applied before the files' columns are computed. ``data`` True: data files
+    only, False: delete files only (a filter on ``data_file.content``, which Iceberg's entries table turns into a
     choice of manifests: only data manifests, or only delete manifests, are read)."""
     F = _F()
     entries = spark.read.option("snapshot-id", facts.snapshot_id).table(f"{name}.entries").where("status < 2")
     if data is not None:
         entries = entries.where(F.col("data_file.content") == 0 if data else F.col("data_file.content") != 0)
+    if where is not None:
+        entries = entries.where(where)
     f = F.col("data_file")
     fields = set(cast(Any, entries.schema["data_file"].dataType).fieldNames())
     puffin = F.upper(f.file_format) == "PUFFIN"
@@ -148,6 +153,7 @@ def live_files(spark: SparkSession, name: str, facts: TableFacts,
         f.equality_ids.alias("equality_ids"),
         f.record_count.alias("record_count"),
         *_metric_columns(entries, facts, metrics),
+        *[F.col(c) for c in extra],
     )
     return frame
 

@@ -321,20 +321,45 @@ def _focus(capture: Capture, at_snapshot: int | None, at_seq: int | None, ref: s
 
 def explain_table_row(spark: SparkSession, name: str, where: Mapping[str, Any], *,
                       at_snapshot: int | None = None,
-                      at_seq: int | None = None, ref: str | None = None) -> RowExplanation:
-    """Every stored copy of the rows matching ``where`` and what became of it, checked against Spark's read."""
+                      at_seq: int | None = None, ref: str | None = None, distributed: bool | None = None,
+                      progress: Callable[[str], None] | None = None) -> RowExplanation:
+    """Every stored copy of the rows matching ``where`` and what became of it, checked against Spark's read.
+
+    ``distributed`` (default: above ``EXPLORER_DISTRIBUTED_ABOVE`` live data files): the candidate files are
+    found by Spark jobs over the ``entries`` metadata table and only they are read
+    (:mod:`explorer.iceberg.spark.distributed_why`); otherwise the whole table is captured with its rows."""
+    if distributed is not False:
+        jtable = load_table(spark, name)
+        recorder = table_recorder(spark, name, jtable)
+        if distributed is None:
+            distributed = _live_data_files(recorder._metadata) > settings.DISTRIBUTED_ABOVE.get()
+        if distributed:
+            from explorer.iceberg.spark.distributed_why import explain_distributed
+
+            if sum(x is not None for x in (at_snapshot, at_seq, ref)) > 1:
+                raise ScenarioError("choose one of --at-snapshot, --at-seq and --ref", field="at")
+            focus = _focus(_outline(name, recorder), at_snapshot, at_seq, ref)
+            typed = typed_where(name, recorder.scenario.table.columns, where)
+            return explain_distributed(spark, name, recorder, focus, typed, progress=progress)
     result = inspect_table(spark, name, at_snapshot=at_snapshot, at_seq=at_seq, ref=ref, contents=True,
                            check=False, distributed=False)
     assert isinstance(result, InspectResult)  # distributed=False: the rows are read on the driver
-    columns = {c.name: c.type for c in result.capture.columns}
-    typed = {}
-    for column, value in where.items():
-        if column not in columns:
-            raise ScenarioError(f"{name} has no column {column!r} (columns: {', '.join(columns)})", field="where")
-        typed[column] = _typed(value, columns[column], column)
+    typed = typed_where(name, result.capture.columns, where)
     view = result.at()
     engine = tuple(row for row in read_back(spark, name, view.snapshot.snapshot_id).rows if matches(row, typed))
     return explain_row(view, typed, engine_rows=engine)
+
+
+def typed_where(name: str, columns: tuple[Column, ...], where: Mapping[str, Any]) -> dict[str, Any]:
+    """``where`` (column -> value, text from the command line or Python values) as the columns' types; a column
+    the table does not have, or a value that is not of its column's type, is a ScenarioError naming it."""
+    kinds = {c.name: c.type for c in columns}
+    typed = {}
+    for column, value in where.items():
+        if column not in kinds:
+            raise ScenarioError(f"{name} has no column {column!r} (columns: {', '.join(kinds)})", field="where")
+        typed[column] = _typed(value, kinds[column], column)
+    return typed
 
 
 def _typed(value: Any, kind: str, column: str) -> Any:

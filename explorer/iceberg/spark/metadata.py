@@ -15,7 +15,7 @@ import json
 import math
 import re
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from types import MappingProxyType
@@ -562,6 +562,24 @@ class IcebergRecorder:
         live = snapshot.live_file_ids or frozenset()
         ids = {key[0]: born.record.id for key, born in self.files.items() if born.record.id in live}
         return {ids.get(k, k): frozenset(ids.get(x, x) for x in v) for k, v in plan.items()}
+
+
+def record_live(recorder: IcebergRecorder, snap: dict, entries: Iterable[tuple[dict, int, int, int, int]]) -> None:
+    """Record snapshot ``snap`` (of the metadata JSON) as holding just ``entries``: (data file as a manifest entry
+    has it, snapshot id, spec id, data and file sequence numbers) found elsewhere, its manifest list not walked
+    (``explorer why`` on a big table: the candidate files Spark jobs found). Each file is named by its path
+    relative to the table, ``#offset`` after a deletion vector's Puffin file."""
+    ids: dict[str, EntryStatus] = {}
+    for data_file, sid, spec_id, data_seq, file_seq in entries:
+        key = (_entry_key(data_file), data_seq)
+        recorder._born(key, data_file, sid, spec_id, data_seq, file_seq)
+        born = recorder.files[key]
+        offset = data_file.get("content_offset")
+        label = born.record.path + ("" if offset is None else f"#{offset}")
+        born.record = replace(born.record, id=label)
+        ids[label] = EntryStatus.EXISTING
+    recorder.snapshots.append(replace(snapshot_record(snap, len(recorder.snapshots) + 1, None, recorder._metadata),
+                                      entries=MappingProxyType(ids)))
 
 
 def _in_table_names(record: FileRecord, name_ids: Mapping[str, int] | None, names: Mapping[int, str]) -> FileRecord:

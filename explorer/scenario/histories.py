@@ -43,6 +43,8 @@ ROW_LEVEL_KINDS = (DeleteStep, UpdateStep, MergeStep)
 # (``DeltaConfigs.ISOLATION_LEVEL``) accepts only the first; ``isolationLevels.scala`` names the first two as valid
 # table levels; delta-rs reads and honours all three there (``SnapshotIsolation`` is delta-rs's alone).
 DELTA_LEVELS = ("Serializable", "WriteSerializable", "SnapshotIsolation")
+# A level no Delta Lake protocol writer accepts as a table setting: a history run at it says so in its label.
+DELTA_RS_ONLY_LEVELS = ("SnapshotIsolation",)
 # A level's short part of a history's key.
 LEVEL_KEYS = {"serializable": "-ser", "snapshot": "-snap", "Serializable": "-Ser", "WriteSerializable": "-WSer",
               "SnapshotIsolation": "-SI"}
@@ -87,7 +89,8 @@ class History:
     def label(self) -> str:
         """``A→B`` for a serial history; else the events, e.g. ``A.start B.start B.commit A.commit``."""
         text = "→".join(self.commit_order) + " (serial)" if self.serial else " ".join(self.events)
-        return text + (f" [{self.isolation}]" if self.isolation else "")
+        level = f"{self.isolation}, delta-rs only" if self.isolation in DELTA_RS_ONLY_LEVELS else self.isolation
+        return text + (f" [{level}]" if level else "")
 
     @property
     def key(self) -> str:

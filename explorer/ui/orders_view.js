@@ -128,7 +128,8 @@ function thumb(data, h) {
 
 function caption(h) {
   if (h.serial) return `#${h.index} one after the other`;
-  return `#${h.index}` + (h.isolation && h.isolation !== "any" ? ` ${h.isolation}` : "");
+  // the level as a thumbnail shows it ("SnapshotIsolation (delta-rs)": a level only delta-rs accepts)
+  return `#${h.index}` + (h.isolation && h.isolation !== "any" ? ` ${h.level || h.isolation}` : "");
 }
 
 function detail(data, h) {

@@ -24,6 +24,7 @@ import traitlets
 
 from explorer.iceberg.capture import failed_words, filter_words
 from explorer.scenario.errors import EngineError, ExplorerError
+from explorer.scenario.histories import DELTA_RS_ONLY_LEVELS
 from explorer.scenario.values import to_plain
 from explorer.ui.common import error_html, escape
 
@@ -98,6 +99,8 @@ def orders_payload(result) -> dict:
         histories.append({
             "index": h.index, "key": h.history.key, "label": h.history.label, "events": list(h.history.events),
             "isolation": h.history.isolation or "any", "serial": h.history.serial,
+            "level": (f"{h.history.isolation} (delta-rs)" if h.history.isolation in DELTA_RS_ONLY_LEVELS
+                      else h.history.isolation or "any"),
             "verdict": h.verdict.text, "serializable": h.verdict.serializable,
             "anomalies": list(h.verdict.anomalies), "violations": list(h.verdict.violations),
             "agrees": h.resolver_agrees, "jobs": jobs, "start_seq": h.start_sequence_number,

@@ -99,7 +99,13 @@ def check_delta_grid(page, artifacts, name: str) -> None:
     assert page.locator(f"{GRID} button.sx-h").count() == 8
     seen = page.evaluate(CLICK_JS, 8)
     assert seen["before"].startswith("#1 ") and seen["after"].startswith("#8 "), seen
-    assert "B.commit A.commit" in seen["after"] and "SnapshotIsolation" in seen["after"], seen
+    assert "B.commit A.commit" in seen["after"] and "SnapshotIsolation, delta-rs only" in seen["after"], seen
+    # the thumbnail's own caption says the level is delta-rs's alone, whole inside its button
+    cap = page.evaluate(f"""() => {{
+      const b = document.querySelector('{GRID} button.sx-h[data-index="8"]'), c = b.querySelector('.sx-cap');
+      const r = c.getBoundingClientRect(), o = b.getBoundingClientRect();
+      return {{ text: c.textContent, inside: r.left >= o.left - 1 && r.right <= o.right + 1 }}; }}""")
+    assert cap["text"] == "#8 SnapshotIsolation (delta-rs)" and cap["inside"], cap
     detail = page.locator(f"{GRID} .sx-detail").first.inner_text()
     # B first; at SnapshotIsolation delta-rs skips the added-files check, so the removed file refuses A
     assert "refused: ConcurrentDeleteRead" in detail and "delta-rs" in detail, detail

@@ -147,3 +147,7 @@ def test_history_plain_form_and_label():
     assert h.to_plain()["events"] == ["A.start", "B.start", "B.commit", "A.commit"]
     serial = History(("A", "B"), (("A", ()), ("B", ("A",))))
     assert serial.serial and serial.label == "A→B (serial)" and serial.key == "AB-01"
+    # delta-rs's own level says so in the label itself (a grid thumbnail shows the label alone)
+    si = History(("B", "A"), (("A", ()), ("B", ())), "SnapshotIsolation")
+    assert si.label.endswith("[SnapshotIsolation, delta-rs only]") and si.key.endswith("-SI")
+    assert History(("B", "A"), (("A", ()), ("B", ())), "WriteSerializable").label.endswith("[WriteSerializable]")

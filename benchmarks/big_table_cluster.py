@@ -119,7 +119,7 @@ CHILDREN = {"build": child_build, "reference": child_reference, "explorer": chil
 # the driver heap of the children that are not measured for memory: the build holds one round's files (the append
 # of 100,000 DataFile objects at scale 10; what later rounds need of earlier files is kept in primitive arrays), the
 # reference brings every planned task to its driver; the explorer's keeps the default
-CHILD_HEAP = {"build": os.environ.get("BIG_TABLE_BUILD_HEAP", "2g"),
+CHILD_HEAP = {"build": os.environ.get("BIG_TABLE_BUILD_HEAP", "4g"),
               "reference": os.environ.get("BIG_TABLE_REFERENCE_HEAP", "")}
 
 

@@ -39,11 +39,20 @@ def sizes_for(scale: float) -> dict:
 # ------------------------------------------------------------------------------------------ children
 
 
-def _session(args):
+# Iceberg's distributed planning collects every planned task to its driver (SparkDistributedDataScan's
+# collectPartitions): at 500,000 data files that failed twice with a 3 GB driver and Spark's default cap on the
+# results a job returns to its driver (spark.driver.maxResultSize, 1g). A user planning such a table this way
+# lifts both, as the reference does here: no cap on the results, and a driver heap for them (BIG_TABLE_REFERENCE_HEAP,
+# default REFERENCE_HEAP).
+REFERENCE_CONF = ["spark.driver.maxResultSize=0"]
+REFERENCE_HEAP = {1: "3g", 5: "6g", 10: "8g"}
+
+
+def _session(args, extra: list[str] | None = None):
     from explorer.jvm.session import configure, get_spark
 
     if args.master:
-        configure(master=args.master, conf=CLUSTER_CONF)
+        configure(master=args.master, conf=CLUSTER_CONF + (extra or []))
     return get_spark(warehouse=args.warehouse)
 
 
@@ -64,7 +73,7 @@ def child_reference(args) -> dict:
     from explorer.iceberg.spark.metadata import load_iceberg_table
     from explorer.jvm.session import iceberg_runtime_jar
 
-    spark = _session(args)
+    spark = _session(args, REFERENCE_CONF)
     with tempfile.TemporaryDirectory(prefix="big-table-java-") as classes:
         helper = bt.load_helper(spark, bt.compile_helper(iceberg_runtime_jar(), Path(classes)))
         jspark = spark._jsparkSession
@@ -121,6 +130,14 @@ CHILDREN = {"build": child_build, "reference": child_reference, "explorer": chil
 # reference brings every planned task to its driver; the explorer's keeps the default
 CHILD_HEAP = {"build": os.environ.get("BIG_TABLE_BUILD_HEAP", "4g"),
               "reference": os.environ.get("BIG_TABLE_REFERENCE_HEAP", "")}
+
+
+def _reference_heap(data_files: int) -> str:
+    """The reference driver's heap: BIG_TABLE_REFERENCE_HEAP, else by scale (REFERENCE_HEAP)."""
+    if os.environ.get("BIG_TABLE_REFERENCE_HEAP"):
+        return os.environ["BIG_TABLE_REFERENCE_HEAP"]
+    scale = data_files / bt.DATA_FILES
+    return next((heap for s, heap in sorted(REFERENCE_HEAP.items()) if scale <= s), REFERENCE_HEAP[10])
 
 
 def _run_child(kind: str, extra: list[str], log) -> tuple[dict, float]:
@@ -198,6 +215,7 @@ def measure(scale: float, reps: int, log=print, keep: Path | None = None) -> dic
         common = ["--warehouse", warehouse, "--reps", str(reps), "--plan", plan]
         log(f"built {built['built']} in {built['build_s']:.1f} s" + (" (earlier, reused)" if built["reused"] else ""))
         load = os.getloadavg()
+        CHILD_HEAP["reference"] = _reference_heap(sizes["data_files"])
         with standalone_cluster(base / "cluster", workers=2, cores=1, memory="1g") as cluster:
             try:
                 ref, ref_peak = _run_child("reference", [*common, "--master", cluster.url], log)
@@ -217,6 +235,7 @@ def measure(scale: float, reps: int, log=print, keep: Path | None = None) -> dic
                             "reference_driver_peak_mib": ref_peak, "sets_compared": ours["sets_compared"],
                             "sets_differ": ours["sets_differ"], "executors": ours["executors"],
                             "tasks": ref["tasks"], "attached": ref["attached"], "reference_error": ref.get("error"),
+                            "reference_heap": CHILD_HEAP["reference"], "reference_conf": REFERENCE_CONF,
                             "explorer_times": ours["times"], "reference_times": ref["times"]},
             "summary": ours["summary"]}
 

@@ -171,7 +171,7 @@ def growth_figure(reports: list[dict]) -> go.Figure:
     ticks = [10_000, 100_000, 500_000, 1_000_000]
     fig.update_xaxes(type="log", title_text="live data files", tickvals=ticks,
                      ticktext=["10k", "100k", "500k", "1M"])
-    fig.update_yaxes(type="log", row=1, col=1, title_text="seconds")
+    fig.update_yaxes(type="log", row=1, col=1, title_text="seconds", dtick=1)  # decades only: 0.1, 1, 10, ...
     fig.update_yaxes(type="log", row=1, col=2, title_text="MiB")
     fig.update_layout(title="Big tables: how the time and the driver's memory grow with the file count "
                             "(each point one run; loads in BENCHMARKS.md)",

@@ -69,45 +69,6 @@ def _within(value: Any, metric: Column) -> Column:
     return F.coalesce(metric.lower_bound <= v, F.lit(True)) & F.coalesce(v <= metric.upper_bound, F.lit(True))
 
 
-RAW_INTEGERS = {"int": 4, "long": 8}  # Iceberg's single-value serialization: little-endian two's complement
-
-
-def _little_endian(binary: Column, width: int) -> Column:
-    """A bound of an ``int`` (4 bytes) or ``long`` (8 bytes) column, as Iceberg serializes it (little-endian
-    two's complement), decoded to a Spark long with native functions (its bytes reversed through ``hex``). A
-    ``long`` column's bound of 4 bytes was written while the column was an ``int`` (a promotion): read as one."""
-    F = _F()
-    digits = F.hex(binary)
-
-    def signed(size: int) -> Column:
-        big_endian = F.concat(*[F.substring(digits, 2 * i + 1, 2) for i in reversed(range(size))])
-        number = F.conv(big_endian, 16, -10).cast("long")  # a negative base: read as signed 64 bits
-        return number if size == 8 else F.when(number >= 2 ** 31, number - 2 ** 32).otherwise(number)
-
-    return signed(4) if width == 4 else F.when(F.length(binary) == 4, signed(4)).otherwise(signed(8))
-
-
-def _raw_within(value: Any, fid: int, kind: str) -> Column | None:
-    """:func:`_within` from the entry's raw statistics (``data_file``'s ``lower_bounds`` / ``upper_bounds`` /
-    ``null_value_counts`` maps, keyed by field id), for the column kinds whose serialized bounds Spark can compare
-    without Iceberg decoding every column of every entry (``readable_metrics``): ``int`` and ``long`` decoded here,
-    ``string`` compared as UTF-8 bytes (the order Iceberg's and Spark's string comparisons share). None for other
-    kinds or values of another type: the caller then asks ``readable_metrics``."""
-    F = _F()
-    f = F.col("data_file")
-    if value is None:
-        return F.coalesce(F.element_at(f.null_value_counts, F.lit(fid)) != 0, F.lit(True))
-    low, high = F.element_at(f.lower_bounds, F.lit(fid)), F.element_at(f.upper_bounds, F.lit(fid))
-    if kind in RAW_INTEGERS and isinstance(value, int) and not isinstance(value, bool):
-        v = F.lit(value).cast("long")
-        low, high = _little_endian(low, RAW_INTEGERS[kind]), _little_endian(high, RAW_INTEGERS[kind])
-    elif kind == "string" and isinstance(value, str):
-        v = F.lit(bytearray(value.encode("utf-8")))
-    else:
-        return None
-    return F.coalesce(low <= v, F.lit(True)) & F.coalesce(v <= high, F.lit(True))
-
-
 def _fields(entries: DataFrame, *path: str) -> set[str]:
     """The field names of a struct column of ``entries`` (``data_file``, ``partition``), empty if it has none."""
     kind: Any = entries.schema
@@ -119,51 +80,35 @@ def _fields(entries: DataFrame, *path: str) -> set[str]:
     return set(kind.fieldNames()) if hasattr(kind, "fieldNames") else set()
 
 
-def _column_within(entries: DataFrame, column: str, value: Any, kinds: Mapping[str, tuple[int, str]]
-                   ) -> Column | None:
-    """The entry's statistics of ``column`` can hold ``value``: from the raw bounds where they compare
-    (:func:`_raw_within`), else from ``readable_metrics``; None if the table has no statistics of it."""
-    if column in kinds:
-        raw = _raw_within(value, *kinds[column])
-        if raw is not None:
-            return raw
-    if column in _fields(entries, "readable_metrics"):
-        return _within(value, _F().col("readable_metrics").getField(column))
-    return None
-
-
-def may_hold_column(entries: DataFrame, where: Mapping[str, Any],
-                    kinds: Mapping[str, tuple[int, str]] | None = None) -> Column:
+def may_hold_column(entries: DataFrame, where: Mapping[str, Any]) -> Column:
     """:func:`~explorer.iceberg.inspection.may_hold` as a Spark column of the ``entries`` metadata table: a
     partition field named like a where column and not null equals its value; the value lies within the column's
-    bounds; a null is asked only of files whose null count is not 0. ``kinds``: column name -> (field id, type)
-    of the current schema, whose ``int``, ``long`` and ``string`` bounds are compared raw (:func:`_raw_within`)."""
+    bounds; a null is asked only of files whose null count is not 0."""
     F = _F()
-    partition = _fields(entries, "data_file", "partition")
+    partition, metrics = _fields(entries, "data_file", "partition"), _fields(entries, "readable_metrics")
     out = F.lit(True)
     for column, value in where.items():
         if value is not None and column in partition:
             part = F.col("data_file.partition").getField(column)
             out = out & (part.isNull() | (part == F.lit(value)))
-        within = _column_within(entries, column, value, kinds or {})
-        if within is not None:
-            out = out & within
+        if column in metrics:
+            out = out & _within(value, F.col("readable_metrics").getField(column))
     return out
 
 
-def equality_may_list(entries: DataFrame, where: Mapping[str, Any], fids: Mapping[str, int],
-                      kinds: Mapping[str, tuple[int, str]] | None = None) -> tuple[Column, Column]:
+def equality_may_list(entries: DataFrame, where: Mapping[str, Any], fids: Mapping[str, int]
+                      ) -> tuple[Column, Column]:
     """(an equality delete file can list a row with these values: for each where column among its equality ids,
     its bounds or null count can hold the value; some where column is among its equality ids), as columns of the
     ``entries`` metadata table."""
     F = _F()
+    metrics = _fields(entries, "readable_metrics")
     may, keyed = F.lit(True), F.lit(False)
     for column, value in where.items():
         named = F.coalesce(F.array_contains(F.col("data_file.equality_ids"), fids[column]), F.lit(False))
         keyed = keyed | named
-        within = _column_within(entries, column, value, kinds or {})
-        if within is not None:
-            may = may & (~named | within)
+        if column in metrics:
+            may = may & (~named | _within(value, F.col("readable_metrics").getField(column)))
     return may, keyed
 
 
@@ -189,13 +134,12 @@ def candidate_entries(spark: SparkSession, name: str, recorder: IcebergRecorder,
     fids = {col_name: fid for fid, (col_name, _) in facts.columns.items()}
     current = {c.name for c in recorder.scenario.table.columns}
     fids = {c: fids[c] for c in where if c in current and c in fids}
-    kinds = {c: (fid, facts.columns[fid][1]) for c, fid in fids.items()}
     entries = spark.read.option("snapshot-id", snapshot_id).table(f"{name}.entries")
     keep = ["path", "pkey", "spec_id", "seq", "file_seq", "snapshot_id", "data_file"]
     progress(f"why: finding candidate data files of {name} on the executors")
     content = F.col("data_file.content")
     data_rows = live_files(spark, name, facts, metrics=[], extra=("data_file", "snapshot_id"),
-                           where=(content == 0) & may_hold_column(entries, where, kinds)).select(*keep).collect()
+                           where=(content == 0) & may_hold_column(entries, where)).select(*keep).collect()
     n_data = _live_data_files(recorder, snapshot_id)
     if n_data is None:  # a snapshot summary without its count: counted
         n_data = entries.where((F.col("status") < 2) & (content == 0)).count()
@@ -206,7 +150,7 @@ def candidate_entries(spark: SparkSession, name: str, recorder: IcebergRecorder,
     pkeys = sorted({r.pkey for r in data_rows})
     kind = F.col("content")
     in_partition = F.col("pkey").isin(pkeys)
-    may_list, keyed = equality_may_list(entries, where, fids, kinds)
+    may_list, keyed = equality_may_list(entries, where, fids)
     deletes = live_files(spark, name, facts, metrics=[], extra=("data_file", "snapshot_id"),
                          where=(content != 0) & ((content != 2) | may_list))
     touches = (

@@ -85,26 +85,3 @@ def test_the_cli_why_bad_input_one_line_exit_code_nothing_on_stdout(spark, prese
         out, err = capsys.readouterr()
         assert out == "" and len(err.strip().splitlines()) == 1, (args, err)
         assert all(w in err for w in words), (args, err)
-
-
-def test_raw_bounds_decode_as_iceberg_serializes_them(spark):
-    """The candidate filter compares ``int`` / ``long`` bounds decoded from their serialized bytes (little-endian
-    two's complement) with Spark's own functions: extremes, negatives, and a ``long`` column's 4-byte bound
-    written while it was an ``int``."""
-    import struct
-
-    from pyspark.sql import functions as F
-
-    from explorer.iceberg.spark.distributed_why import _little_endian
-
-    ints = [0, 1, -1, 2**31 - 1, -(2**31), 123_456_789, -987_654_321]
-    longs = [2**63 - 1, -(2**63), 10**12, -(10**15)]
-    rows = [(bytearray(struct.pack("<i", v)), bytearray(struct.pack("<q", v)), v) for v in ints]
-    rows += [(None, bytearray(struct.pack("<q", v)), v) for v in longs]
-    frame = spark.createDataFrame(rows, "i binary, l binary, v long").select(
-        _little_endian(F.col("i"), 4).alias("int"), _little_endian(F.col("l"), 8).alias("long"),
-        _little_endian(F.col("i"), 8).alias("promoted"), "v")
-    got = frame.collect()
-    assert [r.long for r in got] == ints + longs
-    assert [r.int for r in got] == ints + [None] * len(longs)
-    assert [r.promoted for r in got] == ints + [None] * len(longs)

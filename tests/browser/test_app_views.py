@@ -1,7 +1,8 @@
 """The app as a learner sees it, in JupyterLab and in voila (headless Chromium, 1400x900).
 
-For the v3 deletion-vector preset and the seed story: press Run, open every tab, move the snapshot slider over
-every snapshot, and fail on what a reader would see wrong — an empty table cell, a label cut, hidden, outside its
+First, every time-travel control from the keyboard alone (``explorer_testing/keyboard.py``, in this page and
+kernel). Then, for the v3 deletion-vector preset and the seed story: press Run, open every tab, move the snapshot
+slider over every snapshot, and fail on what a reader would see wrong — an empty table cell, a label cut, hidden, outside its
 figure or overlapping another, a figure narrower than 90% of its panel — and on a red stderr box or a
 "No such comm" error. The preset picker must never name a scenario the editor does not hold; predict mode must
 not spoil the answer, and a score must not outlive its run. Screenshots of every tab go to artifacts/browser/,
@@ -20,6 +21,8 @@ import pytest
 
 from explorer.api import load_preset
 from explorer_testing import browser as B
+from explorer_testing.keyboard import keyboard_checks
+from explorer_testing.offline import ICON_FONT_JS, foreign, record_requests
 
 pytestmark = pytest.mark.browser
 
@@ -72,6 +75,7 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
     ui.require_notebook(notebook)
     console: list[str] = []
     page.on("console", lambda m: console.append(m.text))
+    urls = record_requests(page)  # voila: no request for another host (see tests/browser/test_offline.py)
     t0 = time.perf_counter()
     server = request.getfixturevalue(f"{server_kind}_server")  # the shared one: lab opens 00, voila serves 05
     timings = {"server": time.perf_counter() - t0}
@@ -84,6 +88,11 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         # The picker never names a preset the editor does not hold (the playground holds its own scenario).
         shown, name = picker_and_name(page)
         assert shown in ("", name), f"the preset picker shows {shown!r} while the editor holds {name!r}"
+        # Every time-travel control from the keyboard alone (explorer_testing/keyboard.py), first, on the page as
+        # opened: in the same page and kernel, not a kernel and a Spark JVM of its own.
+        t0 = time.perf_counter()
+        keyboard_checks(page, server_kind, artifacts)
+        timings["keyboard"] = time.perf_counter() - t0
 
         for preset, prefix in ((ui.DV, "dv"), (ui.SEED, "seed")):
             B.choose_preset(page, preset)
@@ -136,6 +145,11 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         page.wait_for_function("""() => [...document.querySelectorAll('textarea')]
             .some(t => t.value.startsWith('Load batch 2'))""", timeout=30_000)
         learner_path_checks(page, server_kind, artifacts)
+        if server_kind == "voila":  # the dashboard of `scripts/lab --voila` asks no other host, over this session
+            assert "cdn.jsdelivr.net" not in page.content()
+            family = page.evaluate(ICON_FONT_JS)  # Font Awesome from voila's own bundle: an icon renders with it
+            assert "Font Awesome" in family, family
+            assert len(urls) > 10 and foreign(urls, server.url) == [], foreign(urls, server.url)
         stderr = B.stderr_boxes(page)
 
     assert not stderr, f"red stderr boxes on the page: {stderr}"

@@ -1,10 +1,11 @@
 """The app as a learner sees it, in JupyterLab and in voila (headless Chromium, 1400x900).
 
-First, every time-travel control from the keyboard alone (``explorer_testing/keyboard.py``, in this page and
-kernel). Then, for the v3 deletion-vector preset and the seed story: press Run, open every tab, move the snapshot
-slider over every snapshot, and fail on what a reader would see wrong — an empty table cell, a label cut, hidden, outside its
-figure or overlapping another, a figure narrower than 90% of its panel — and on a red stderr box or a
-"No such comm" error. The preset picker must never name a scenario the editor does not hold; predict mode must
+First, in voila, the dashboard as a learner who does not write Python meets it (``explorer_testing/dashboard.py``);
+then every time-travel control from the keyboard alone (``explorer_testing/keyboard.py``); both in this page and
+kernel. Then, for the v3 deletion-vector preset and the seed story: press Run, open every tab, move the snapshot
+slider over every snapshot, and fail on what a reader would see wrong — an empty table cell, a label cut,
+hidden, outside its figure or overlapping another, a figure narrower than 90% of its panel — and on a red stderr
+box or a "No such comm" error. The preset picker must never name a scenario the editor does not hold; predict mode must
 not spoil the answer, and a score must not outlive its run. Screenshots of every tab go to artifacts/browser/,
 and with EXPLORER_UPDATE_SCREENSHOTS=1 also to docs/img/ (JupyterLab, for the README): a test run leaves the
 repository's files as they were.
@@ -21,6 +22,7 @@ import pytest
 
 from explorer.api import load_preset
 from explorer_testing import browser as B
+from explorer_testing.dashboard import dashboard_checks
 from explorer_testing.keyboard import keyboard_checks
 from explorer_testing.offline import ICON_FONT_JS, foreign, record_requests
 
@@ -85,6 +87,11 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         t0 = time.perf_counter()
         (B.open_voila if server_kind == "voila" else B.open_jupyterlab)(page, server)
         timings["open"] = time.perf_counter() - t0
+        if server_kind == "voila":  # the dashboard as opened, then run (explorer_testing/dashboard.py), first
+            t0 = time.perf_counter()
+            dashboard_checks(page, artifacts)
+            B.open_panel(page, "Timeline")  # where a fresh page's run opens it (the keyboard's checks start there)
+            timings["dashboard"] = time.perf_counter() - t0
         # The picker never names a preset the editor does not hold (the playground holds its own scenario).
         shown, name = picker_and_name(page)
         assert shown in ("", name), f"the preset picker shows {shown!r} while the editor holds {name!r}"
@@ -173,9 +180,11 @@ def learner_path_checks(page, server_kind: str, artifacts) -> None:
         page.locator(headers, has_text="Scenario editor").first.click()
         header.wait_for(state="visible", timeout=10_000)
     header.scroll_into_view_if_needed()
-    header.click()
     box = page.locator("textarea").evaluate_all("ts => ts.findIndex(t => t.value.startsWith('name: '))")
     yaml_box = page.locator("textarea").nth(box)
+    if not yaml_box.is_visible():  # folded (voila's dashboard checks leave it open)
+        header.click()
+        yaml_box.wait_for(state="visible", timeout=10_000)
     load = page.locator("button.jupyter-button", has_text="Load YAML").first
     yaml_box.fill(BAD_YAML)
     load.click()

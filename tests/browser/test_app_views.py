@@ -8,7 +8,8 @@ hidden, outside its figure or overlapping another, a figure narrower than 90% of
 box or a "No such comm" error. The preset picker must never name a scenario the editor does not hold; predict mode must
 not spoil the answer, and a score must not outlive its run. Screenshots of every tab go to artifacts/browser/,
 and with EXPLORER_UPDATE_SCREENSHOTS=1 also to docs/img/ (JupyterLab, for the README): a test run leaves the
-repository's files as they were.
+repository's files as they were. Last, in voila, the Readers tab of Delta's seed story
+(``explorer_testing/readers_tab.py``), and no request of the whole session left for another host.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from explorer_testing import browser as B
 from explorer_testing.dashboard import dashboard_checks
 from explorer_testing.keyboard import keyboard_checks
 from explorer_testing.offline import ICON_FONT_JS, foreign, record_requests
+from explorer_testing.readers_tab import readers_tab_checks
 
 pytestmark = pytest.mark.browser
 
@@ -152,6 +154,8 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         page.wait_for_function("""() => [...document.querySelectorAll('textarea')]
             .some(t => t.value.startsWith('Load batch 2'))""", timeout=30_000)
         learner_path_checks(page, server_kind, artifacts)
+        if server_kind == "voila":  # the Readers tab in the dashboard (safe mode), as tests/browser/test_readers_tab.py
+            problems += readers_tab_checks(page, artifacts, "voila")
         if server_kind == "voila":  # the dashboard of `scripts/lab --voila` asks no other host, over this session
             assert "cdn.jsdelivr.net" not in page.content()
             family = page.evaluate(ICON_FONT_JS)  # Font Awesome from voila's own bundle: an icon renders with it

@@ -1,8 +1,8 @@
 """The app as a learner sees it, in JupyterLab and in voila (headless Chromium, 1400x900).
 
 First, in voila, the dashboard as a learner who does not write Python meets it (``explorer_testing/dashboard.py``);
-then every time-travel control from the keyboard alone (``explorer_testing/keyboard.py``); both in this page and
-kernel. Then, for the v3 deletion-vector preset and the seed story: press Run, open every tab, move the snapshot
+then every time-travel control from the keyboard alone (``explorer_testing/keyboard.py``); in JupyterLab, then
+the slider's Python twin (``explorer_testing/snapshot_twin.py``); all in this page and kernel. Then, for the v3 deletion-vector preset and the seed story: press Run, open every tab, move the snapshot
 slider over every snapshot, and fail on what a reader would see wrong — an empty table cell, a label cut,
 hidden, outside its figure or overlapping another, a figure narrower than 90% of its panel — and on a red stderr
 box or a "No such comm" error. The preset picker must never name a scenario the editor does not hold; predict mode must
@@ -27,6 +27,7 @@ from explorer_testing.dashboard import dashboard_checks
 from explorer_testing.keyboard import keyboard_checks
 from explorer_testing.offline import ICON_FONT_JS, foreign, record_requests
 from explorer_testing.readers_tab import readers_tab_checks
+from explorer_testing.snapshot_twin import snapshot_twin_checks
 
 pytestmark = pytest.mark.browser
 
@@ -102,6 +103,10 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         t0 = time.perf_counter()
         keyboard_checks(page, server_kind, artifacts)
         timings["keyboard"] = time.perf_counter() - t0
+        if server_kind == "lab":  # the slider's Python twin, from a second client of this page's kernel
+            t0 = time.perf_counter()
+            snapshot_twin_checks(page, server.log.parent)
+            timings["twin"] = time.perf_counter() - t0
 
         for preset, prefix in ((ui.DV, "dv"), (ui.SEED, "seed")):
             B.choose_preset(page, preset)

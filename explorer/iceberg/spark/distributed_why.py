@@ -171,46 +171,209 @@ def _live_data_files(recorder: IcebergRecorder, snapshot_id: int) -> int | None:
     return None if total is None else int(total)
 
 
-def restricted_view(recorder: IcebergRecorder, snapshot_id: int, rows: list[Any]):
-    """The snapshot view (:func:`~explorer.iceberg.result.build_view`) of a capture holding only ``rows``'
-    files, their rows read through the table's FileIO by the recorder, each named by its relative path."""
+def restricted_view(recorder: IcebergRecorder, snapshot_id: int, entries: list[tuple[dict[str, Any], int, int, int, int]]):
+    """The snapshot view (:func:`~explorer.iceberg.result.build_view`) of a capture holding only ``entries``'
+    files (as :func:`~explorer.iceberg.spark.metadata.record_live` takes them), their rows read through the
+    table's FileIO by the recorder, each named by its relative path."""
     recorder.contents = True
     snap = next(s for s in recorder.ordered_snapshots() if int(s["snapshot-id"]) == snapshot_id)
-    record_live(recorder, snap, [_entry(row) for row in rows])
+    record_live(recorder, snap, entries)
     return build_view(recorder.capture().state(snapshot_id=snapshot_id))
 
 
 def spark_rows(spark: SparkSession, name: str, snapshot_id: int, where: Mapping[str, Any]
                ) -> tuple[Mapping[str, Any], ...]:
     """What Spark reads of ``name`` at ``snapshot_id`` filtered by ``where`` (Spark prunes files itself)."""
+    read = spark.read.option("snapshot-id", snapshot_id).table(name).where(_condition(where))
+    return tuple(MappingProxyType(r.asDict()) for r in read.collect())
+
+
+
+# ---------------------------------------------------------------------------------- Iceberg's planning (default)
+
+PLANNERS = ("iceberg", "entries")  # how the candidates are found: Iceberg's scan planning, or the entries jobs
+
+
+def iceberg_literal(value: Any) -> Any:
+    """``value`` (a typed where value) as something py4j hands to ``Expressions.equal`` and Iceberg binds to the
+    column's type: numbers, booleans and text as they are; dates, times, timestamps and decimals as ISO text
+    (Iceberg's string literal converts to them); anything else raises TypeError (the entries jobs answer then)."""
+    import datetime
+    import decimal
+
+    if isinstance(value, (bool, int, float, str)):
+        if isinstance(value, float) and value != value:
+            raise TypeError("NaN")
+        return value
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    raise TypeError(type(value).__name__)
+
+
+def where_terms(spark: SparkSession, where: Mapping[str, Any]) -> list[Any]:
+    """One Iceberg ``Expression`` per where column (``isNull`` for None, else ``equal``), in ``where``'s order."""
+    from explorer.jvm.session import driver_jvm
+
+    E = driver_jvm(spark).org.apache.iceberg.expressions.Expressions
+    return [E.isNull(c) if v is None else E.equal(c, iceberg_literal(v)) for c, v in where.items()]
+
+
+def _lines(text: str) -> list[tuple[str, str, str, int, int | None, str]]:
+    """WhyPlan's answer: (kind, location, manifest, data sequence number, content offset or None, pkey)."""
+    out = []
+    for line in text.splitlines():
+        kind, location, manifest, seq, offset, pkey = line.split("\t", 5)
+        out.append((kind, location, manifest, int(seq), None if int(offset) < 0 else int(offset), pkey))
+    return out
+
+
+def planned_entries(spark: SparkSession, name: str, recorder: IcebergRecorder, snapshot_id: int,
+                    where: Mapping[str, Any], progress: Progress, set_id: str, distributed: bool
+                    ) -> tuple[list[tuple], list[tuple], int]:
+    """(candidate data file entries, delete file entries, live data files) as :func:`candidate_entries` gives
+    them, the candidates planned by Iceberg itself (``java/WhyPlan.java``): the scan of ``snapshot_id`` filtered
+    by ``where``, its tasks staged as ``set_id`` for the check. Then the snapshot's delete manifests give the
+    delete files the answer reads (the rule of the module docstring, of which Iceberg's attached deletes are a
+    part), and the manifests holding these few files are read by the explorer's one manifest reader
+    (:class:`~explorer.iceberg.spark.manifests.JvmManifestReader`), each file's entry as the single path has it."""
+    from explorer.iceberg.spark.java_helpers import java_helper
+    from explorer.iceberg.spark.manifests import entry_rows
+    from explorer.jvm.session import driver_jvm, py4j_gateway
+
+    facts = table_facts(name, recorder, snapshot_id)
+    fids = {col_name: fid for fid, (col_name, _) in facts.columns.items()}
+    current = {c.name for c in recorder.scenario.table.columns}
+    jtable = recorder.jtable
+    terms = where_terms(spark, where)
+    helper = java_helper(spark, "WhyPlan")
+    E = driver_jvm(spark).org.apache.iceberg.expressions.Expressions
+    conjunction = E.alwaysTrue()
+    for term in terms:
+        conjunction = getattr(E, "and")(conjunction, term)  # ``and`` is a Python keyword
+    how = "on the executors (Iceberg's distributed planning)" if distributed else "by Iceberg's scan planning"
+    progress(f"why: finding candidate data files of {name} {how}")
+    planned = _lines(helper.plan(spark._jsparkSession, jtable, snapshot_id, conjunction, distributed, set_id))
+    data = {(loc, seq): (manifest, pkey) for kind, loc, manifest, seq, _, pkey in planned if kind == "D"}
+    n_data = _live_data_files(recorder, snapshot_id)
+    if n_data is None:  # a snapshot summary without its count: counted
+        n_data = spark.read.option("snapshot-id", snapshot_id).table(f"{name}.entries").where(
+            "status < 2 and data_file.content = 0").count()
+    progress(f"why: {len(data):,} candidate data files of {n_data:,}")
+    if not data:
+        return [], [], n_data
+    gateway, jvm = py4j_gateway(spark), driver_jvm(spark)
+    keyed = [(fids[c], t) for c, t in zip(where, terms) if c in current and c in fids]
+    j_terms = gateway.new_array(jvm.org.apache.iceberg.expressions.Expression, len(keyed))
+    j_ids = gateway.new_array(jvm.int, len(keyed))
+    for i, (fid, term) in enumerate(keyed):
+        j_terms[i], j_ids[i] = term, fid
+    more = _lines(helper.deletes(jtable, snapshot_id, "\n".join(sorted({loc for loc, _ in data})),
+                                 "\n".join(sorted({pkey for _, pkey in data.values()})), j_terms, j_ids))
+    deletes = {(loc, offset, seq): manifest for kind, loc, manifest, seq, offset, _ in planned + more
+               if kind != "D"}
+    progress(f"why: {len(deletes):,} delete files can touch them; reading their rows")
+    wanted = {m for m, _ in data.values()} | set(deletes.values())
+    reader = recorder.manifest_reader
+    listed = reader.manifest_lists([snapshot_id]).column("manifest_path").to_pylist()
+    if "" in wanted:  # a planned file that does not say its manifest: every manifest is read
+        wanted = set(listed)
+    rows = entry_rows(reader.entries(snapshot_id, skip=[m for m in listed if m not in wanted]))
+    data_rows, delete_rows, seen = [], [], set()
+    for row in rows:
+        if row["status"] == 2:
+            continue
+        seq = int(row["sequence_number"] or 0)
+        offset = row.get("content_offset")
+        key = (row["file_path"], offset, seq)
+        if key in seen:
+            continue
+        if row["content"] == 0 and (row["file_path"], seq) in data:
+            data_rows.append(_planned(row))
+        elif row["content"] != 0 and key in deletes:
+            delete_rows.append(_planned(row))
+        else:
+            continue
+        seen.add(key)
+    return data_rows, delete_rows, n_data
+
+
+def _planned(row: dict[str, Any]) -> tuple[dict[str, Any], int, int, int, int]:
+    """An entry of the manifest reader as :func:`~explorer.iceberg.spark.metadata.record_live` takes it."""
+    return (row, int(row["snapshot_id"]), int(row["spec_id"]), int(row["sequence_number"] or 0),
+            int(row["file_sequence_number"] or 0))
+
+
+def planned_rows(spark: SparkSession, set_id: str, where: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
+    """Spark's read of the staged plan (the tasks Iceberg planned for ``where``, with the delete files it
+    attached), filtered by ``where``: what Spark's filtered read of the table returns, its planning not done
+    twice."""
+    read = spark.read.format("iceberg").option("scan-task-set-id", set_id).load(set_id).where(_condition(where))
+    return tuple(MappingProxyType(r.asDict()) for r in read.collect())
+
+
+def _condition(where: Mapping[str, Any]) -> Column:
     F = _F()
     condition = F.lit(True)
     for column, value in where.items():
         condition = condition & (F.col(column).isNull() if value is None else F.col(column) == F.lit(value))
-    read = spark.read.option("snapshot-id", snapshot_id).table(name).where(condition)
-    return tuple(MappingProxyType(r.asDict()) for r in read.collect())
+    return condition
 
 
 def explain_distributed(spark: SparkSession, name: str, recorder: IcebergRecorder, snapshot_id: int,
-                        where: Mapping[str, Any], *, progress: Progress | None = None) -> RowExplanation:
+                        where: Mapping[str, Any], *, progress: Progress | None = None,
+                        planner: str | None = None) -> RowExplanation:
     """The answer of :func:`~explorer.iceberg.inspection.explain_row` for ``where`` (typed values) at
-    ``snapshot_id``, the candidates found by Spark jobs (see the module docstring). A failed job or a cluster
-    left without executors is one EngineError line, as for the distributed inspect."""
+    ``snapshot_id``, the candidates found without reading the whole table (see the module docstring).
+    ``planner``: "iceberg" (default where the values are of a type Iceberg's expressions take here: Iceberg's own
+    scan planning, distributed when Spark's master is not local; the check is Spark's read of that same plan) or
+    "entries" (Spark jobs over the ``entries`` metadata table; the check is Spark's filtered read of the table).
+    A failed job or a cluster left without executors is one EngineError line, as for the distributed inspect."""
+    import uuid
+
     from explorer import settings
 
     say = progress or (lambda _: None)
+    if planner is None:
+        try:
+            for value in where.values():
+                if value is not None:
+                    iceberg_literal(value)
+            planner = "iceberg"
+        except TypeError:
+            planner = "entries"
+    if planner not in PLANNERS:
+        raise ValueError(f"planner must be one of {PLANNERS}, not {planner!r}")
     watch = ExecutorWatch(spark, settings.DISTRIBUTED_WAIT.get())
+    set_id = f"explorer-why-{uuid.uuid4().hex}"
+    staged = False
     try:
         with watch:
-            data_rows, delete_rows, n_data = candidate_entries(spark, name, recorder, snapshot_id, where, say)
+            if planner == "iceberg":
+                distributed = not spark.sparkContext.master.startswith("local")
+                staged = True
+                data_rows, delete_rows, n_data = planned_entries(spark, name, recorder, snapshot_id, where, say,
+                                                                 set_id, distributed)
+            else:
+                found = candidate_entries(spark, name, recorder, snapshot_id, where, say)
+                data_rows, delete_rows, n_data = [_entry(r) for r in found[0]], [_entry(r) for r in found[1]], found[2]
             view = restricted_view(recorder, snapshot_id, [*data_rows, *delete_rows])
-            engine = spark_rows(spark, name, snapshot_id, where)
+            if planner == "iceberg":
+                engine = planned_rows(spark, set_id, where) if data_rows else ()
+            else:
+                engine = spark_rows(spark, name, snapshot_id, where)
     except EngineError:
         raise
     except Exception as exc:
         reason = watch.reason or engine_reason(exc)
         raise EngineError(f"the distributed why of {name} failed: {reason}", field="table",
                           detail=reason) from None
+    finally:
+        if staged:
+            from explorer.iceberg.spark.java_helpers import java_helper
+
+            java_helper(spark, "WhyPlan").unstage(recorder.jtable, set_id)
     say("why: done")
     answer = explain_row(view, where, engine_rows=engine)
     return replace(answer, files_pruned=n_data - len(data_rows))

@@ -11,10 +11,11 @@ through Spark and Iceberg Java, all with an ``id`` (``KEY``) above every fake fi
 4. a Spark SQL ``DELETE ... WHERE id = KEY + 1`` (merge-on-read: a file-scoped position delete file).
 
 Then ``explain_table_row(..., distributed=True)`` (what ``explorer why`` runs above
-``EXPLORER_DISTRIBUTED_ABOVE`` live data files) answers ``id = KEY`` and ``id = KEY + 1``: pruning by partition
-and bounds on the executors must find the 3 real data files among all, keep the real deletes, and drop every
-fake equality delete (its bounds cannot hold ``KEY``) and every fake position delete (file-scoped to a fake data
-file). Timed in Python on a warm local session (``local[*]``: this machine's cores), median of ``--reps``; once
+``EXPLORER_DISTRIBUTED_ABOVE`` live data files) answers ``id = KEY`` and ``id = KEY + 1``: Iceberg's scan planning
+with the where filter (its manifest reader judging each entry's bounds) must find the 3 real data files among
+all, and the delete manifests' rule keep the real deletes and drop every fake equality delete (its bounds cannot
+hold ``KEY``) and every fake position delete (file-scoped to a fake data file). Each progress line is kept with
+the seconds since the start (where the time goes). Timed in Python on a warm local session (``local[*]``: this machine's cores), median of ``--reps``; once
 more as the ``explorer why`` command, a fresh process (its JVM start included) pointed at the table's catalog
 with ``--conf``. Each answer must agree with Spark's own read of the table filtered by the where clause and hold
 the copies the steps above made.
@@ -70,7 +71,8 @@ def why_once(spark, where: dict) -> tuple[float, object, list[str]]:
 
     heard: list[str] = []
     start = time.perf_counter()
-    answer = explain_table_row(spark, bt.TABLE, where, distributed=True, progress=heard.append)
+    answer = explain_table_row(spark, bt.TABLE, where, distributed=True,
+                               progress=lambda line: heard.append(f"{time.perf_counter() - start:6.2f} s  {line}"))
     return time.perf_counter() - start, answer, heard
 
 

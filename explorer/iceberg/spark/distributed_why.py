@@ -1,31 +1,52 @@
-"""``explorer why`` on a big table: the candidate files found by Spark jobs on the executors, only those read.
+"""``explorer why`` on a big table: the candidate files found without reading the whole table, only those read.
 
 The single-machine ``why`` (:func:`explorer.iceberg.spark.inspect.explain_table_row`) captures the whole table,
-every data row included, and asks :func:`~explorer.iceberg.inspection.explain_row`. Here the live files of the
-chosen snapshot come from Iceberg's ``entries`` metadata table read by Spark tasks
-(:func:`~explorer.iceberg.spark.distributed.live_files`, the distributed inspect's reader), and two jobs narrow
-them before anything reaches the driver:
+every data row included, and asks :func:`~explorer.iceberg.inspection.explain_row`. Here two planners can find
+the few files that matter (:func:`explain_distributed`, ``planner``):
+
+``iceberg`` (the default): **Iceberg's own scan planning** with the where clause pushed down
+(``java/WhyPlan.java``, :func:`planned_entries`). Iceberg skips manifests whose partition summaries cannot
+match and judges each manifest entry's raw bounds, null and value counts in Java (its
+``InclusiveMetricsEvaluator``: no Spark row per entry); locally in the driver's Iceberg worker pool on a local
+session, or with ``SparkDistributedDataScan`` (executors read the manifests, as the table's or session's
+``read.data-planning-mode`` / ``read.delete-planning-mode`` say) when Spark's master is a cluster. Iceberg's
+``DeleteFileIndex`` attaches delete files to the few planned data files only. The delete files the answer
+reads are then taken from the snapshot's delete manifests by the rule below (Iceberg's attached ones are among
+them: the engine tests check it), and the manifests holding these few files are read by the explorer's one
+manifest reader, so each file's entry is what the single-machine path records. The check is Spark's read of
+that same plan (its tasks staged with Iceberg's ``ScanTaskSetManager``, Spark applying the attached deletes),
+filtered by the where clause: what Spark's filtered read of the table returns, without planning it twice.
+Iceberg prunes with its own rule, which on the presets keeps exactly what the explorer's
+:func:`~explorer.iceberg.inspection.may_hold` keeps (checked by the engine tests); Iceberg also drops files
+whose column holds only nulls or NaNs, and projects the filter through partition transforms (bucket, day...),
+so on such tables its "skipped" count can be larger than the single path's; every candidate it returns is
+judged again by ``may_hold`` in :func:`~explorer.iceberg.inspection.explain_row`. Where values of a type
+Iceberg's expressions do not take here (binary, uuid...), the ``entries`` planner answers.
+
+``entries``: Iceberg's ``entries`` metadata table read by Spark tasks
+(:func:`~explorer.iceberg.spark.distributed.live_files`, the distributed inspect's reader) and narrowed by two
+jobs before anything reaches the driver (a Spark row is built per manifest entry: at 1,000,000 data files the
+candidate job alone took about two minutes, BENCHMARKS.md):
 
 1. the candidate data files: those whose partition values and column bounds can hold the row, by the rule
    :func:`~explorer.iceberg.inspection.may_hold` applies on the driver (a partition field named like a where
    column and not null must equal its value; the value must lie within the column's lower and upper bound; a
    null is asked only of files whose null count is not zero), written here as a Spark filter on the table's own
-   columns (the engine tests check it prunes what ``may_hold`` prunes); the live data files, for the answer's
-   "skipped" count, are the snapshot summary's ``total-data-files`` (counted by a job where it is missing);
-2. the delete files that can touch those candidates: deletion vectors and file-scoped position deletes whose
-   data file is a candidate, partition-scoped position deletes of a candidate's partition, and equality deletes
-   whose bounds on each where column in their equality ids can hold the value (one that cannot lists no row
-   with it) and that are global, or of a candidate's partition, or keyed on a where column (an equality delete
-   of another partition that lists the row is part of the answer: "out of scope"). An equality delete of
-   another partition whose equality columns include no where column is not read: the only difference from the
-   single path, whose answer lists it as out of scope when its key happens to match.
+   columns; the live data files, for the answer's "skipped" count, are the snapshot summary's
+   ``total-data-files`` (counted by a job where it is missing);
+2. the delete files that can touch those candidates (the rule both planners use): deletion vectors and
+   file-scoped position deletes whose data file is a candidate, partition-scoped position deletes of a
+   candidate's partition, and equality deletes whose bounds on each where column in their equality ids can hold
+   the value (one that cannot lists no row with it) and that are global, or of a candidate's partition, or
+   keyed on a where column (an equality delete of another partition that lists the row is part of the answer:
+   "out of scope"). An equality delete of another partition whose equality columns include no where column is
+   not read: the only difference from the single path, whose answer lists it as out of scope when its key
+   happens to match.
 
-Those few entries come back as Iceberg wrote them (the raw ``data_file`` struct of the metadata table, the
-fields a manifest entry has) and are recorded by the same recorder the single path uses, which reads their
-rows through the table's own FileIO; the capture of one snapshot holding just them goes to the same
+Either way the few entries are recorded by the same recorder the single path uses, which reads their rows
+through the table's own FileIO; the capture of one snapshot holding just them goes to the same
 :func:`~explorer.iceberg.inspection.explain_row`. So the rules (which delete applies, which lists the row) and
-the explanation are written once. Spark's own read of the table filtered by the where clause (which Spark
-prunes itself) is the check. Files are named by their path relative to the table (``#offset`` after a
+the explanation are written once. Files are named by their path relative to the table (``#offset`` after a
 deletion vector's Puffin file), as the distributed inspect names them.
 """
 

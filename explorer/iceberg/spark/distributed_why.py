@@ -297,6 +297,7 @@ def planned_entries(spark: SparkSession, name: str, recorder: IcebergRecorder, s
     progress(f"why: {len(deletes):,} delete files can touch them; reading their rows")
     wanted = {m for m, _ in data.values()} | set(deletes.values())
     reader = recorder.manifest_reader
+    assert reader is not None  # an attached recorder has the table's manifest reader
     listed = reader.manifest_lists([snapshot_id]).column("manifest_path").to_pylist()
     if "" in wanted:  # a planned file that does not say its manifest: every manifest is read
         wanted = set(listed)
@@ -372,7 +373,7 @@ def explain_distributed(spark: SparkSession, name: str, recorder: IcebergRecorde
     try:
         with watch:
             if planner == "iceberg":
-                distributed = not spark.sparkContext.master.startswith("local")
+                distributed = not str(spark.sparkContext.master).startswith("local")
                 staged = True
                 data_rows, delete_rows, n_data = planned_entries(spark, name, recorder, snapshot_id, where, say,
                                                                  set_id, distributed)

@@ -45,7 +45,7 @@ from explorer.iceberg.distributed_result import DistributedInspection, PlanCheck
 from explorer.iceberg.plan_summary import KindReach, PartitionLoad, SummaryCounts, kind_groups
 from explorer.iceberg.spark.distributed_rules import ColumnFacts, side_code, verdict_code
 from explorer.iceberg.spark.metadata import FILE_PATH_ID, local_path, plain_value
-from explorer.iceberg.spark.watch import ExecutorWatch
+from explorer.iceberg.spark.watch import watched
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -445,23 +445,13 @@ def inspect_distributed(spark: SparkSession, name: str, recorder, snapshot_id: i
     without executors for ``EXPLORER_DISTRIBUTED_WAIT`` seconds is one EngineError line; a worker lost while
     others remain is Spark's to recover (its tasks, and the shuffle output it held, are computed again
     elsewhere)."""
-    from explorer import settings
-    from explorer.scenario.errors import EngineError, engine_reason
-
     say = progress or (lambda _: None)
-    watch = ExecutorWatch(spark, settings.DISTRIBUTED_WAIT.get())
     p: DistributedPlan | None = None
     try:
-        with watch:
+        with watched(spark, "distributed inspect", name):
             say(f"planning {name} at snapshot {snapshot_id} with Spark jobs: reading manifests on the executors")
             p = plan(spark, name, table_facts(name, recorder, snapshot_id), progress=say)
             counts, partitions = p.counts(progress=say)
-    except EngineError:
-        raise
-    except Exception as exc:
-        reason = watch.reason or engine_reason(exc)
-        raise EngineError(f"the distributed inspect of {name} failed: {reason}", field="table",
-                          detail=reason) from None
     finally:
         with contextlib.suppress(Exception):  # releasing cached files on a cluster that may be gone
             if p is not None:

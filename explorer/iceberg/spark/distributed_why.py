@@ -41,8 +41,7 @@ from explorer.iceberg.inspection import RowExplanation, explain_row
 from explorer.iceberg.result import build_view
 from explorer.iceberg.spark.distributed import live_files, table_facts
 from explorer.iceberg.spark.metadata import plain_value, record_live
-from explorer.iceberg.spark.watch import ExecutorWatch
-from explorer.scenario.errors import EngineError, engine_reason
+from explorer.iceberg.spark.watch import watched
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -196,21 +195,11 @@ def explain_distributed(spark: SparkSession, name: str, recorder: IcebergRecorde
     """The answer of :func:`~explorer.iceberg.inspection.explain_row` for ``where`` (typed values) at
     ``snapshot_id``, the candidates found by Spark jobs (see the module docstring). A failed job or a cluster
     left without executors is one EngineError line, as for the distributed inspect."""
-    from explorer import settings
-
     say = progress or (lambda _: None)
-    watch = ExecutorWatch(spark, settings.DISTRIBUTED_WAIT.get())
-    try:
-        with watch:
-            data_rows, delete_rows, n_data = candidate_entries(spark, name, recorder, snapshot_id, where, say)
-            view = restricted_view(recorder, snapshot_id, [*data_rows, *delete_rows])
-            engine = spark_rows(spark, name, snapshot_id, where)
-    except EngineError:
-        raise
-    except Exception as exc:
-        reason = watch.reason or engine_reason(exc)
-        raise EngineError(f"the distributed why of {name} failed: {reason}", field="table",
-                          detail=reason) from None
+    with watched(spark, "distributed why", name):
+        data_rows, delete_rows, n_data = candidate_entries(spark, name, recorder, snapshot_id, where, say)
+        view = restricted_view(recorder, snapshot_id, [*data_rows, *delete_rows])
+        engine = spark_rows(spark, name, snapshot_id, where)
     say("why: done")
     answer = explain_row(view, where, engine_rows=engine)
     return replace(answer, files_pruned=n_data - len(data_rows))

@@ -1,12 +1,15 @@
 """The app as a learner sees it, in JupyterLab and in voila (headless Chromium, 1400x900).
 
-For the v3 deletion-vector preset and the seed story: press Run, open every tab, move the snapshot slider over
-every snapshot, and fail on what a reader would see wrong — an empty table cell, a label cut, hidden, outside its
-figure or overlapping another, a figure narrower than 90% of its panel — and on a red stderr box or a
-"No such comm" error. The preset picker must never name a scenario the editor does not hold; predict mode must
+First, in voila, the dashboard as a learner who does not write Python meets it (``explorer_testing/dashboard.py``);
+then every time-travel control from the keyboard alone (``explorer_testing/keyboard.py``); in JupyterLab, then
+the slider's Python twin (``explorer_testing/snapshot_twin.py``); all in this page and kernel. Then, for the v3 deletion-vector preset and the seed story: press Run, open every tab, move the snapshot
+slider over every snapshot, and fail on what a reader would see wrong — an empty table cell, a label cut,
+hidden, outside its figure or overlapping another, a figure narrower than 90% of its panel — and on a red stderr
+box or a "No such comm" error. The preset picker must never name a scenario the editor does not hold; predict mode must
 not spoil the answer, and a score must not outlive its run. Screenshots of every tab go to artifacts/browser/,
 and with EXPLORER_UPDATE_SCREENSHOTS=1 also to docs/img/ (JupyterLab, for the README): a test run leaves the
-repository's files as they were.
+repository's files as they were. Last, in voila, the Readers tab of Delta's seed story
+(``explorer_testing/readers_tab.py``), and no request of the whole session left for another host.
 """
 
 from __future__ import annotations
@@ -20,6 +23,11 @@ import pytest
 
 from explorer.api import load_preset
 from explorer_testing import browser as B
+from explorer_testing.dashboard import dashboard_checks
+from explorer_testing.keyboard import keyboard_checks
+from explorer_testing.offline import ICON_FONT_JS, foreign, record_requests
+from explorer_testing.readers_tab import readers_tab_checks
+from explorer_testing.snapshot_twin import snapshot_twin_checks
 
 pytestmark = pytest.mark.browser
 
@@ -72,6 +80,7 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
     ui.require_notebook(notebook)
     console: list[str] = []
     page.on("console", lambda m: console.append(m.text))
+    urls = record_requests(page)  # voila: no request for another host (see tests/browser/test_offline.py)
     t0 = time.perf_counter()
     server = request.getfixturevalue(f"{server_kind}_server")  # the shared one: lab opens 00, voila serves 05
     timings = {"server": time.perf_counter() - t0}
@@ -81,9 +90,23 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         t0 = time.perf_counter()
         (B.open_voila if server_kind == "voila" else B.open_jupyterlab)(page, server)
         timings["open"] = time.perf_counter() - t0
+        if server_kind == "voila":  # the dashboard as opened, then run (explorer_testing/dashboard.py), first
+            t0 = time.perf_counter()
+            dashboard_checks(page, artifacts)
+            B.open_panel(page, "Timeline")  # where a fresh page's run opens it (the keyboard's checks start there)
+            timings["dashboard"] = time.perf_counter() - t0
         # The picker never names a preset the editor does not hold (the playground holds its own scenario).
         shown, name = picker_and_name(page)
         assert shown in ("", name), f"the preset picker shows {shown!r} while the editor holds {name!r}"
+        # Every time-travel control from the keyboard alone (explorer_testing/keyboard.py), first, on the page as
+        # opened: in the same page and kernel, not a kernel and a Spark JVM of its own.
+        t0 = time.perf_counter()
+        keyboard_checks(page, server_kind, artifacts)
+        timings["keyboard"] = time.perf_counter() - t0
+        if server_kind == "lab":  # the slider's Python twin, from a second client of this page's kernel
+            t0 = time.perf_counter()
+            snapshot_twin_checks(page, server.log.parent)
+            timings["twin"] = time.perf_counter() - t0
 
         for preset, prefix in ((ui.DV, "dv"), (ui.SEED, "seed")):
             B.choose_preset(page, preset)
@@ -136,6 +159,13 @@ def test_the_app_shows_every_view_whole_and_keeps_predict_mode_honest(server_kin
         page.wait_for_function("""() => [...document.querySelectorAll('textarea')]
             .some(t => t.value.startsWith('Load batch 2'))""", timeout=30_000)
         learner_path_checks(page, server_kind, artifacts)
+        if server_kind == "voila":  # the Readers tab in the dashboard (safe mode), as tests/browser/test_readers_tab.py
+            problems += readers_tab_checks(page, artifacts, "voila")
+        if server_kind == "voila":  # the dashboard of `scripts/lab --voila` asks no other host, over this session
+            assert "cdn.jsdelivr.net" not in page.content()
+            family = page.evaluate(ICON_FONT_JS)  # Font Awesome from voila's own bundle: an icon renders with it
+            assert "Font Awesome" in family, family
+            assert len(urls) > 10 and foreign(urls, server.url) == [], foreign(urls, server.url)
         stderr = B.stderr_boxes(page)
 
     assert not stderr, f"red stderr boxes on the page: {stderr}"
@@ -159,9 +189,11 @@ def learner_path_checks(page, server_kind: str, artifacts) -> None:
         page.locator(headers, has_text="Scenario editor").first.click()
         header.wait_for(state="visible", timeout=10_000)
     header.scroll_into_view_if_needed()
-    header.click()
     box = page.locator("textarea").evaluate_all("ts => ts.findIndex(t => t.value.startsWith('name: '))")
     yaml_box = page.locator("textarea").nth(box)
+    if not yaml_box.is_visible():  # folded (voila's dashboard checks leave it open)
+        header.click()
+        yaml_box.wait_for(state="visible", timeout=10_000)
     load = page.locator("button.jupyter-button", has_text="Load YAML").first
     yaml_box.fill(BAD_YAML)
     load.click()

@@ -3,7 +3,9 @@
 started by hand (the environment's own voila.json picks the project's template).
 
 Every request a page makes is recorded (``page.on("request")``); any whose host is not the page's own fails the
-test. A workshop room with bad Wi-Fi must not wait on a CDN.
+test. A workshop room with bad Wi-Fi must not wait on a CDN. The dashboard of ``scripts/lab --voila`` (the shared
+``voila_server``) is checked over the whole of ``tests/browser/test_app_views.py``'s voila session (every view,
+keyboard, predict mode, Load YAML, the glossary), in that page and kernel rather than a kernel of its own here.
 """
 
 from __future__ import annotations
@@ -18,25 +20,13 @@ from pathlib import Path
 import pytest
 
 from explorer_testing import browser as B
+from explorer_testing.offline import foreign, record_requests
 
 pytestmark = pytest.mark.browser
 
 START = "00-start-here.ipynb"
 PLAYGROUND = "playground.ipynb"
 QUIET_MS = 3_000  # after the page is up, listen this long for late requests (fonts, lazy stylesheets)
-
-
-def record_requests(page) -> list[str]:
-    urls: list[str] = []
-    page.on("request", lambda request: urls.append(request.url))
-    return urls
-
-
-def foreign(urls: list[str], own: str) -> list[str]:
-    """The requests to any host other than ``own``'s (data: and blob: URLs never leave the browser)."""
-    host = urllib.parse.urlsplit(own).netloc
-    return [u for u in urls if urllib.parse.urlsplit(u).scheme in ("http", "https", "ws", "wss")
-            and urllib.parse.urlsplit(u).netloc != host]
 
 
 def wait_for_preset_dropdown(page) -> None:
@@ -83,24 +73,6 @@ def test_jupyterlab_and_voila_in_its_server_request_only_their_own_host(ui, page
         page.wait_for_timeout(QUIET_MS)
         assert "cdn.jsdelivr.net" not in page.content()
     assert lab_requests > 20 and len(urls) > lab_requests  # the pages really loaded (scripts, styles, kernels)
-    assert foreign(urls, server.url) == [], foreign(urls, server.url)
-
-
-def test_the_voila_dashboard_requests_only_its_own_host(ui, page, artifacts, voila_server):
-    ui.require_notebook(PLAYGROUND)
-    server = voila_server
-    urls = record_requests(page)
-    with ui.session_on(page, server, artifacts, "offline-voila", {}, stop=False):
-        page.goto(server.url, timeout=180_000)  # voila runs the notebook before the page is complete
-        wait_for_preset_dropdown(page)
-        page.wait_for_timeout(QUIET_MS)
-        html = page.content()
-        # Font Awesome is still there, from voila's own bundle: an icon renders with its font.
-        family = page.evaluate("""() => { const i = document.createElement('i'); i.className = 'fa fa-play';
-            document.body.appendChild(i); return getComputedStyle(i).fontFamily; }""")
-    assert "cdn.jsdelivr.net" not in html
-    assert "Font Awesome" in family, family
-    assert len(urls) > 10
     assert foreign(urls, server.url) == [], foreign(urls, server.url)
 
 

@@ -1,5 +1,6 @@
 """The Readers tab in a real browser (headless Chromium, 1400x900): in a page exported from ``file://``, in the app
-in JupyterLab and in the voila dashboard (safe mode).
+in JupyterLab; in the voila dashboard (safe mode) the same checks (``explorer_testing/readers_tab.py``) run in
+``tests/browser/test_app_views.py``'s voila session.
 
 Delta's seed story (delta-rs, then DuckDB's delta extension and polars: no JVM) is run with its readers checked;
 the Readers tab must hold one row per reader at every snapshot, with the verdicts the readers' result holds, no
@@ -17,35 +18,12 @@ from pathlib import Path
 import pytest
 from jupyter_client import BlockingKernelClient
 
-from explorer.conformance.result import ReadersResult
 from explorer_testing import browser as B
+from explorer_testing.readers_tab import PRESET, READERS_JS, tick_readers, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.delta]
 
-PRESET = "delta-seed-delete-insert-delete"
 BUSY_S = 40  # the kernel sleeps this long; a move that needed it would wait for it
-
-# The Readers table on screen: its title and {reader: verdict}; empty when the tab shows no table.
-READERS_JS = f"""() => {{
-  const w = document.querySelector('{B.TIME_TRAVEL}');
-  const t = [...w.querySelectorAll('.sx-panels table.sx-table[data-role="readers"]')]
-    .find(e => e.getClientRects().length > 0);
-  if (!t) return {{}};
-  const head = [...t.querySelectorAll('th')].map(h => h.textContent);
-  const rows = [...t.querySelectorAll('tbody tr')].map(tr => [...tr.children].map(td => td.textContent));
-  return {{ title: t.parentElement.querySelector('.sx-table-title').textContent,
-           verdicts: Object.fromEntries(rows.map(r => [r[0], r[head.indexOf('verdict')]])),
-           colours: [...t.querySelectorAll('tbody tr')].map(tr => getComputedStyle(tr.children[0]).backgroundColor) }};
-}}"""
-
-
-def expected(checked: ReadersResult, index: int) -> dict[str, str]:
-    snap = checked.snapshots[index]
-    out = {}
-    for r in sorted(checked.readers, key=lambda r: not r.reference):
-        label = r.label + (" (reference)" if r.reference else "")
-        out[label] = snap.verdicts[r.name].status.value if r.available else "not installed"
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -53,23 +31,6 @@ def checked_run():
     from explorer.ui.readers_run import run_and_check
 
     return run_and_check(PRESET)
-
-
-def walk(page, checked: ReadersResult | None, where: str) -> list[str]:
-    """Every snapshot of the Readers tab: its verdicts (when ``checked`` is known) and what a reader sees wrong."""
-    problems = []
-    B.open_panel(page, "Readers")
-    count = B.snapshot_count(page)
-    assert checked is None or count == len(checked.snapshots)
-    for index in [count - 1, *range(count - 1)]:
-        B.move_slider(page, index)
-        seen = page.evaluate(READERS_JS)
-        assert seen, f"{where}: no Readers table at snapshot {index + 1}"
-        if checked is not None:
-            assert seen["verdicts"] == expected(checked, index), (where, index, seen)
-        assert len(seen["verdicts"]) >= 3, seen  # delta-rs, duckdb, polars
-        problems += [f"{where} / snapshot {index + 1}: {p}" for p in B.page_problems(page)]
-    return problems
 
 
 def test_the_exported_page_has_the_readers_tab_and_moves_it_offline(page, tmp_path, artifacts, checked_run):
@@ -97,12 +58,6 @@ def test_the_exported_page_has_the_readers_tab_and_moves_it_offline(page, tmp_pa
     page.locator(B.TIME_TRAVEL).first.screenshot(path=str(artifacts / "readers-tab-export.png"))
     assert not problems, "\n".join(problems)
     assert refused == [] and errors == [], (refused, errors)
-
-
-def tick_readers(page) -> None:
-    box = page.locator(".widget-checkbox", has_text="check other readers").locator("input").first
-    box.check()
-    assert box.is_checked()
 
 
 def test_the_readers_tab_in_jupyterlab_moves_while_the_kernel_is_busy(ui, page, artifacts, lab_server):
@@ -134,20 +89,5 @@ def test_the_readers_tab_in_jupyterlab_moves_while_the_kernel_is_busy(ui, page, 
         widget = page.locator(B.TIME_TRAVEL).first
         widget.scroll_into_view_if_needed()
         widget.screenshot(path=str(artifacts / "readers-tab-lab.png"))
-        assert not B.stderr_boxes(page)
-    assert not problems, "\n".join(problems)
-
-
-def test_the_readers_tab_in_voila_safe_mode(ui, page, artifacts, voila_server):
-    ui.require_notebook("playground.ipynb")
-    with ui.session_on(page, voila_server, artifacts, "readers-voila", {}, stop=False):
-        B.open_voila(page, voila_server)
-        B.choose_preset(page, PRESET)
-        tick_readers(page)
-        B.click_run(page)
-        problems = walk(page, None, "voila")
-        widget = page.locator(B.TIME_TRAVEL).first
-        widget.scroll_into_view_if_needed()
-        widget.screenshot(path=str(artifacts / "readers-tab-voila.png"))
         assert not B.stderr_boxes(page)
     assert not problems, "\n".join(problems)

@@ -1,4 +1,6 @@
-"""The slider's Python twin in a real kernel moves what the learner sees in a real page, and back.
+"""The slider's Python twin in a real kernel moves what the learner sees in a real page, and back: checks run by
+``tests/browser/test_app_views.py`` in its JupyterLab session (notebook 00), in that page and kernel rather than a
+kernel and the app's Spark JVM of their own.
 
 JupyterLab runs notebook 00 (the seed story) in headless Chromium and the page presses Run. A second client of
 that same kernel (what ``jupyter console --existing`` does) then calls ``app.set_snapshot(...)``: the page's
@@ -12,14 +14,12 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
-import pytest
 from jupyter_client import BlockingKernelClient
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from explorer_testing import browser as B
-
-pytestmark = pytest.mark.browser
 
 # In the kernel: the app notebook 00 displayed (its cell's value, so in IPython's Out), and what Python holds.
 FIND_APP = """
@@ -97,7 +97,7 @@ def page_at(page, index: int) -> dict:
         page.wait_for_function(AT_JS, arg=index, timeout=30_000, polling=50)
     except PlaywrightTimeout:
         seen = page.evaluate(SEEN_JS)
-        pytest.fail(f"the page did not move to index {index} within 30 s: slider {seen['slider']}, drawn "
+        raise AssertionError(f"the page did not move to index {index} within 30 s: slider {seen['slider']}, drawn "
                     f"{seen['drawn']}, step {seen['step']!r}")
     return page.evaluate(SEEN_JS)
 
@@ -115,66 +115,59 @@ def user_ids(table: dict) -> set[str]:
     return {r["user_id"] for r in table["rows"]}
 
 
-def test_set_snapshot_in_the_kernel_moves_the_page_and_a_drag_moves_the_model(ui, page, artifacts, lab_server):
-    ui.require_notebook("00-start-here.ipynb")
-    server = lab_server  # the shared JupyterLab, as fresh as a new one: no kernel until the page starts one
-    scratch = server.log.parent
-    timings: dict[str, float] = {}
-    with ui.session_on(page, server, artifacts, "snapshot-twin", timings, stop=False):
-        t0 = time.perf_counter()
-        B.open_jupyterlab(page, server)
-        B.click_run(page)
-        timings["open and run"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        files = sorted((scratch / "runtime").glob("kernel-*.json"))
-        assert len(files) == 1, f"expected the notebook's one kernel, found {[f.name for f in files]}"
-        kernel = Kernel(files[0])
+def snapshot_twin_checks(page, scratch: Path) -> None:
+    """On JupyterLab's page of notebook 00 (its one kernel; ``scratch`` is the server's private folder): the seed
+    story is run again (the last snapshot on screen), then the twin's checks above."""
+    B.choose_preset(page, B.SEED)
+    B.click_run(page)
+    files = sorted((scratch / "runtime").glob("kernel-*.json"))
+    assert len(files) == 1, f"expected the notebook's one kernel, found {[f.name for f in files]}"
+    kernel = Kernel(files[0])
+    try:
+        kernel.run(FIND_APP)
+        state = kernel.state()
+        keys, last = state["keys"], len(state["keys"]) - 1
+        assert last == 5 and state["index"] == last, state  # the seed story: six snapshots, the last on screen
+        B.open_panel(page, "Rows")
+        seen = page_at(page, last)
+        assert (seen["step"], seen["caption"]) == (state["label"], state["caption"])
+        assert "500" not in user_ids(seen["tables"]["engine-rows"]), "user 500 is deleted again at sequence 6"
+
+        # Python -> page: by sequence number (notebook 00: "watch user 500 come back at 5").
+        kernel.run("app.set_snapshot(5)")
+        state, seen = kernel.state(), page_at(page, 4)
+        assert state["index"] == 4 and (seen["step"], seen["caption"]) == (state["label"], state["caption"])
+        engine = seen["tables"]["engine-rows"]
+        assert engine["title"].startswith("What Spark read at sequence 5"), engine["title"]
+        assert engine == state["engine_rows"] and "500" in user_ids(engine)
+
+        # Python -> page: by snapshot id, to the first snapshot.
+        kernel.run(f"app.set_snapshot(At(snapshot_id={keys[0]}))")
+        state, seen = kernel.state(), page_at(page, 0)
+        assert state["key"] == keys[0] and (seen["step"], seen["caption"]) == (state["label"], state["caption"])
+        engine = seen["tables"]["engine-rows"]
+        assert engine["title"].startswith("What Spark read at sequence 1") and engine == state["engine_rows"]
+
+        # Page -> Python: a drag of the page's slider moves the model, figures and caption included.
+        B.move_slider(page, 3)
+        state, seen = kernel_at(kernel, 3), page.evaluate(SEEN_JS)
+        assert state["key"] == keys[3] and (state["label"], state["caption"]) == (seen["step"], seen["caption"])
+        assert state["engine_rows"] == seen["tables"]["engine-rows"]
+
+        # A twin call that cannot be honoured: one line in the page, the slider stays; the next one clears it.
+        kernel.run("app.set_snapshot(At(snapshot_id=12345))")
+        complaint = page.get_by_text("no snapshot with id 12345").first
+        complaint.wait_for(state="visible", timeout=30_000)
+        assert page.evaluate(SEEN_JS)["slider"] == 3 and kernel.state()["index"] == 3
+        kernel.run("app.set_snapshot(5)")
+        page_at(page, 4)
         try:
-            kernel.run(FIND_APP)
-            state = kernel.state()
-            keys, last = state["keys"], len(state["keys"]) - 1
-            assert last == 5 and state["index"] == last, state  # the seed story: six snapshots, the last on screen
-            B.open_panel(page, "Rows")
-            seen = page_at(page, last)
-            assert (seen["step"], seen["caption"]) == (state["label"], state["caption"])
-            assert "500" not in user_ids(seen["tables"]["engine-rows"]), "user 500 is deleted again at sequence 6"
+            complaint.wait_for(state="detached", timeout=30_000)
+        except PlaywrightTimeout:
+            raise AssertionError(f"after a good app.set_snapshot(5) the page still says: {complaint.text_content()}")
 
-            # Python -> page: by sequence number (notebook 00: "watch user 500 come back at 5").
-            kernel.run("app.set_snapshot(5)")
-            state, seen = kernel.state(), page_at(page, 4)
-            assert state["index"] == 4 and (seen["step"], seen["caption"]) == (state["label"], state["caption"])
-            engine = seen["tables"]["engine-rows"]
-            assert engine["title"].startswith("What Spark read at sequence 5"), engine["title"]
-            assert engine == state["engine_rows"] and "500" in user_ids(engine)
-
-            # Python -> page: by snapshot id, to the first snapshot.
-            kernel.run(f"app.set_snapshot(At(snapshot_id={keys[0]}))")
-            state, seen = kernel.state(), page_at(page, 0)
-            assert state["key"] == keys[0] and (seen["step"], seen["caption"]) == (state["label"], state["caption"])
-            engine = seen["tables"]["engine-rows"]
-            assert engine["title"].startswith("What Spark read at sequence 1") and engine == state["engine_rows"]
-
-            # Page -> Python: a drag of the page's slider moves the model, figures and caption included.
-            B.move_slider(page, 3)
-            state, seen = kernel_at(kernel, 3), page.evaluate(SEEN_JS)
-            assert state["key"] == keys[3] and (state["label"], state["caption"]) == (seen["step"], seen["caption"])
-            assert state["engine_rows"] == seen["tables"]["engine-rows"]
-
-            # A twin call that cannot be honoured: one line in the page, the slider stays; the next one clears it.
-            kernel.run("app.set_snapshot(At(snapshot_id=12345))")
-            complaint = page.get_by_text("no snapshot with id 12345").first
-            complaint.wait_for(state="visible", timeout=30_000)
-            assert page.evaluate(SEEN_JS)["slider"] == 3 and kernel.state()["index"] == 3
-            kernel.run("app.set_snapshot(5)")
-            page_at(page, 4)
-            try:
-                complaint.wait_for(state="detached", timeout=30_000)
-            except PlaywrightTimeout:
-                pytest.fail(f"after a good app.set_snapshot(5) the page still says: {complaint.text_content()}")
-
-            # The figures follow too: the timeline on screen is drawn as of sequence 5.
-            B.open_panel(page, "Timeline")
-            assert page.evaluate(SEEN_JS)["figures"].get("timeline") == 5
-        finally:
-            kernel.close()
-        timings["twin checks"] = time.perf_counter() - t0
+        # The figures follow too: the timeline on screen is drawn as of sequence 5.
+        B.open_panel(page, "Timeline")
+        assert page.evaluate(SEEN_JS)["figures"].get("timeline") == 5
+    finally:
+        kernel.close()

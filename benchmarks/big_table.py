@@ -57,6 +57,13 @@ import bench_common as bc
 DATA_FILES, DELETE_FILES, PARTITIONS, ROUNDS, EQUALITY_SHARE = 100_000, 10_000, 100, 10, 0.1
 TARGET_RATIO, TARGET_S, TARGET_MIB = 2.0, 20.0, 1536
 JAVA_SOURCE = Path(__file__).resolve().parent / "java" / "BigTableFiles.java"
+# The table's shape: which files, bounds and delete scopes the builder makes from its seed (16). Raise it when the
+# builder makes a different table; a kept table (``--keep-tables``) is reused only at the same shape. Builders
+# whose source changed without changing the table are listed by their source's SHA-256: 2315be6c held every
+# DataFile object in the driver, its successor keeps primitive arrays (the same files, bounds and sequence
+# numbers, compared entry by entry at scale 0.1).
+TABLE_SHAPE = 1
+SHAPE_OF_BUILDER = {"2315be6c052b3329f0b836752c951423d95ec1b0ba245b5b4c9c594eb7cce24c": 1}
 TABLE = "explorer.bench.big_table"
 
 
@@ -138,28 +145,46 @@ def compare_with_java(spark, helper, result) -> tuple[int, int]:
     return differ, len(java)
 
 
-def figures(result) -> dict:
+def figures(result, html: Path | None = None) -> dict:
     from explorer.iceberg import figures as fig
 
     start = time.perf_counter()
     built = fig.inspection_figures(result)
     timeline, matrix = built["timeline"], built["decisions"]
-    return {"figures_s": time.perf_counter() - start, "timeline_traces": len(timeline.data),
-            "matrix_traces": len(matrix.data)}
+    took = time.perf_counter() - start
+    if html is not None:
+        html.mkdir(parents=True, exist_ok=True)
+        for name, figure in built.items():
+            figure.write_html(html / f"{name}.html", include_plotlyjs=True)
+    return {"figures_s": took, "timeline_traces": len(timeline.data), "matrix_traces": len(matrix.data)}
 
 
-def measure(sizes: dict, reps: int, log=print, spark=None) -> dict:
+def measure(sizes: dict, reps: int, log=print, spark=None, keep: Path | None = None,
+            figures_html: Path | None = None) -> dict:
+    """``keep``: the table is the one ``--keep-tables DIR`` keeps for this size (built there by a child process
+    if missing, as ``--distributed`` builds it), read in place and not dropped; its build time is the kept one's.
+    ``figures_html``: the aggregated figures are also written there as HTML (to look at them in a browser)."""
     from memory import PeakSampler
 
     from explorer.jvm.session import get_spark, iceberg_runtime_jar
 
+    kept = None
+    if keep is not None:
+        import big_table_cluster as btc
+
+        with tempfile.TemporaryDirectory(prefix="big-table-build-") as tmp:
+            warehouse, kept = btc._table(sizes, keep, Path(tmp), ["--reps", "1"], log)
+        spark = spark or get_spark(warehouse=warehouse)
     spark = spark or get_spark()
     with tempfile.TemporaryDirectory(prefix="big-table-java-") as classes, PeakSampler(include_root=True) as peak:
         helper = load_helper(spark, compile_helper(iceberg_runtime_jar(), Path(classes)))
         start = time.perf_counter()
-        built = build_table(spark, helper, sizes)
-        build_s = time.perf_counter() - start
-        log(f"built {built} in {build_s:.1f} s")
+        if kept is None:
+            built = build_table(spark, helper, sizes)
+            build_s = time.perf_counter() - start
+        else:
+            built, build_s = kept["built"], kept["build_s"]
+        log(f"built {built} in {build_s:.1f} s" + (" (kept, reused)" if kept and kept["reused"] else ""))
         java_plan_s(spark, helper)  # warm-up of both sides (JIT, file system cache)
         _, result, _ = explorer_inspect_s(spark)
         del result
@@ -178,11 +203,12 @@ def measure(sizes: dict, reps: int, log=print, spark=None) -> dict:
         from explorer.iceberg.spark.metadata import local_path
 
         cols = result.planned().columns
-        figs = figures(result)  # aggregated above 5,000 live files: from the columns, no full capture
+        figs = figures(result, figures_html)  # aggregated above 5,000 live files: from the columns
         root = Path(local_path(result.metadata_location)).parent.parent
         on_disk = sum(1 for p in cols.path.tolist() if Path(p).exists() or (root / p).exists())
         capture_built = result.capture_built
-        spark.sql(f"DROP TABLE IF EXISTS {TABLE} PURGE")
+        if kept is None:
+            spark.sql(f"DROP TABLE IF EXISTS {TABLE} PURGE")
     java_s, ours_s = bc.median(java_times), bc.median(ours_times)
     return {"sizes": sizes, "built": built, "build_s": build_s, "reps": reps, "java_plan_s": java_s,
             "inspect_s": ours_s, "ratio": bc.ratio(ours_s, java_s), "tasks": tasks, "attached": attached,
@@ -219,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="the distributed path on a standalone cluster against Iceberg's distributed planning")
     p.add_argument("--why", action="store_true", help="explorer why on the big table, a few real rows added "
                    "(big_table_why.py)")
+    p.add_argument("--keep-tables", metavar="DIR", default=None,
+                   help="use (or build once) the table kept under DIR/<data files>, as --distributed does")
+    p.add_argument("--figures-html", metavar="DIR", default=None, help="also write the aggregated figures as HTML")
     args, rest = p.parse_known_args(argv)
     if args.why:
         import big_table_why
@@ -232,7 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     sizes = {"data_files": max(10, int(DATA_FILES * scale)), "delete_files": max(4, int(DELETE_FILES * scale)),
              "partitions": max(2, min(PARTITIONS, int(PARTITIONS * scale * 10))), "rounds": 2 if scale < 0.01
              else ROUNDS}
-    m = measure(sizes, 1 if args.smoke else args.reps)
+    m = measure(sizes, 1 if args.smoke else args.reps, keep=Path(args.keep_tables) if args.keep_tables else None,
+                figures_html=Path(args.figures_html) if args.figures_html else None)
+    m["load"] = list(os.getloadavg())
     print()
     print(report(m))
     m["machine"] = bc.machine()

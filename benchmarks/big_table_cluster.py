@@ -11,7 +11,6 @@ plan it on the cluster and print their timings as one JSON line.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import subprocess
@@ -40,11 +39,20 @@ def sizes_for(scale: float) -> dict:
 # ------------------------------------------------------------------------------------------ children
 
 
-def _session(args):
+# Iceberg's distributed planning collects every planned task to its driver (SparkDistributedDataScan's
+# collectPartitions): at 500,000 data files that failed twice with a 3 GB driver and Spark's default cap on the
+# results a job returns to its driver (spark.driver.maxResultSize, 1g). A user planning such a table this way
+# lifts both, as the reference does here: no cap on the results, and a driver heap for them (BIG_TABLE_REFERENCE_HEAP,
+# default REFERENCE_HEAP).
+REFERENCE_CONF = ["spark.driver.maxResultSize=0"]
+REFERENCE_HEAP = {1: "3g", 5: "6g", 10: "8g"}
+
+
+def _session(args, extra: list[str] | None = None):
     from explorer.jvm.session import configure, get_spark
 
     if args.master:
-        configure(master=args.master, conf=CLUSTER_CONF)
+        configure(master=args.master, conf=CLUSTER_CONF + (extra or []))
     return get_spark(warehouse=args.warehouse)
 
 
@@ -65,7 +73,7 @@ def child_reference(args) -> dict:
     from explorer.iceberg.spark.metadata import load_iceberg_table
     from explorer.jvm.session import iceberg_runtime_jar
 
-    spark = _session(args)
+    spark = _session(args, REFERENCE_CONF)
     with tempfile.TemporaryDirectory(prefix="big-table-java-") as classes:
         helper = bt.load_helper(spark, bt.compile_helper(iceberg_runtime_jar(), Path(classes)))
         jspark = spark._jsparkSession
@@ -117,9 +125,19 @@ CHILDREN = {"build": child_build, "reference": child_reference, "explorer": chil
 # ------------------------------------------------------------------------------------------ parent
 
 
-# the driver heap of the children that are not measured for memory: the build holds every file it commits (1,000,000
-# files need about 2 GB), the reference brings every planned task to its driver; the explorer's keeps the default
-CHILD_HEAP = {"build": "4g", "reference": os.environ.get("BIG_TABLE_REFERENCE_HEAP", "")}
+# the driver heap of the children that are not measured for memory: the build holds one round's files (the append
+# of 100,000 DataFile objects at scale 10; what later rounds need of earlier files is kept in primitive arrays), the
+# reference brings every planned task to its driver; the explorer's keeps the default
+CHILD_HEAP = {"build": os.environ.get("BIG_TABLE_BUILD_HEAP", "4g"),
+              "reference": os.environ.get("BIG_TABLE_REFERENCE_HEAP", "")}
+
+
+def _reference_heap(data_files: int) -> str:
+    """The reference driver's heap: BIG_TABLE_REFERENCE_HEAP, else by scale (REFERENCE_HEAP)."""
+    if os.environ.get("BIG_TABLE_REFERENCE_HEAP"):
+        return os.environ["BIG_TABLE_REFERENCE_HEAP"]
+    scale = data_files / bt.DATA_FILES
+    return next((heap for s, heap in sorted(REFERENCE_HEAP.items()) if scale <= s), REFERENCE_HEAP[10])
 
 
 def _run_child(kind: str, extra: list[str], log) -> tuple[dict, float]:
@@ -141,8 +159,18 @@ def _run_child(kind: str, extra: list[str], log) -> tuple[dict, float]:
 
 
 def _build_key(sizes: dict) -> dict:
-    """What a kept table must match to be reused: its sizes and the builder's source (the same seed inside)."""
-    return {"sizes": sizes, "builder_sha256": hashlib.sha256(bt.JAVA_SOURCE.read_bytes()).hexdigest()}
+    """What a kept table must match to be reused: its sizes and the table's shape (``bt.TABLE_SHAPE``: the files,
+    bounds and scopes the builder makes from its fixed seed)."""
+    return {"sizes": sizes, "shape": bt.TABLE_SHAPE}
+
+
+def _same_table(kept: dict, key: dict) -> bool:
+    """A kept table's key names the same table: the same shape, or a builder source known to build that shape
+    (older markers recorded the source's hash)."""
+    if kept.get("sizes") != key["sizes"]:
+        return False
+    shape = kept.get("shape", bt.SHAPE_OF_BUILDER.get(kept.get("builder_sha256", "")))
+    return shape == key["shape"]
 
 
 def _table(sizes: dict, keep: Path | None, base: Path, common: list[str], log) -> tuple[str, dict]:
@@ -151,13 +179,13 @@ def _table(sizes: dict, keep: Path | None, base: Path, common: list[str], log) -
     1,000,000 files takes minutes; the table is only read by the measurements)."""
     if keep is None:
         warehouse = str(base / "warehouse")
-        built, _ = _run_child("build", ["--warehouse", warehouse, *common, "--sizes", json.dumps(sizes)], log)
-        return warehouse, {**built, "reused": False}
+        built, peak = _run_child("build", ["--warehouse", warehouse, *common, "--sizes", json.dumps(sizes)], log)
+        return warehouse, {**built, "build_peak_mib": peak, "reused": False}
     where = keep / str(sizes["data_files"])
     marker, key = where / "built.json", _build_key(sizes)
     if marker.exists():
         kept = json.loads(marker.read_text())
-        if kept.get("key") == key:
+        if _same_table(kept.get("key", {}), key):
             log(f"reusing the table kept in {where} (built {kept['at']} in {kept['build_s']:.1f} s)")
             return str(where / "warehouse"), {**kept, "reused": True}
     marker.unlink(missing_ok=True)
@@ -166,7 +194,10 @@ def _table(sizes: dict, keep: Path | None, base: Path, common: list[str], log) -
 
     shutil.rmtree(warehouse, ignore_errors=True)
     where.mkdir(parents=True, exist_ok=True)
-    built, _ = _run_child("build", ["--warehouse", warehouse, *common, "--sizes", json.dumps(sizes)], log)
+    load = os.getloadavg()[0]
+    built, peak = _run_child("build", ["--warehouse", warehouse, *common, "--sizes", json.dumps(sizes)], log)
+    built = {**built, "build_peak_mib": peak, "heap": CHILD_HEAP["build"], "load_before": load,
+             "load_after": os.getloadavg()[0]}
     from datetime import UTC, datetime
 
     marker.write_text(json.dumps({**built, "key": key, "at": datetime.now(UTC).isoformat(timespec="seconds")}))
@@ -184,6 +215,7 @@ def measure(scale: float, reps: int, log=print, keep: Path | None = None) -> dic
         common = ["--warehouse", warehouse, "--reps", str(reps), "--plan", plan]
         log(f"built {built['built']} in {built['build_s']:.1f} s" + (" (earlier, reused)" if built["reused"] else ""))
         load = os.getloadavg()
+        CHILD_HEAP["reference"] = _reference_heap(sizes["data_files"])
         with standalone_cluster(base / "cluster", workers=2, cores=1, memory="1g") as cluster:
             try:
                 ref, ref_peak = _run_child("reference", [*common, "--master", cluster.url], log)
@@ -203,6 +235,7 @@ def measure(scale: float, reps: int, log=print, keep: Path | None = None) -> dic
                             "reference_driver_peak_mib": ref_peak, "sets_compared": ours["sets_compared"],
                             "sets_differ": ours["sets_differ"], "executors": ours["executors"],
                             "tasks": ref["tasks"], "attached": ref["attached"], "reference_error": ref.get("error"),
+                            "reference_heap": CHILD_HEAP["reference"], "reference_conf": REFERENCE_CONF,
                             "explorer_times": ours["times"], "reference_times": ref["times"]},
             "summary": ours["summary"]}
 
@@ -236,11 +269,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes")
     p.add_argument("--keep-tables", metavar="DIR", help="build each scale's table once under DIR/<data files> and "
                    "reuse it while its sizes and builder match (the JSON says table_reused)")
+    p.add_argument("--build-only", action="store_true", help="with --keep-tables: build the scale's table and stop")
     args = p.parse_args(argv)
     if args.child:
         print(json.dumps(CHILDREN[args.child](args), default=str))
         return 0
     scale = args.scale if args.scale is not None else (0.001 if args.smoke else 1.0)
+    if args.build_only:  # build (or find) the kept table and stop
+        if not args.keep_tables:
+            p.error("--build-only needs --keep-tables DIR")
+        with tempfile.TemporaryDirectory(prefix="big-table-cluster-") as tmp:
+            _, built = _table(sizes_for(scale), Path(args.keep_tables), Path(tmp), ["--reps", "1"], print)
+        print(json.dumps(built, default=str))
+        return 0
     m = measure(scale, 1 if args.smoke else args.reps, keep=Path(args.keep_tables) if args.keep_tables else None)
     print()
     print(report(m))

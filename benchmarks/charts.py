@@ -4,7 +4,8 @@ PNGs go through ``explorer.ui.png.save_png`` (an offline HTML export screenshott
 headless Chromium), so no image service or extra dependency is needed.
 
     python benchmarks/charts.py REPORT.json [OUT_DIR]      (default OUT_DIR: docs/img)
-    python benchmarks/charts.py --growth OUT.png big_table.py JSONs...   (the big-table growth curve)
+    python benchmarks/charts.py --growth OUT.png JSONs...   (the big-table growth curve: big_table.py JSONs,
+                                                             or {"points": [...]} files)
 """
 
 from __future__ import annotations
@@ -112,37 +113,69 @@ def memory_figure(report: dict) -> go.Figure:
     return fig
 
 
+SERIES = {  # name -> (colour, dash, marker)
+    "explorer inspect, distributed": ("#1f77b4", "solid", "circle"),
+    "Iceberg distributed planning": ("#ff7f0e", "solid", "square"),
+    "explorer inspect, single machine": ("#1f77b4", "dot", "circle-open"),
+    "Iceberg Java planFiles(), single machine": ("#ff7f0e", "dot", "square-open"),
+    "explorer why, distributed (warm)": ("#2ca02c", "solid", "diamond"),
+}
+
+
+def growth_points(report: dict) -> list[dict]:
+    """The growth curve's points of one ``big_table.py`` JSON (``--distributed``, ``--why`` or the single-machine
+    run), or a list of points written out by hand from BENCHMARKS.md's tables (``{"points": [...]}``: series,
+    data_files, seconds, peak_mib, commit)."""
+    if "points" in report:
+        return list(report["points"])
+    commit = report.get("machine", {}).get("commit")
+    if "distributed" in report:
+        d = report["distributed"]
+        return [{"series": "explorer inspect, distributed", "data_files": report["data_files"],
+                 "seconds": d["explorer_s"], "peak_mib": d["driver_peak_mib"], "commit": commit},
+                {"series": "Iceberg distributed planning", "data_files": report["data_files"],
+                 "seconds": d["reference_s"], "peak_mib": d.get("reference_driver_peak_mib"), "commit": commit}]
+    if "why_s" in report:
+        return [{"series": "explorer why, distributed (warm)", "data_files": report["data_files"],
+                 "seconds": report["why_s"], "peak_mib": None, "commit": commit}]
+    n = report["sizes"]["data_files"]
+    return [{"series": "explorer inspect, single machine", "data_files": n, "seconds": report["inspect_s"],
+             "peak_mib": report["inspect_peak_mib"], "commit": commit},
+            {"series": "Iceberg Java planFiles(), single machine", "data_files": n, "seconds": report["java_plan_s"],
+             "peak_mib": None, "commit": commit}]
+
+
 def growth_figure(reports: list[dict]) -> go.Figure:
-    """The big-table growth curve: seconds and driver peak against data files, the distributed path (explorer
-    and Iceberg's distributed planning, ``big_table.py --distributed`` JSONs) beside the single-machine path
-    (inspect and Iceberg Java's planFiles(), ``big_table.py`` JSONs), log-log."""
+    """The big-table growth curve, log-log: seconds (left) and the driver's peak memory (right) against live data
+    files, for the distributed path (the explorer's inspect and Iceberg's distributed planning), the
+    single-machine path (the explorer's inspect and Iceberg Java's planFiles()) and ``explorer why``. A point whose
+    value is missing (a run that failed) is left out, not drawn as zero."""
     from plotly.subplots import make_subplots
 
-    dist = sorted((r for r in reports if "distributed" in r), key=lambda r: r["data_files"])
-    single = sorted((r for r in reports if "inspect_s" in r), key=lambda r: r["sizes"]["data_files"])
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("seconds to the summary", "driver peak (MiB)"))
-    lines = [("explorer, distributed", dist, lambda r: r["data_files"], lambda r: r["distributed"]["explorer_s"],
-              lambda r: r["distributed"]["driver_peak_mib"], "#1f77b4", "solid"),
-             ("Iceberg distributed planning", dist, lambda r: r["data_files"],
-              lambda r: r["distributed"]["reference_s"], lambda r: r["distributed"]["reference_driver_peak_mib"],
-              "#ff7f0e", "solid"),
-             ("explorer, single machine", single, lambda r: r["sizes"]["data_files"], lambda r: r["inspect_s"],
-              lambda r: r["inspect_peak_mib"], "#1f77b4", "dot"),
-             ("Iceberg Java planFiles(), single machine", single, lambda r: r["sizes"]["data_files"],
-              lambda r: r["java_plan_s"], None, "#ff7f0e", "dot")]
-    for name, rows, x, secs, peak, color, dash in lines:
-        if not rows:
-            continue
-        xs = [x(r) for r in rows]
-        fig.add_scatter(x=xs, y=[secs(r) for r in rows], name=name, mode="lines+markers", row=1, col=1,
-                        line={"color": color, "dash": dash}, legendgroup=name)
-        if peak:
-            fig.add_scatter(x=xs, y=[peak(r) for r in rows], name=name, mode="lines+markers", row=1, col=2,
-                            line={"color": color, "dash": dash}, legendgroup=name, showlegend=False)
-    fig.update_xaxes(type="log", title_text="live data files")
-    fig.update_yaxes(type="log", row=1, col=1)
-    fig.update_layout(title="Big tables: the growth curve (each point one run; see the table for loads)",
-                      height=460, **LAYOUT)
+    points = [p for r in reports for p in growth_points(r)]
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+                        subplot_titles=("seconds (log scale)", "driver peak memory, MiB (log scale)"))
+    for name, (color, dash, marker) in SERIES.items():
+        mine = sorted((p for p in points if p["series"] == name), key=lambda p: p["data_files"])
+        for col, key in ((1, "seconds"), (2, "peak_mib")):
+            shown = [p for p in mine if isinstance(p.get(key), (int, float)) and p[key] == p[key] and p[key] > 0]
+            if not shown:
+                continue
+            fig.add_scatter(
+                x=[p["data_files"] for p in shown], y=[p[key] for p in shown], name=name, mode="lines+markers",
+                row=1, col=col, line={"color": color, "dash": dash, "width": 2},
+                marker={"symbol": marker, "size": 9, "color": color}, legendgroup=name,
+                showlegend=col == 1 or not any(p.get("seconds") for p in mine),
+                customdata=[p.get("commit") or "" for p in shown],
+                hovertemplate="%{x:,} data files: %{y:,.3g}<br>commit %{customdata}<extra>" + name + "</extra>")
+    ticks = [10_000, 100_000, 500_000, 1_000_000]
+    fig.update_xaxes(type="log", title_text="live data files", tickvals=ticks,
+                     ticktext=["10k", "100k", "500k", "1M"])
+    fig.update_yaxes(type="log", row=1, col=1, title_text="seconds", dtick=1)  # decades only: 0.1, 1, 10, ...
+    fig.update_yaxes(type="log", row=1, col=2, title_text="MiB")
+    fig.update_layout(title="Big tables: how the time and the driver's memory grow with the file count "
+                            "(each point one run; loads in BENCHMARKS.md)",
+                      height=520, legend={"orientation": "h", "y": -0.2, "x": 0}, **LAYOUT)
     return fig
 
 

@@ -8,9 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
@@ -39,9 +37,17 @@ public class BigTableFiles {
   private static ByteBuffer in(int v) { return Conversions.toByteBuffer(Types.IntegerType.get(), v); }
   private static ByteBuffer str(String v) { return ByteBuffer.wrap(v.getBytes(StandardCharsets.UTF_8)); }
 
-  private static final class Written {
-    final DataFile file; final int part; final long low, high;
-    Written(DataFile file, int part, long low, long high) { this.file = file; this.part = part; this.low = low; this.high = high; }
+  // What later rounds need of every data file written so far, in primitive arrays indexed by the file's number
+  // (the DataFile objects, with their metric maps, are not kept: at 1,000,000 files they filled a 4 GB heap). A
+  // data file's partition is its number modulo the partitions, so the k-th file of partition p is number
+  // p + k * partitions; its path, record count and partition value follow from these arrays.
+  private long[] lows;
+  private int[] rowCounts;
+  private byte[] roundOf;
+  private String root;
+
+  private String dataPath(int number, int partitions) {
+    return String.format("%s/part=%d/r%02d-%06d.parquet", root, number % partitions, roundOf[number], number);
   }
 
   /** Commits {@code rounds} x (one append of data files, one row delta of delete files); returns a summary. */
@@ -49,10 +55,10 @@ public class BigTableFiles {
                       long seed) {
     PartitionSpec spec = table.spec();
     Random rnd = new Random(seed);
-    String root = table.location() + "/data";
-    List<Written> written = new ArrayList<>();
-    List<List<Written>> byPart = new ArrayList<>();
-    for (int p = 0; p < partitions; p++) byPart.add(new ArrayList<>());
+    root = table.location() + "/data";
+    lows = new long[dataFiles];
+    rowCounts = new int[dataFiles];
+    roundOf = new byte[dataFiles];
     long nextId = 0;
     int dataDone = 0, deleteDone = 0, eqDone = 0;
     for (int r = 0; r < rounds; r++) {
@@ -78,8 +84,8 @@ public class BigTableFiles {
             .withPartitionPath("part=" + part)
             .withMetrics(new Metrics(rows, null, values, nulls, null, lower, upper)).build();
         append.appendFile(file);
-        Written w = new Written(file, part, low, high);
-        written.add(w); byPart.get(part).add(w);
+        int number = dataDone + i;
+        lows[number] = low; rowCounts[number] = (int) rows; roundOf[number] = (byte) r;
       }
       append.commit();
       dataDone += nData;
@@ -91,9 +97,11 @@ public class BigTableFiles {
         DeleteFile delete;
         if (j < nEq) {  // a partition-scoped equality delete on id: half narrow (one file's ids), half wide
           int part = rnd.nextInt(partitions);
-          List<Written> inPart = byPart.get(part);
-          Written a = inPart.get(rnd.nextInt(inPart.size())), b = inPart.get(rnd.nextInt(inPart.size()));
-          long low = j % 2 == 0 ? a.low : Math.min(a.low, b.low), high = j % 2 == 0 ? a.high : Math.max(a.high, b.high);
+          int inPart = (dataDone - part + partitions - 1) / partitions;  // files numbered part, part + P, ... so far
+          int a = part + rnd.nextInt(inPart) * partitions, b = part + rnd.nextInt(inPart) * partitions;
+          long aHigh = lows[a] + rowCounts[a] - 1, bHigh = lows[b] + rowCounts[b] - 1;
+          long low = j % 2 == 0 ? lows[a] : Math.min(lows[a], lows[b]);
+          long high = j % 2 == 0 ? aHigh : Math.max(aHigh, bHigh);
           long keys = 1 + rnd.nextInt(100);
           Map<Integer, ByteBuffer> lo = new HashMap<>(), hi = new HashMap<>();
           lo.put(ID, lng(low)); hi.put(ID, lng(high));
@@ -102,19 +110,19 @@ public class BigTableFiles {
           path = String.format("%s/part=%d/eq-r%02d-%05d.parquet", root, part, r, eqDone++);
           delete = FileMetadata.deleteFileBuilder(spec).ofEqualityDeletes(ID).withPath(path)
               .withFormat(FileFormat.PARQUET).withFileSizeInBytes(keys * 8 + 400).withRecordCount(keys)
-              .withPartition(a.file.partition())
+              .withPartitionPath("part=" + part)
               .withMetrics(new Metrics(keys, null, values, nulls, null, lo, hi)).build();
         } else {  // a file-scoped position delete file (file_path bounds equal, as Spark writes them in v2)
-          Written target = written.get(rnd.nextInt(written.size()));
+          int target = rnd.nextInt(dataDone);
           long positions = 1 + rnd.nextInt(200);
-          String targetPath = target.file.location();
+          String targetPath = dataPath(target, partitions);
           Map<Integer, ByteBuffer> lo = new HashMap<>(), hi = new HashMap<>();
           lo.put(FILE_PATH, str(targetPath)); hi.put(FILE_PATH, str(targetPath));
-          lo.put(POS, lng(0)); hi.put(POS, lng(target.file.recordCount() - 1));
-          path = String.format("%s/part=%d/pos-r%02d-%05d.parquet", root, target.part, r, j);
+          lo.put(POS, lng(0)); hi.put(POS, lng(rowCounts[target] - 1));
+          path = String.format("%s/part=%d/pos-r%02d-%05d.parquet", root, target % partitions, r, j);
           delete = FileMetadata.deleteFileBuilder(spec).ofPositionDeletes().withPath(path)
               .withFormat(FileFormat.PARQUET).withFileSizeInBytes(positions * 16 + 400).withRecordCount(positions)
-              .withPartition(target.file.partition())
+              .withPartitionPath("part=" + (target % partitions))
               .withMetrics(new Metrics(positions, null, null, null, null, lo, hi)).build();
         }
         delta.addDeletes(delete);

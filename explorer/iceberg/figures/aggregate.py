@@ -104,13 +104,20 @@ def aggregated_decisions_figure(planned: Attachments, snap: SnapshotRecord) -> g
     cd = np.empty((len(labels), len(kinds)), dtype=object)
     for i in range(len(labels)):
         for j in range(len(kinds)):
-            cd[i, j] = [int(files[i, 0]), int(files[i, 1 + j]), int(most[i])]
-    heatmap = {"type": "heatmap", "z": z, "x": [k.value for k in kinds], "y": labels, "customdata": cd,
-               "colorscale": "Reds", "colorbar": {"title": "attached"},
-               "hovertemplate": "<b>%{y}</b>, %{x}: %{z:,} attached pairs<br>%{customdata[0]:,} live data files, "
-                                "%{customdata[1]:,} live %{x} files; at most %{customdata[2]:,} delete files on "
-                                "one data file<extra></extra>",
-               "meta": {"role": "partition-load", "fields": ["data_files", "delete_files", "most_on_one_file"]}}
+            cd[i, j] = [int(files[i, 0]), int(files[i, 1 + j]), int(most[i]), int(z[i, j])]
+    # colour by the order of magnitude: one kind's counts can be a hundred times another's (wide equality deletes
+    # against file-scoped position deletes), and a linear scale would leave the smaller kind white
+    top = max(1.0, float(z.max()) if z.size else 1.0)
+    decades = [0] + [10 ** k for k in range(int(np.floor(np.log10(top))) + 1)]
+    heatmap = {"type": "heatmap", "z": np.log10(1 + z), "x": [k.value for k in kinds], "y": labels,
+               "customdata": cd, "colorscale": "Reds", "zmin": 0, "zmax": float(np.log10(1 + top)),
+               "colorbar": {"title": "attached<br>pairs", "tickvals": [float(np.log10(1 + d)) for d in decades],
+                            "ticktext": [f"{d:,}" if d < 1000 else f"{d // 1000:,}k" for d in decades]},
+               "hovertemplate": "<b>%{y}</b>, %{x}: %{customdata[3]:,} attached pairs<br>%{customdata[0]:,} live "
+                                "data files, %{customdata[1]:,} live %{x} files; at most %{customdata[2]:,} delete "
+                                "files on one data file<extra></extra>",
+               "meta": {"role": "partition-load", "scale": "log10(1 + attached pairs)",
+                        "fields": ["data_files", "delete_files", "most_on_one_file", "attached"]}}
     fig = go.Figure(data=[heatmap])
     fig.update_layout(
         title={"x": 0.01, "text": f"Delete files scan planning attaches, per partition and delete kind, at sequence "

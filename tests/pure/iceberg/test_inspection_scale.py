@@ -3,6 +3,8 @@ summary of a big state comes from it (no pair is built)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 import random
 from dataclasses import replace
 from types import MappingProxyType
@@ -141,12 +143,27 @@ def test_a_big_inspection_draws_aggregated_figures_with_few_traces():
     (heatmap,) = decisions.data
     assert decisions.layout.meta["aggregated"] and len(heatmap.y) == 40  # one row per partition
     attached = result.attachments()
-    assert heatmap.z.sum() == sum(map(len, attached.values())) > 0
-    assert [p.attached for p in result.partitions()] == list(heatmap.z.sum(axis=1).astype(int))
+    counts = np.array([[cell[3] for cell in row] for row in heatmap.customdata])  # the pairs; z is their log
+    assert counts.sum() == sum(map(len, attached.values())) > 0
+    assert [p.attached for p in result.partitions()] == list(counts.sum(axis=1))
+    assert np.allclose(heatmap.z, np.log10(1 + counts))
     text = result.to_text()
     assert "PER PARTITION" in text and "DECISIONS" not in text and len(text.splitlines()) < 60
     plain = result.to_plain()
     assert plain["aggregated"] and len(plain["partitions"]) == 40 and "decisions" not in plain
+
+
+def test_the_aggregated_matrix_colours_a_kind_a_hundred_times_smaller():
+    """Position deletes attach a few pairs per partition where wide equality deletes attach thousands: on the
+    log colour scale the smaller kind is not left white, and the colour bar is labelled in pairs."""
+    from explorer.iceberg.figures import inspection_figures
+
+    (heatmap,) = inspection_figures(_big_inspection(6_000, 600, 40))["decisions"].data
+    z = np.asarray(heatmap.z)
+    kinds = list(heatmap.x)
+    eq, pos = z[:, kinds.index("equality_deletes")], z[:, kinds.index("position_deletes")]
+    assert pos.max() > 0 and pos.max() >= 0.1 * z.max()  # visible beside the largest cell
+    assert heatmap.colorbar.ticktext[:3] == ("0", "1", "10") and heatmap.zmin == 0 and eq.max() == z.max()
 
 
 def test_a_small_inspection_keeps_the_per_file_figures():

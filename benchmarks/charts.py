@@ -119,6 +119,7 @@ SERIES = {  # name -> (colour, dash, marker)
     "explorer inspect, single machine": ("#1f77b4", "dot", "circle-open"),
     "Iceberg Java planFiles(), single machine": ("#ff7f0e", "dot", "square-open"),
     "explorer why, distributed (warm)": ("#2ca02c", "solid", "diamond"),
+    "explorer inspect, distributed, before fd87f90": ("#9ecae1", "dash", "circle"),
 }
 
 

@@ -45,7 +45,7 @@ from explorer.iceberg.distributed_result import DistributedInspection, PlanCheck
 from explorer.iceberg.plan_summary import KindReach, PartitionLoad, SummaryCounts, kind_groups
 from explorer.iceberg.spark.distributed_rules import ColumnFacts, side_code, verdict_code
 from explorer.iceberg.spark.metadata import FILE_PATH_ID, local_path, plain_value
-from explorer.iceberg.spark.watch import ExecutorWatch
+from explorer.iceberg.spark.watch import watched
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -273,8 +273,8 @@ class DistributedPlan:
         say = progress or (lambda _: None)
         say("planning: attaching delete files to data files with Spark jobs")
         rows = self._groups().collect()
-        data_rows = [r for r in rows if r.side == "d"]
-        delete_rows = [r for r in rows if r.side == "x"]
+        data_rows = [r for r in rows if r.data]
+        delete_rows = [r for r in rows if not r.data]
         n_data = sum(int(r.n) for r in data_rows)
         say(f"planning: {n_data:,} data files planned")
         n_deletes = sum(int(r.n) for r in delete_rows)
@@ -297,64 +297,58 @@ class DistributedPlan:
         return counts, self._partitions(data_rows, delete_rows)
 
     def _groups(self) -> DataFrame:
-        """One frame of small groups, computed by one job: ``side`` d, one row per partition of data files
+        """One frame of small groups, computed by one job: ``data`` true, one row per partition of data files
         (``n`` files, ``attached`` pairs, ``high`` most on one file, ``unused`` files opening none, ``worst``
-        the (-opened, file sequence, path) that names the worst file); ``side`` x, one row per partition and
+        the (-opened, file sequence, path) that names the worst file); ``data`` false, one row per partition and
         kind of delete files (``n``, ``low``/``high`` data files touched, ``unused`` touching none).
 
-        The pairs are made once: each pair row says, for its data file and for its delete file, whether it was
-        accepted, and one aggregation by (side, file) counts both, carrying the file's partition along (so the
-        data files are not read or joined again). Delete files that met no data file are added from the delete
-        side, which is small."""
+        The pairs are made once and read once: each pair gives a row to its data file and, where accepted, one
+        to its delete file; every delete file gives one more row accepting nothing (so a delete file no data
+        file met is counted too). One aggregation by file counts each file's accepted pairs, a second groups the
+        files (a few hundred thousand rows, not pairs) by side, partition and kind. The files carry only what
+        the groups need (their key, partition key, file sequence number, kind); a data file's path is its key
+        less the ``#`` it ends with, its spec and partition values are in its partition key."""
         F = _F()
-        # the verdict computed once per pair (a column of its own, so the two sides below do not repeat it)
+        # the verdict computed once per pair (a column of its own, read by both sides below)
         pairs = self.candidates(keep_unmatched=True).withColumn(
             "hit", F.coalesce((F.col("code") == 0).cast("int"), F.lit(0)))
-        names = ("key", "pkey", "spec_id", "partition_json", "file_seq", "path", "content", "unpartitioned")
-        d_side = F.struct(F.lit("d").alias("side"), F.col("hit"),
-                          *[F.col(f"d_{n}").alias(n) for n in names[:6]],
-                          F.lit(None).cast("tinyint").alias("content"),
-                          F.lit(None).cast("boolean").alias("unpartitioned"))
-        x_side = F.struct(F.lit("x").alias("side"), F.col("hit"), *[F.col(f"x_{n}").alias(n) for n in names])
-        # every data file once or more (its opened count), a delete file only where a pair accepted it; the
-        # file's own columns are grouping keys (fixed by the file), so the aggregation keeps a count only
-        per_file = (pairs.select(F.explode(F.array(d_side, F.when(F.col("hit") == 1, x_side))).alias("r"))
-                    .where(F.col("r").isNotNull()).select("r.*")
-                    .groupBy("side", *names).agg(F.sum("hit").alias("opened")))
-        data = per_file.where(F.col("side") == "d")
-        touched = per_file.where(F.col("side") == "x").select(F.col("key").alias("t_key"),
-                                                              F.col("opened").alias("touched"))
-        deletes = (self.deletes.select("key", "content", "unpartitioned", "spec_id", "pkey", "partition_json")
-                   .join(touched, F.col("key") == F.col("t_key"), "left").fillna(0, ["touched"]))
-        none = lambda c: F.sum(F.when(F.col(c) == 0, 1).otherwise(0)).alias("unused")
-        by_data = data.groupBy("pkey").agg(
-            F.lit("d").alias("side"), F.lit(None).cast("tinyint").alias("content"),
-            F.lit(None).cast("boolean").alias("unpartitioned"), F.first("spec_id").alias("spec_id"),
-            F.first("partition_json").alias("partition_json"), F.count("*").alias("n"),
-            F.sum("opened").alias("attached"), F.min("opened").alias("low"), F.max("opened").alias("high"),
-            none("opened"), F.min(F.struct((-F.col("opened")).alias("o"), F.col("file_seq").alias("s"),
-                                           F.col("path").alias("p"))).alias("worst"))
-        by_kind = deletes.groupBy("pkey", "content", "unpartitioned").agg(
-            F.lit("x").alias("side"), F.first("spec_id").alias("spec_id"),
-            F.first("partition_json").alias("partition_json"), F.count("*").alias("n"),
-            F.sum("touched").alias("attached"), F.min("touched").alias("low"), F.max("touched").alias("high"),
-            none("touched"), F.lit(None).cast(by_data.schema["worst"].dataType).alias("worst"))
-        return by_data.unionByName(by_kind)
+        none = F.lit(None)
+        d_row = F.struct(F.lit(True).alias("data"), F.col("hit"), F.col("d_key").alias("key"),
+                         F.col("d_pkey").alias("pkey"), F.col("d_file_seq").alias("file_seq"),
+                         none.cast("tinyint").alias("content"), none.cast("boolean").alias("unpartitioned"))
+        x_row = F.struct(F.lit(False).alias("data"), F.col("hit"), F.col("x_key").alias("key"),
+                         F.col("x_pkey").alias("pkey"), none.cast("long").alias("file_seq"),
+                         F.col("x_content").alias("content"), F.col("x_unpartitioned").alias("unpartitioned"))
+        rows = pairs.select(F.explode(F.when(F.col("hit") == 1, F.array(d_row, x_row)).otherwise(F.array(d_row)))
+                            .alias("r")).select("r.*")
+        every_delete = self.deletes.select(F.lit(False).alias("data"), F.lit(0).alias("hit"), "key", "pkey",
+                                           none.cast("long").alias("file_seq"), "content", "unpartitioned")
+        per_file = (rows.unionByName(every_delete)
+                    .groupBy("data", "key", "pkey", "file_seq", "content", "unpartitioned")
+                    .agg(F.sum("hit").alias("opened")))
+        opened = F.col("opened")
+        path = F.regexp_replace(F.col("key"), "#[^#]*$", "")  # a data file's key is its path and '#'
+        return per_file.groupBy("data", "pkey", "content", "unpartitioned").agg(
+            F.count("*").alias("n"), F.sum(opened).alias("attached"), F.min(opened).alias("low"),
+            F.max(opened).alias("high"), F.sum(F.when(opened == 0, 1).otherwise(0)).alias("unused"),
+            F.min(F.when(F.col("data"), F.struct((-opened).alias("o"), F.col("file_seq").alias("s"),
+                                                 path.alias("p")))).alias("worst"))
 
     def _partitions(self, data_rows: list, delete_rows: list) -> list[PartitionLoad]:
         import json
 
         loads: dict[str, tuple[int, str, dict[int, int]]] = {}  # pkey -> spec id, partition JSON, counts
         for r in [*data_rows, *delete_rows]:
-            _, _, n = loads.setdefault(r.pkey, (int(r.spec_id), r.partition_json, dict.fromkeys(
+            spec_id, _, partition = str(r.pkey).partition(":")  # the partition key is 'spec id:values JSON'
+            _, _, n = loads.setdefault(r.pkey, (int(spec_id), partition, dict.fromkeys(
                 (DATA, EQUALITY_DELETES, POSITION_DELETES, DELETION_VECTOR, _ATTACHED, _MOST), 0)))
-            if r.side == "d":
+            if r.data:
                 n.update({DATA: int(r.n), _ATTACHED: int(r.attached), _MOST: int(r.high)})
             else:
                 n[int(r.content)] += int(r.n)
         out = []
         for sid, partition, n in loads.values():
-            values = json.loads(partition)
+            values = json.loads(partition or "{}")
             key = (sid, tuple(sorted((f, plain_value(values.get(f))) for f in self.table.spec_fields.get(sid, ()))))
             out.append((key, PartitionLoad(partition_key_label(key), n[DATA], n[EQUALITY_DELETES],
                                            n[POSITION_DELETES], n[DELETION_VECTOR], n[_ATTACHED], n[_MOST])))
@@ -403,8 +397,7 @@ def plan(spark: SparkSession, name: str, table: TableFacts, progress: Progress |
         # the statistics (readable_metrics, decoded per file: the costly columns) of the equality columns only
         frame = live_files(spark, name, table, metrics=fids, data=data)
         wanted = sorted(fid for fid in fids if f"m_{fid}_lower" in frame.columns)
-        keep = [*_FILE_COLUMNS, "partition_json", *[f"m_{fid}_{k}" for fid in wanted
-                                                    for k in ("nulls", "values", "lower", "upper")]]
+        keep = [*_FILE_COLUMNS, *[f"m_{fid}_{k}" for fid in wanted for k in ("nulls", "values", "lower", "upper")]]
         return frame.select(*keep, *[side_code(fid).alias(f"m_{fid}_code") for fid in wanted])
 
     data, deletes = files(True), files(False)
@@ -452,23 +445,13 @@ def inspect_distributed(spark: SparkSession, name: str, recorder, snapshot_id: i
     without executors for ``EXPLORER_DISTRIBUTED_WAIT`` seconds is one EngineError line; a worker lost while
     others remain is Spark's to recover (its tasks, and the shuffle output it held, are computed again
     elsewhere)."""
-    from explorer import settings
-    from explorer.scenario.errors import EngineError, engine_reason
-
     say = progress or (lambda _: None)
-    watch = ExecutorWatch(spark, settings.DISTRIBUTED_WAIT.get())
     p: DistributedPlan | None = None
     try:
-        with watch:
+        with watched(spark, "distributed inspect", name):
             say(f"planning {name} at snapshot {snapshot_id} with Spark jobs: reading manifests on the executors")
             p = plan(spark, name, table_facts(name, recorder, snapshot_id), progress=say)
             counts, partitions = p.counts(progress=say)
-    except EngineError:
-        raise
-    except Exception as exc:
-        reason = watch.reason or engine_reason(exc)
-        raise EngineError(f"the distributed inspect of {name} failed: {reason}", field="table",
-                          detail=reason) from None
     finally:
         with contextlib.suppress(Exception):  # releasing cached files on a cluster that may be gone
             if p is not None:

@@ -55,15 +55,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from explorer.iceberg.columns import DELETION_VECTOR, EQUALITY_DELETES, POSITION_DELETES
 from explorer.iceberg.inspection import RowExplanation, explain_row
 from explorer.iceberg.result import build_view
 from explorer.iceberg.spark.distributed import live_files, table_facts
 from explorer.iceberg.spark.metadata import plain_value, record_live
-from explorer.iceberg.spark.watch import ExecutorWatch
-from explorer.scenario.errors import EngineError, engine_reason
+from explorer.iceberg.spark.watch import watched
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -192,7 +191,8 @@ def _live_data_files(recorder: IcebergRecorder, snapshot_id: int) -> int | None:
     return None if total is None else int(total)
 
 
-def restricted_view(recorder: IcebergRecorder, snapshot_id: int, entries: list[tuple[dict[str, Any], int, int, int, int]]):
+def restricted_view(recorder: IcebergRecorder, snapshot_id: int,
+                    entries: list[tuple[dict[str, Any], int, int, int, int]]):
     """The snapshot view (:func:`~explorer.iceberg.result.build_view`) of a capture holding only ``entries``'
     files (as :func:`~explorer.iceberg.spark.metadata.record_live` takes them), their rows read through the
     table's FileIO by the recorder, each named by its relative path."""
@@ -221,9 +221,10 @@ def iceberg_literal(value: Any) -> Any:
     (Iceberg's string literal converts to them); anything else raises TypeError (the entries jobs answer then)."""
     import datetime
     import decimal
+    import math
 
     if isinstance(value, (bool, int, float, str)):
-        if isinstance(value, float) and value != value:
+        if isinstance(value, float) and math.isnan(value):
             raise TypeError("NaN")
         return value
     if isinstance(value, (datetime.date, datetime.time)):
@@ -354,8 +355,6 @@ def explain_distributed(spark: SparkSession, name: str, recorder: IcebergRecorde
     A failed job or a cluster left without executors is one EngineError line, as for the distributed inspect."""
     import uuid
 
-    from explorer import settings
-
     say = progress or (lambda _: None)
     if planner is None:
         try:
@@ -367,32 +366,23 @@ def explain_distributed(spark: SparkSession, name: str, recorder: IcebergRecorde
             planner = "entries"
     if planner not in PLANNERS:
         raise ValueError(f"planner must be one of {PLANNERS}, not {planner!r}")
-    watch = ExecutorWatch(spark, settings.DISTRIBUTED_WAIT.get())
     set_id = f"explorer-why-{uuid.uuid4().hex}"
-    staged = False
     try:
-        with watch:
+        with watched(spark, "distributed why", name):
             if planner == "iceberg":
                 distributed = not str(spark.sparkContext.master).startswith("local")
-                staged = True
                 data_rows, delete_rows, n_data = planned_entries(spark, name, recorder, snapshot_id, where, say,
                                                                  set_id, distributed)
             else:
-                found = candidate_entries(spark, name, recorder, snapshot_id, where, say)
-                data_rows, delete_rows, n_data = [_entry(r) for r in found[0]], [_entry(r) for r in found[1]], found[2]
+                data, deletes, n_data = candidate_entries(spark, name, recorder, snapshot_id, where, say)
+                data_rows, delete_rows = [_entry(r) for r in data], [_entry(r) for r in deletes]
             view = restricted_view(recorder, snapshot_id, [*data_rows, *delete_rows])
             if planner == "iceberg":
                 engine = planned_rows(spark, set_id, where) if data_rows else ()
             else:
                 engine = spark_rows(spark, name, snapshot_id, where)
-    except EngineError:
-        raise
-    except Exception as exc:
-        reason = watch.reason or engine_reason(exc)
-        raise EngineError(f"the distributed why of {name} failed: {reason}", field="table",
-                          detail=reason) from None
     finally:
-        if staged:
+        if planner == "iceberg":  # the staged plan forgotten (nothing if planning failed before staging)
             from explorer.iceberg.spark.java_helpers import java_helper
 
             java_helper(spark, "WhyPlan").unstage(recorder.jtable, set_id)

@@ -1,9 +1,12 @@
 """A distributed inspect's guard against a cluster with no executor left: Spark waits for ever for resources
 that will not come (every worker lost, or none registered); this stops the inspect's jobs after a while, with a
-reason the error line can give. Used by :mod:`explorer.iceberg.spark.distributed`."""
+reason the error line can give; :func:`watched` runs a block of Spark jobs under it and turns any failure into
+one error line. Used by :mod:`explorer.iceberg.spark.distributed` and :mod:`explorer.iceberg.spark.distributed_why`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -57,3 +60,23 @@ class ExecutorWatch:
                                "(EXPLORER_DISTRIBUTED_WAIT sets how long to wait)")
                 self.sc.cancelJobGroup(self.group)
                 return
+
+
+@contextmanager
+def watched(spark: SparkSession, what: str, name: str) -> Iterator[ExecutorWatch]:
+    """The block's Spark jobs under an :class:`ExecutorWatch` (``EXPLORER_DISTRIBUTED_WAIT`` seconds): a failed
+    job (files the executors cannot reach, every try of a task failed) or a cluster left without executors is
+    one EngineError line, "the ``what`` of ``name`` failed: reason" (an EngineError raised inside passes as it
+    is); a worker lost while others remain is Spark's to recover."""
+    from explorer import settings
+    from explorer.scenario.errors import EngineError, engine_reason
+
+    watch = ExecutorWatch(spark, settings.DISTRIBUTED_WAIT.get())
+    try:
+        with watch:
+            yield watch
+    except EngineError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure of the jobs is said as one line
+        reason = watch.reason or engine_reason(exc)
+        raise EngineError(f"the {what} of {name} failed: {reason}", field="table", detail=reason) from None

@@ -92,3 +92,19 @@ def test_the_cli_plans_with_spark_jobs_progress_on_stderr_result_on_stdout(spark
     assert main(["inspect", missing, "--distributed"]) == EXIT_ENGINE
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and "no table named" in err
+
+
+def test_the_counting_job_compiles_to_methods_the_jvm_will_compile(spark, preset_capture):
+    """HotSpot does not compile a method over 8,000 bytes of bytecode (``DontCompileHugeMethods``): it runs it
+    interpreted, many times slower. The counting job's stage that pairs the files (the join, each pair's
+    verdict, the first aggregation: the work per pair) stays under that on the table whose verdict reads column
+    statistics, the largest expression. (The delete files' own projection, once per delete file, may not.)"""
+    name = preset_capture("stats-pruned-equality-delete").table_name
+    recorder = table_recorder(spark, name, load_table(spark, name))
+    p = dist.plan(spark, name, dist.table_facts(name, recorder, recorder._metadata["current-snapshot-id"]))
+    assert p.stat_fields  # the verdict reads column statistics
+    debug = spark.sparkContext._jvm.org.apache.spark.sql.execution.debug.package
+    stages = debug.codegenStringSeq(p._groups()._jdf.queryExecution().executedPlan())
+    per_pair = [stages.apply(i)._3().maxMethodCodeSize() for i in range(stages.size())
+                if "BroadcastHashJoin" in str(stages.apply(i)._1())]
+    assert per_pair and max(per_pair) < 8000, per_pair

@@ -63,8 +63,8 @@ def explain_row(table: str, where: Mapping[str, Any], *, at: Selector = None, sp
                 progress: Callable[[str], None] | None = None) -> RowExplanation:
     """Why is this row (not) here? Every stored copy of the rows matching ``where`` (column -> value) in
     ``table`` at the snapshot ``at`` selects (as for :func:`inspect`), which delete file removed each and by
-    which rule, or why none did; checked against Spark's read filtered by ``where``. ``distributed``: find the
-    candidate files with Spark jobs on the session's executors and read only those (default: above
+    which rule, or why none did; checked against Spark's read filtered by ``where``. ``distributed``: have
+    Iceberg plan the where clause (docs/inspect.md) and read only the planned files (default: above
     ``EXPLORER_DISTRIBUTED_ABOVE`` live data files; files are then named by relative path); ``progress``
     hears each step."""
     from explorer.iceberg.spark.inspect import explain_table_row

@@ -85,9 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the row to explain, repeatable (all must match), e.g. --where user_id=500")
     p_why.add_argument("--json", action="store_true")
     p_why.add_argument("--distributed", action=argparse.BooleanOptionalAction, default=None,
-                       help="find the candidate files with Spark jobs on the session's executors (the entries "
-                            "metadata table filtered by partition values and column bounds), then read only those "
-                            "data files and the delete files that can touch them; default: above "
+                       help="have Iceberg plan the where clause (its manifest reader prunes by partition values "
+                            "and column bounds; on the executors on a cluster in Iceberg's distributed planning "
+                            "mode), then read only those data files and the delete files that can touch them; "
+                            "default: above "
                             "EXPLORER_DISTRIBUTED_ABOVE live data files. Progress goes to stderr")
 
     p_changelog = sub.add_parser("changelog", help="run an Iceberg scenario and read its changelog",

@@ -21,6 +21,7 @@ with ``--conf``. Each answer must agree with Spark's own read of the table filte
 the copies the steps above made.
 
     python benchmarks/big_table.py --why [--scale S] [--reps N] [--json PATH] [--smoke] [--keep DIR] [--no-cli]
+                                         [--planners]  (the two planners side by side, nothing else)
 """
 
 from __future__ import annotations
@@ -76,6 +77,31 @@ def why_once(spark, where: dict) -> tuple[float, object, list[str]]:
     return time.perf_counter() - start, answer, heard
 
 
+def planners_side_by_side(spark, reps: int, log=print) -> dict:
+    """The two planners of ``explain_distributed`` (``iceberg``: Iceberg's scan planning with the filter, the
+    check reading the same plan; ``entries``: Spark jobs over the ``entries`` metadata table, the check Spark's
+    filtered read) alternating on the same table and session, after one warm-up each: seconds per run."""
+    import explorer.iceberg.spark.distributed_why as dw
+    from explorer.iceberg.spark.inspect import explain_table_row
+
+    times: dict[str, list[float]] = {p: [] for p in dw.PLANNERS}
+    original = dw.explain_distributed
+    chosen = {"planner": None}
+    dw.explain_distributed = lambda *a, **k: original(*a, planner=chosen["planner"], **k)
+    try:
+        for rep in range(reps + 1):
+            for planner in dw.PLANNERS:
+                chosen["planner"] = planner
+                start = time.perf_counter()
+                answer = explain_table_row(spark, bt.TABLE, {"id": KEY}, distributed=True)
+                if rep:  # the first round warms up
+                    times[planner].append(time.perf_counter() - start)
+                    log(f"  {planner}: {times[planner][-1]:.2f} s, agrees {answer.agrees}")
+    finally:
+        dw.explain_distributed = original
+    return {p: {"median_s": bc.median(t), "times": t} for p, t in times.items()}
+
+
 def check(answer, key: int) -> list[str]:
     """What the real steps made, as the answer must tell it (empty: as expected)."""
     problems = []
@@ -102,7 +128,7 @@ def cli_s(warehouse: Path) -> tuple[float, int, str]:
     return time.perf_counter() - start, proc.returncode, (proc.stdout + proc.stderr)[-2000:]
 
 
-def measure(scale: float, reps: int, cli: bool, keep: str | None = None, log=print) -> dict:
+def measure(scale: float, reps: int, cli: bool, keep: str | None = None, log=print, ab: bool = False) -> dict:
     from explorer.jvm.session import get_spark, iceberg_runtime_jar
 
     sizes = sizes_for(scale)
@@ -131,6 +157,8 @@ def measure(scale: float, reps: int, cli: bool, keep: str | None = None, log=pri
 
         if reps == 0:  # --reps 0 with --keep: build only
             return {"built": built, "build_s": build_s}
+        if ab:
+            return {"scale": scale, "built": built, "planners": planners_side_by_side(spark, reps, log)}
         summary = load_iceberg_table(spark, bt.TABLE).currentSnapshot().summary()
         data_files, delete_files = int(summary.get("total-data-files")), int(summary.get("total-delete-files"))
         why_once(spark, {"id": KEY})  # warm-up (JIT, file system cache)
@@ -182,12 +210,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--scale", type=float, default=None)
     p.add_argument("--no-cli", action="store_true", help="skip the fresh-process run of the command")
+    p.add_argument("--planners", action="store_true",
+                   help="instead: both planners (iceberg, entries) alternating on the same table, --reps each")
     p.add_argument("--keep", metavar="DIR", default=None,
                    help="build the table into the warehouse DIR and keep it; a later run with the same DIR and "
                         "scale measures it again without building")
     args = p.parse_args(argv)
     scale = args.scale if args.scale is not None else (0.001 if args.smoke else 1.0)
-    m = measure(scale, 1 if args.smoke else args.reps, cli=not args.no_cli, keep=args.keep)
+    m = measure(scale, 1 if args.smoke else args.reps, cli=not args.no_cli, keep=args.keep, ab=args.planners)
+    if "planners" in m:
+        m["machine"] = bc.machine()
+        bc.write_json(args.json, m)
+        print({p: round(v["median_s"], 2) for p, v in m["planners"].items()})
+        return 0
     if "why_s" not in m:
         print(m)
         return 0

@@ -344,6 +344,16 @@ def _condition(where: Mapping[str, Any]) -> Column:
     return condition
 
 
+def _unstage(spark: SparkSession, recorder: IcebergRecorder, set_id: str) -> None:
+    """Forget the plan staged as ``set_id``; a failure here (a JVM already gone) leaves the answer's own error."""
+    import contextlib
+
+    from explorer.iceberg.spark.java_helpers import java_helper
+
+    with contextlib.suppress(Exception):  # the error being raised, if any, is the one to show
+        java_helper(spark, "WhyPlan").unstage(recorder.jtable, set_id)
+
+
 def explain_distributed(spark: SparkSession, name: str, recorder: IcebergRecorder, snapshot_id: int,
                         where: Mapping[str, Any], *, progress: Progress | None = None,
                         planner: str | None = None) -> RowExplanation:
@@ -383,9 +393,7 @@ def explain_distributed(spark: SparkSession, name: str, recorder: IcebergRecorde
                 engine = spark_rows(spark, name, snapshot_id, where)
     finally:
         if planner == "iceberg":  # the staged plan forgotten (nothing if planning failed before staging)
-            from explorer.iceberg.spark.java_helpers import java_helper
-
-            java_helper(spark, "WhyPlan").unstage(recorder.jtable, set_id)
+            _unstage(spark, recorder, set_id)
     say("why: done")
     answer = explain_row(view, where, engine_rows=engine)
     return replace(answer, files_pruned=n_data - len(data_rows))

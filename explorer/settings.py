@@ -173,7 +173,8 @@ DISTRIBUTED_ABOVE: Setting[int] = Setting(
     "`explorer inspect` of a table with more live data files than this, read for its metadata only, is planned "
     "by Spark jobs on the session's executors (the distributed path, docs/inspect.md) instead of in the driver; "
     "`--distributed` / `distributed=True` asks for it at any size, `distributed=False` never. `explorer why` "
-    "(`explain_row`) of such a table finds its candidate files with Spark jobs the same way and reads only those.")
+    "(`explain_row`) of such a table has Iceberg plan its where clause (on the executors when the session runs on "
+    "a cluster and Iceberg's planning mode says so) and reads only the planned files.")
 
 def _seconds(text: str) -> int:
     value = int(text.strip())

@@ -183,10 +183,18 @@ def measure(scale: float, reps: int, cli: bool, keep: str | None = None, log=pri
             spark.sql(f"DROP TABLE IF EXISTS {bt.TABLE} PURGE")
     candidates = data_files - answer.files_pruned
     return {"scale": scale, "sizes": sizes, "built": built, "build_s": build_s, "data_files": data_files,
-            "delete_files": delete_files, "reps": reps, "why_s": bc.median(times), "why_times": times,
+            "delete_files": delete_files, "reps": reps, "planner": default_planner(), "why_s": bc.median(times),
+            "why_times": times,
             "candidates": candidates, "copies": len(answer.copies), "progress": heard,
             "headline": answer.headline(), "neighbour": neighbour.headline(), "agrees": answer.agrees,
             "cold": cold, "problems": problems}
+
+
+def default_planner() -> str:
+    """The planner ``explain_distributed`` takes when none is named: written into the JSON with the times."""
+    import explorer.iceberg.spark.distributed_why as dw
+
+    return dw.PLANNERS[0]
 
 
 def report(m: dict) -> str:

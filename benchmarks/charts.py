@@ -120,6 +120,7 @@ SERIES = {  # name -> (colour, dash, marker)
     "Iceberg Java planFiles(), single machine": ("#ff7f0e", "dot", "square-open"),
     "explorer why, distributed (warm)": ("#2ca02c", "solid", "diamond"),
     "explorer inspect, distributed, before fd87f90": ("#9ecae1", "dash", "circle"),
+    "explorer why, distributed (warm), entries jobs": ("#98df8a", "dash", "diamond"),
 }
 
 
@@ -136,8 +137,14 @@ def growth_points(report: dict) -> list[dict]:
                  "seconds": d["explorer_s"], "peak_mib": d["driver_peak_mib"], "commit": commit},
                 {"series": "Iceberg distributed planning", "data_files": report["data_files"],
                  "seconds": d["reference_s"], "peak_mib": d.get("reference_driver_peak_mib"), "commit": commit}]
+    if "planners" in report:  # big_table.py --why --planners: both planners side by side, not a growth point
+        return []
     if "why_s" in report:
-        return [{"series": "explorer why, distributed (warm)", "data_files": report["data_files"],
+        # the candidates found by Iceberg's scan planning (the default since 99b1106), or by the entries jobs
+        # (every JSON written before it, which names no planner)
+        series = ("explorer why, distributed (warm)" if report.get("planner", "entries") == "iceberg"
+                  else "explorer why, distributed (warm), entries jobs")
+        return [{"series": series, "data_files": report["data_files"],
                  "seconds": report["why_s"], "peak_mib": None, "commit": commit}]
     n = report["sizes"]["data_files"]
     return [{"series": "explorer inspect, single machine", "data_files": n, "seconds": report["inspect_s"],
